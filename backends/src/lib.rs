@@ -1,0 +1,1 @@
+//! Backends that compile and run generated programs. Filled by later issues.

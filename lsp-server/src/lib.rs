@@ -1,0 +1,1 @@
+//! The ppo language server. Filled by a later issue.

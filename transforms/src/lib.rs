@@ -1,0 +1,1 @@
+//! Transformations (OpenMP/TBB insertion, loop optimizations, MPI, CAPE). Filled by later issues.
