@@ -1,4 +1,6 @@
 //! The analysis crate: C front end and the classic analyses of ppo's SPPS stage.
-pub mod ir;
-pub mod preprocess;
 pub mod api;
+pub mod ir;
+pub mod lower;
+pub mod parse;
+pub mod preprocess;

@@ -52,11 +52,21 @@ impl SourceMap {
     }
     /// Original offset of an expanded start offset.
     pub fn start(&self, off: u32) -> u32 {
-        todo!("{off}")
+        let i = self.segments.partition_point(|s| s.exp_end <= off);
+        match self.segments.get(i) {
+            Some(s) if s.copied => s.orig_start + (off.max(s.exp_start) - s.exp_start),
+            Some(s) => s.orig_start,
+            None => self.segments.last().map_or(off, |s| s.orig_end),
+        }
     }
     /// Original offset of an expanded end offset.
     pub fn end(&self, off: u32) -> u32 {
-        todo!("{off}")
+        let i = self.segments.partition_point(|s| s.exp_end < off);
+        match self.segments.get(i) {
+            Some(s) if s.copied => s.orig_start + (off.max(s.exp_start) - s.exp_start),
+            Some(s) => s.orig_end,
+            None => self.segments.last().map_or(off, |s| s.orig_end),
+        }
     }
     pub fn span(&self, start: u32, end: u32) -> Span {
         Span::new(self.start(start), self.end(end).max(self.start(start)))
