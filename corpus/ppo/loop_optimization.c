@@ -2,7 +2,7 @@
  * loop_optimization.c -- privatizable scalars and a global read in a loop.
  *
  * Source: seed 001_4cda5f2029d452dd.txt (PPO report), test program
- * "Code-LoopOptimization.C", lines 941-958. foo() keeps the report's loop
+ * "Code-LoopOptimization.C", lines 943-958. foo() keeps the report's loop
  * and its commented-out lines verbatim; additions: an init loop for a[]
  * (the report leaves it uninitialized) and (void) casts so the program is
  * warning-free. foo_b() and foo_g() are the report's loop with the commented

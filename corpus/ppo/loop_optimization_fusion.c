@@ -2,7 +2,7 @@
  * loop_optimization_fusion.c -- two parallel loops whose fusion needs a shift.
  *
  * Source: seed 001_4cda5f2029d452dd.txt (PPO report), test program
- * "Code-LoopOptimization_fusion.C", lines 961-973 (the report's code is the
+ * "Code-LoopOptimization_fusion.C", lines 964-975 (the report's code is the
  * body of main(); here it is loop_fusion(), with x[] initialized by main).
  * loop_fusion_n() is the same pair of loops with a run-time bound n (x has
  * 2n+4 elements); loop_fusion_shifted_n() is the legal fused form, kept as a

@@ -2,7 +2,7 @@
  * output_dep.c -- output dependence resolved by lastprivate.
  *
  * Source: seed 001_4cda5f2029d452dd.txt (PPO report), test program
- * "Code-output_dep.c", lines 916-923: function foo() is reproduced verbatim.
+ * "Code-output_dep.c", lines 916-924: function foo() is reproduced verbatim.
  * foo_n() and foo_cond() are added variants with a run-time trip count and a
  * conditional last writer; main() initializes data and prints checksums.
  *
@@ -11,8 +11,11 @@
  *              every iteration writes x (output dependence only); x is live
  *              after the loop (printed), so the value of the last iteration
  *              (x == 99) must survive.
- *   foo_n    for i : x = i*3 + 1      -> parallel, lastprivate(x)
- *              same pattern with a run-time bound; x returned.
+ *   foo_n    for i : x = i*3 + 1      -> parallel, firstprivate(x) lastprivate(x)
+ *              same pattern with a run-time bound; x returned. main calls
+ *              foo_n(0): after a zero-trip loop with lastprivate(x) alone the
+ *              value of x is unspecified (GCC yields garbage), so the initial
+ *              x = -1 must be carried in with firstprivate(x).
  *   foo_cond for i : if (v[i] > 0) x = i  -> parallel,
  *              lastprivate(conditional: x)  (OpenMP 5.0); plain lastprivate(x)
  *              is WRONG because the last iteration need not assign x.

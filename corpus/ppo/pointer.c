@@ -2,7 +2,7 @@
  * pointer.c -- pointer aliasing blocks parallelization.
  *
  * Source: seed 001_4cda5f2029d452dd.txt (PPO report), test program
- * "Code-pointer.c", lines 924-929: function ser() is reproduced verbatim.
+ * "Code-pointer.c", lines 925-930: function ser() is reproduced verbatim.
  * main() calls it twice: once with three distinct arrays, once with
  * a = buf+1, b = buf (partial overlap), where the loop really carries a
  * flow dependence: buf[i+1] = buf[i+1] + buf[i]*c[i] (distance 1).

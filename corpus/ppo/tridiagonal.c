@@ -2,7 +2,7 @@
  * tridiagonal.c -- a batched tridiagonal (bordered) solve along k with many
  * fusable loop nests.
  *
- * Source: seed 001_4cda5f2029d452dd.txt (PPO report), lines 995-1034. The
+ * Source: seed 001_4cda5f2029d452dd.txt (PPO report), lines 996-1036. The
  * declarations (including the lower-case macro `n`, and the unused dux/duy)
  * and the seven loop nests are reproduced verbatim; the report puts the nests
  * in main(), here they are the body of tridiagonal(), and the new main()

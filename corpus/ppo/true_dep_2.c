@@ -2,7 +2,7 @@
  * true_dep_2.c -- true (flow) dependence in a 2-D recurrence.
  *
  * Source: seed 001_4cda5f2029d452dd.txt (PPO report), test program
- * "Code2-true_dep_2.c", lines 930-938. The recurrence nest of foo() is
+ * "Code2-true_dep_2.c", lines 931-939. The recurrence nest of foo() is
  * reproduced as written; sizes raised from 100x100 to 200x150 (non-square to
  * catch swapped bounds), an init nest is added before it and foo() returns
  * the array through a checksum so the work is observable.
