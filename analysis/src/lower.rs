@@ -95,7 +95,7 @@ pub fn lower_chunks(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translatio
             let mut out = Vec::new();
             for &(c, k) in fn_nodes.iter().filter(|(c, _)| *c == ci) {
                 debug_assert_eq!(c, ci);
-                if let Some(n) = root.child(k) {
+                if let Some(n) = root.child(k as u32) {
                     if let Some(l) = lower_function(&cx, n, fs_ref, nglobals) {
                         out.push(l);
                     }
