@@ -1,0 +1,263 @@
+//! Command-line syntax: the clap definitions and the argv rewrite that lets the
+//! single-dash multi-letter spellings of the ppo report (`-json`, later `-omp`, …) work.
+
+use clap::{Args, Parser, Subcommand};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Default for `--max-file-size`: files of this many bytes or more are refused.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 10_000_000;
+
+/// Multi-letter flags that may also be written with a single dash, mapped to their
+/// long form. clap would otherwise read `-json` as `-j -s -o -n` and, worse, `-omp`
+/// as `-o mp`. Adding a flag is one line here (plus its clap definition).
+pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
+    ("-input", "--input"),
+    ("-output", "--output"),
+    ("-quiet", "--quiet"),
+    ("-json", "--json"),
+    ("-max-file-size", "--max-file-size"),
+    ("-help", "--help"),
+    ("-version", "--version"),
+];
+
+/// Rewrite single-dash multi-letter flags (also in the `-flag=value` form) to their long
+/// form. Stops at `--`; other arguments, including non-UTF-8 ones, pass unchanged.
+pub fn rewrite_single_dash<I, T>(args: I) -> Vec<OsString>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let mut out = Vec::new();
+    let mut rest_verbatim = false;
+    for (i, arg) in args.into_iter().enumerate() {
+        let arg: OsString = arg.into();
+        if i == 0 || rest_verbatim {
+            out.push(arg);
+            continue;
+        }
+        if arg == "--" {
+            rest_verbatim = true;
+            out.push(arg);
+            continue;
+        }
+        let rewritten = arg.to_str().and_then(|s| {
+            let (name, value) = match s.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (s, None),
+            };
+            SINGLE_DASH_FLAGS
+                .iter()
+                .find(|(short, _)| *short == name)
+                .map(|(_, long)| match value {
+                    Some(v) => OsString::from(format!("{long}={v}")),
+                    None => OsString::from(*long),
+                })
+        });
+        out.push(rewritten.unwrap_or(arg));
+    }
+    out
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ppo",
+    version,
+    about = "ppo: automatic parallelization of C programs",
+    long_about = "ppo: automatic parallelization of C programs.\n\n\
+        Batch mode (no subcommand) analyses every .c and .h file under the input directory \
+        and writes a mirror of the input tree to the output directory. The input tree is \
+        never written to.\n\n\
+        Single-dash spellings of the long flags are accepted too (-input, -output, -quiet, \
+        -json, -max-file-size).",
+    after_help = "Exit status: 0 success; 1 some file could not be read, analysed or written \
+        (the others were processed); 2 usage or setup error (nothing was written).",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Analyse one C file and print the report (text, or JSON with --json)
+    Analyze(AnalyzeArgs),
+}
+
+/// Batch mode: `ppo -i SRC -o OUT`.
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// Input directory (walked recursively; never written to)
+    #[arg(short = 'i', long = "input", value_name = "DIR", required = true)]
+    pub input: Option<PathBuf>,
+
+    /// Output directory (receives a mirror of the input tree; must not overlap the input)
+    #[arg(short = 'o', long = "output", value_name = "DIR", required = true)]
+    pub output: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub pp: PpArgs,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+
+    /// Print errors only (no warnings, no summary)
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// The C source or header to analyse
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Print the report as JSON (pretty-printed) instead of text
+    #[arg(long = "json")]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub pp: PpArgs,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Preprocessor options, as for a C compiler.
+#[derive(Debug, Args, Clone, Default)]
+pub struct PpArgs {
+    /// Add DIR to the directories searched for #include "…" headers (repeatable)
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+
+    /// Define macro NAME (as 1) or NAME=VALUE (repeatable)
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]", value_parser = parse_define)]
+    pub define: Vec<(String, String)>,
+
+    /// Undefine macro NAME (repeatable)
+    #[arg(short = 'U', long = "undefine", value_name = "NAME", value_parser = parse_macro_name)]
+    pub undefine: Vec<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct LimitArgs {
+    /// Refuse .c/.h files of BYTES bytes or more
+    #[arg(long = "max-file-size", value_name = "BYTES", default_value_t = DEFAULT_MAX_FILE_SIZE)]
+    pub max_file_size: u64,
+}
+
+impl PpArgs {
+    pub fn to_pp_options(&self) -> analysis::preprocess::PpOptions {
+        analysis::preprocess::PpOptions {
+            include_dirs: self.include.clone(),
+            defines: self.define.clone(),
+            undefines: self.undefine.clone(),
+        }
+    }
+}
+
+fn parse_macro_name(s: &str) -> Result<String, String> {
+    let mut chars = s.chars();
+    let ok = match chars.next() {
+        Some(c) if c == '_' || c.is_ascii_alphabetic() => {
+            chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        }
+        _ => false,
+    };
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!("`{s}` is not a valid macro name"))
+    }
+}
+
+/// `NAME` → (NAME, "1") as a C compiler does; `NAME=VALUE` → (NAME, VALUE).
+pub fn parse_define(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) => Ok((parse_macro_name(name)?, value.to_string())),
+        None => Ok((parse_macro_name(s)?, "1".to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn strs(v: Vec<OsString>) -> Vec<String> {
+        v.into_iter().map(|s| s.into_string().unwrap()).collect()
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn rewrite_maps_table_entries_and_keeps_the_rest() {
+        let got = strs(rewrite_single_dash([
+            "ppo",
+            "-json",
+            "-i",
+            "x",
+            "-max-file-size=5",
+            "-DX=1",
+            "--",
+            "-json",
+        ]));
+        assert_eq!(
+            got,
+            [
+                "ppo",
+                "--json",
+                "-i",
+                "x",
+                "--max-file-size=5",
+                "-DX=1",
+                "--",
+                "-json"
+            ]
+        );
+    }
+
+    #[test]
+    fn rewrite_leaves_program_name_alone() {
+        assert_eq!(strs(rewrite_single_dash(["-json"])), ["-json"]);
+    }
+
+    #[test]
+    fn defines_parse_like_a_compiler() {
+        assert_eq!(parse_define("N").unwrap(), ("N".into(), "1".into()));
+        assert_eq!(parse_define("N=").unwrap(), ("N".into(), "".into()));
+        assert_eq!(parse_define("N=a=b").unwrap(), ("N".into(), "a=b".into()));
+        assert!(parse_define("1N").is_err());
+        assert!(parse_define("=3").is_err());
+    }
+
+    #[test]
+    fn single_and_long_forms_parse_the_same() {
+        let a = Cli::try_parse_from(rewrite_single_dash([
+            "ppo", "-i", "s", "-o", "t", "-I", "inc", "-DA=2", "-q",
+        ]))
+        .unwrap();
+        let b = Cli::try_parse_from(rewrite_single_dash([
+            "ppo",
+            "--input",
+            "s",
+            "--output=t",
+            "--include",
+            "inc",
+            "--define",
+            "A=2",
+            "--quiet",
+        ]))
+        .unwrap();
+        assert_eq!(format!("{:?}", a), format!("{:?}", b));
+    }
+}

@@ -1,0 +1,123 @@
+//! The `ppo` command-line tool. `main.rs` only calls [`run`]; everything else lives here
+//! so integration tests and other front ends can use it.
+
+pub mod args;
+pub mod batch;
+pub mod diag;
+pub mod fsutil;
+
+use analysis::api::AnalyzeOptions;
+use args::{AnalyzeArgs, BatchArgs, Cli, Command};
+use clap::Parser;
+use diag::Diag;
+use std::ffi::OsString;
+use std::io::Write;
+
+/// Exit status: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: some file could not be read, analysed or written.
+pub const EXIT_FILE_ERRORS: i32 = 1;
+/// Exit status: usage or setup error; nothing was written.
+pub const EXIT_SETUP: i32 = 2;
+
+/// Parse `args` (including the program name) and run; returns the exit status.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let cli = match Cli::try_parse_from(args::rewrite_single_dash(args)) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    match cli.command {
+        Some(Command::Analyze(a)) => analyze(&a),
+        None => batch(&cli.batch),
+    }
+}
+
+fn batch(a: &BatchArgs) -> i32 {
+    let (Some(input), Some(output)) = (&a.input, &a.output) else {
+        // clap enforces both in batch mode; keep a message rather than a panic.
+        diag::error("batch mode needs both -i DIR and -o DIR");
+        return EXIT_SETUP;
+    };
+    let opts = batch::BatchOptions {
+        input: input.clone(),
+        output: output.clone(),
+        analyze: AnalyzeOptions {
+            pp: a.pp.to_pp_options(),
+        },
+        max_file_size: a.limits.max_file_size,
+    };
+    let mut d = Diag::new(a.quiet);
+    match batch::run_batch(&opts, &batch::Unchanged, &mut d) {
+        Ok(summary) => {
+            batch::print_summary(&summary, output, &d);
+            if summary.errors > 0 {
+                EXIT_FILE_ERRORS
+            } else {
+                EXIT_OK
+            }
+        }
+        Err(e) => {
+            diag::error(e);
+            EXIT_SETUP
+        }
+    }
+}
+
+fn analyze(a: &AnalyzeArgs) -> i32 {
+    let path = &a.file;
+    let text = match fsutil::read_source(path, a.limits.max_file_size) {
+        Ok(t) => t,
+        Err(e) if e.is_warning() => {
+            diag::warning(format_args!("{}: {e}", path.display()));
+            String::new()
+        }
+        Err(e) => {
+            diag::error(format_args!("{}: {e}", path.display()));
+            return EXIT_FILE_ERRORS;
+        }
+    };
+    let opts = AnalyzeOptions {
+        pp: a.pp.to_pp_options(),
+    };
+    let report = match batch::analyze_guarded(path, &text, &opts) {
+        Ok(r) => r,
+        Err(msg) => {
+            diag::error(format_args!("{}: {msg}", path.display()));
+            return EXIT_FILE_ERRORS;
+        }
+    };
+    let rendered = if a.json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(mut s) => {
+                s.push('\n');
+                s
+            }
+            Err(e) => {
+                diag::error(format_args!(
+                    "{}: cannot serialize the report: {e}",
+                    path.display()
+                ));
+                return EXIT_FILE_ERRORS;
+            }
+        }
+    } else {
+        report.render_text()
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(rendered.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => EXIT_OK,
+        // A closed pipe (`ppo analyze f.c | head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            diag::error(format_args!("cannot write to standard output: {e}"));
+            EXIT_FILE_ERRORS
+        }
+    }
+}

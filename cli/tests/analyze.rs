@@ -1,0 +1,155 @@
+//! `ppo analyze`, `--help`, `--version`, and the single-dash spellings.
+mod common;
+use common::*;
+use std::fs;
+use std::os::unix::fs::symlink;
+
+const SRC: &str =
+    "int add(int a, int b) { return a + b; }\nstatic int twice(int x) { return 2 * x; }\n";
+
+#[test]
+fn analyze_prints_the_text_report() {
+    let t = tempfile::tempdir().unwrap();
+    let f = write(t.path(), "a.c", SRC);
+    let r = ppo(&["analyze".as_ref(), f.as_os_str()]);
+    r.assert_code(0).assert_no_panic();
+    assert!(r.stdout.contains("function add (line 1)"), "{}", r.stdout);
+    assert!(r.stdout.contains("function twice (line 2)"), "{}", r.stdout);
+}
+
+#[test]
+fn analyze_json_parses_and_has_schema_version() {
+    let t = tempfile::tempdir().unwrap();
+    let f = write(t.path(), "a.c", SRC);
+    for flag in ["--json", "-json"] {
+        let r = ppo(&[
+            "analyze".as_ref(),
+            f.as_os_str(),
+            flag.as_ref(),
+            "-I".as_ref(),
+            t.path().as_os_str(),
+        ]);
+        r.assert_code(0);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("valid JSON");
+        assert!(v["schema_version"].is_u64(), "{v}");
+        assert_eq!(v["functions"][0]["name"], "add");
+        assert!(r.stdout.contains("\n  "), "pretty-printed");
+    }
+}
+
+#[test]
+fn analyze_bad_files_exit_1_with_a_message() {
+    let t = tempfile::tempdir().unwrap();
+    let bin = write(t.path(), "bin.c", b"\x7fELF\0\0");
+    let utf = write(t.path(), "u.c", b"int x;\xc3(\n");
+    let dir = t.path().join("dir.c");
+    fs::create_dir_all(&dir).unwrap();
+    let dangling = t.path().join("dangling.c");
+    symlink("nowhere.c", &dangling).unwrap();
+    let missing = t.path().join("missing.c");
+    let cases = [
+        (bin, "binary file: NUL byte at offset 4"),
+        (
+            utf,
+            "not valid UTF-8: invalid byte 0xc3 at line 1, byte offset 6",
+        ),
+        (dir, "is a directory, not a file"),
+        (dangling.clone(), "cannot read: No such file or directory"),
+        (missing, "cannot read: No such file or directory"),
+    ];
+    for (path, msg) in cases {
+        let r = ppo(&["analyze".as_ref(), path.as_os_str()]);
+        r.assert_code(1)
+            .assert_no_panic()
+            .assert_stderr(&format!("ppo: error: {}: {msg}", path.display()));
+        assert!(r.stdout.is_empty());
+    }
+}
+
+#[test]
+fn analyze_empty_file_warns_and_succeeds() {
+    let t = tempfile::tempdir().unwrap();
+    let f = write(t.path(), "e.h", "");
+    let r = ppo(&["analyze".as_ref(), "--json".as_ref(), f.as_os_str()]);
+    r.assert_code(0)
+        .assert_stderr(&format!("ppo: warning: {}: empty file", f.display()));
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["functions"].as_array().unwrap().len(), 0);
+}
+
+/// The default limit is 10_000_000 bytes: a 10 MB file is refused, sqlite3.c-sized
+/// (9.5 MB) files are accepted.
+#[test]
+fn default_size_limit() {
+    let t = tempfile::tempdir().unwrap();
+    // Mostly one big comment, so the size check is tested rather than parsing speed.
+    let mut text = format!(
+        "int f(void) {{ return 0; }}\n/*{}*/\n",
+        "x".repeat(9_500_000)
+    );
+    let ok = write(t.path(), "ok.c", &text);
+    ppo(&["analyze".as_ref(), ok.as_os_str()]).assert_code(0);
+    text.push_str(&"\n".repeat(10_000_000 - text.len()));
+    let big = write(t.path(), "big.c", &text);
+    let r = ppo(&["analyze".as_ref(), big.as_os_str()]);
+    r.assert_code(1).assert_stderr(&format!(
+        "ppo: error: {}: file too large: 10000000 bytes (limit: files must be smaller than 10000000 bytes",
+        big.display()
+    ));
+    // The limit is a flag, in both spellings.
+    ppo(&[
+        "analyze".as_ref(),
+        big.as_os_str(),
+        "--max-file-size".as_ref(),
+        "20000000".as_ref(),
+    ])
+    .assert_code(0);
+    ppo(&[
+        "analyze".as_ref(),
+        ok.as_os_str(),
+        "-max-file-size".as_ref(),
+        "10".as_ref(),
+    ])
+    .assert_code(1);
+}
+
+#[test]
+fn help_and_version() {
+    let r = ppo(&["--help"]);
+    r.assert_code(0);
+    for s in [
+        "-i, --input <DIR>",
+        "-o, --output <DIR>",
+        "-I, --include <DIR>",
+        "-D, --define",
+        "--max-file-size",
+        "analyze",
+    ] {
+        assert!(r.stdout.contains(s), "help lacks {s:?}:\n{}", r.stdout);
+    }
+    assert!(ppo(&["-help"]).assert_code(0).stdout.contains("Usage:"));
+    let r = ppo(&["analyze", "--help"]);
+    r.assert_code(0);
+    assert!(r.stdout.contains("--json"));
+    for flag in ["--version", "-version", "-V"] {
+        let r = ppo(&[flag]);
+        r.assert_code(0);
+        assert_eq!(
+            r.stdout.trim(),
+            format!("ppo {}", env!("CARGO_PKG_VERSION"))
+        );
+    }
+}
+
+#[test]
+fn analyze_takes_no_batch_flags() {
+    let t = tempfile::tempdir().unwrap();
+    let f = write(t.path(), "a.c", SRC);
+    ppo(&[
+        "-i".as_ref(),
+        t.path().as_os_str(),
+        "analyze".as_ref(),
+        f.as_os_str(),
+    ])
+    .assert_code(2);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install the system packages the tests need (C compilers and the OpenMP runtime) on a
+# Debian/Ubuntu machine that already has Rust. Idempotent: does nothing when all are
+# installed; runs `apt-get update` only when something must be installed.
+set -euo pipefail
+
+PACKAGES=(gcc g++ libgomp1)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+else
+    echo "setup.sh: missing packages: ${missing[*]}; run as root or install sudo" >&2
+    exit 1
+fi
+
+echo "setup.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" apt-get update
+"${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Everything CI checks: formatting, lints, the test suite, and the corpus check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo test --workspace
+if [ -f corpus/ppo/check.sh ]; then
+    bash corpus/ppo/check.sh
+fi
