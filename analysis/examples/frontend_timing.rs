@@ -16,7 +16,8 @@ fn main() {
     let t3 = Instant::now();
     let nblocks: usize = unit.functions.par_iter().map(|f| Cfg::build(f).graph.node_count()).sum();
     let t4 = Instant::now();
-    let nloops: usize = unit.functions.iter().map(|f| f.stmts.iter().filter(|s| s.kind.is_loop()).count()).sum();
+    let nloops: usize =
+        unit.functions.iter().map(|f| f.stmts.iter().filter(|s| s.kind.is_loop()).count()).sum();
     println!(
         "parse {:?} lower {:?} drop {:?} cfg {:?} | functions {} loops {} blocks {} exprs {} diags {}",
         t1 - t0,

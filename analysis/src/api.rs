@@ -10,15 +10,9 @@ use std::path::Path;
 /// Version of the JSON schema of [`FileReport`] (documented in `docs/analyze-json.md`).
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct AnalyzeOptions {
     pub pp: PpOptions,
-}
-
-impl Default for AnalyzeOptions {
-    fn default() -> Self {
-        AnalyzeOptions { pp: PpOptions::default() }
-    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -46,7 +40,12 @@ impl FileReport {
 }
 
 /// Analyse one file's text. `path` names the file in messages and anchors `#include "…"`.
-pub fn analyze_source(path: &Path, text: &str, opts: &AnalyzeOptions, loader: &dyn SourceLoader) -> FileReport {
+pub fn analyze_source(
+    path: &Path,
+    text: &str,
+    opts: &AnalyzeOptions,
+    loader: &dyn SourceLoader,
+) -> FileReport {
     let _ = (opts, loader);
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(&tree_sitter_c::LANGUAGE.into()).expect("tree-sitter-c ABI");

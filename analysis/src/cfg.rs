@@ -78,7 +78,16 @@ pub struct Cfg {
 fn is_noreturn(name: &str) -> bool {
     matches!(
         name,
-        "exit" | "abort" | "_Exit" | "quick_exit" | "longjmp" | "siglongjmp" | "__builtin_unreachable" | "__builtin_trap" | "__assert_fail" | "pthread_exit"
+        "exit"
+            | "abort"
+            | "_Exit"
+            | "quick_exit"
+            | "longjmp"
+            | "siglongjmp"
+            | "__builtin_unreachable"
+            | "__builtin_trap"
+            | "__assert_fail"
+            | "pthread_exit"
     )
 }
 
@@ -260,9 +269,10 @@ impl Cfg {
         // Outer loops first: larger bodies first, then by header.
         loops.sort_by(|a, b| b.body.len().cmp(&a.body.len()).then(a.header.cmp(&b.header)));
         for i in 0..loops.len() {
-            let parent = (0..i)
-                .rev()
-                .find(|&j| loops[j].body.len() > loops[i].body.len() && loops[j].body.binary_search(&loops[i].header).is_ok());
+            let parent = (0..i).rev().find(|&j| {
+                loops[j].body.len() > loops[i].body.len()
+                    && loops[j].body.binary_search(&loops[i].header).is_ok()
+            });
             loops[i].parent = parent;
             loops[i].depth = parent.map_or(1, |p| loops[p].depth + 1);
         }
@@ -612,8 +622,16 @@ mod tests {
     fn if_else_diamond_and_dominators() {
         let (_, c) = build("int f(int a) { int r; if (a > 0) r = 1; else r = 2; return r; }");
         let dom = c.dominators();
-        let branch = *c.rpo.iter().find(|b| matches!(c.block(**b).items.last(), Some(Item { kind: ItemKind::Branch(_), .. }))).unwrap();
-        let ret = *c.rpo.iter().find(|b| c.block(**b).items.iter().any(|i| matches!(i.kind, ItemKind::Return(_)))).unwrap();
+        let branch = *c
+            .rpo
+            .iter()
+            .find(|b| matches!(c.block(**b).items.last(), Some(Item { kind: ItemKind::Branch(_), .. })))
+            .unwrap();
+        let ret = *c
+            .rpo
+            .iter()
+            .find(|b| c.block(**b).items.iter().any(|i| matches!(i.kind, ItemKind::Return(_))))
+            .unwrap();
         assert_eq!(c.succs(branch).count(), 2);
         assert!(dom.dominators(ret).unwrap().any(|d| d == branch));
         // The return block post-dominates the branch; the arms are control dependent on it.

@@ -64,7 +64,13 @@ impl Accesses {
 
 /// Collect the accesses made by evaluating `e` in `f`. Sub-expressions for which `skip`
 /// returns true are not descended into (they are evaluated elsewhere).
-pub fn expr_accesses(unit: &TranslationUnit, f: &Function, e: ExprId, skip: &dyn Fn(ExprId) -> bool, out: &mut Accesses) {
+pub fn expr_accesses(
+    unit: &TranslationUnit,
+    f: &Function,
+    e: ExprId,
+    skip: &dyn Fn(ExprId) -> bool,
+    out: &mut Accesses,
+) {
     let mut w = Walker { unit, f, skip, out };
     w.rvalue(e);
 }
@@ -252,7 +258,13 @@ impl Walker<'_, '_> {
                     if let Some(root) = self.storage_root(e) {
                         self.address_of(base);
                         let var_expr = self.var_expr_of(e).unwrap_or(e);
-                        self.out.vars.push(VarAccess { sym: root, expr: var_expr, read, write, whole: false });
+                        self.out.vars.push(VarAccess {
+                            sym: root,
+                            expr: var_expr,
+                            read,
+                            write,
+                            whole: false,
+                        });
                         return;
                     }
                     // `(*p).f` or `a[i].f` on pointer memory.
@@ -295,14 +307,16 @@ impl Walker<'_, '_> {
     fn var_expr_of(&self, e: ExprId) -> Option<ExprId> {
         match &self.f.expr(e).kind {
             ExprKind::Var(_) => Some(e),
-            ExprKind::Member { base, arrow: false, .. } | ExprKind::Index { base, .. } => self.var_expr_of(*base),
+            ExprKind::Member { base, arrow: false, .. } | ExprKind::Index { base, .. } => {
+                self.var_expr_of(*base)
+            }
             _ => None,
         }
     }
 }
 
 /// Name of the called function when the callee is a plain name.
-pub fn callee_name<'f>(f: &'f Function, call: ExprId) -> Option<&'f str> {
+pub fn callee_name(f: &Function, call: ExprId) -> Option<&str> {
     match &f.expr(call).kind {
         ExprKind::Call { callee, .. } => match &f.expr(*callee).kind {
             ExprKind::FuncName(n) => Some(n.as_str()),

@@ -153,14 +153,28 @@ pub enum ArrayLen {
 pub enum Type {
     Void,
     Bool,
-    Int { kind: IntKind, signed: bool },
+    Int {
+        kind: IntKind,
+        signed: bool,
+    },
     Float(FloatKind),
-    Pointer { pointee: Box<Type>, restrict: bool, is_const: bool },
-    Array { elem: Box<Type>, len: ArrayLen },
+    Pointer {
+        pointee: Box<Type>,
+        restrict: bool,
+        is_const: bool,
+    },
+    Array {
+        elem: Box<Type>,
+        len: ArrayLen,
+    },
     Struct(String),
     Union(String),
     Enum(String),
-    Function { ret: Box<Type>, params: Vec<Type>, variadic: bool },
+    Function {
+        ret: Box<Type>,
+        params: Vec<Type>,
+        variadic: bool,
+    },
     /// A typedef name that lowering could not resolve (e.g. `FILE` from a system header).
     Named(String),
     Unknown,
@@ -251,11 +265,20 @@ impl fmt::Display for Type {
                 }
                 Ok(())
             }
-            Type::Array { elem, len } => match len {
-                ArrayLen::Const(n) => write!(f, "{elem}[{n}]"),
-                ArrayLen::Expr(e) => write!(f, "{elem}[{e}]"),
-                ArrayLen::Unspecified => write!(f, "{elem}[]"),
-            },
+            Type::Array { .. } => {
+                // C order: the outermost dimension first (`double[10][6]`).
+                let mut t = self;
+                let mut dims = String::new();
+                while let Type::Array { elem, len } = t {
+                    match len {
+                        ArrayLen::Const(n) => dims.push_str(&format!("[{n}]")),
+                        ArrayLen::Expr(e) => dims.push_str(&format!("[{e}]")),
+                        ArrayLen::Unspecified => dims.push_str("[]"),
+                    }
+                    t = elem;
+                }
+                write!(f, "{t}{dims}")
+            }
             Type::Struct(n) => write!(f, "struct {n}"),
             Type::Union(n) => write!(f, "union {n}"),
             Type::Enum(n) => write!(f, "enum {n}"),
@@ -371,7 +394,7 @@ impl BinOp {
             Ne => "!=",
         }
     }
-    pub fn from_str(s: &str) -> Option<BinOp> {
+    pub fn parse(s: &str) -> Option<BinOp> {
         use BinOp::*;
         Some(match s {
             "+" => Add,
@@ -448,22 +471,50 @@ pub enum ExprKind {
     Unary(UnOp, ExprId),
     Binary(BinOp, ExprId, ExprId),
     /// `lhs = rhs` (`op` is None) or `lhs op= rhs`.
-    Assign { op: Option<BinOp>, lhs: ExprId, rhs: ExprId },
+    Assign {
+        op: Option<BinOp>,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
     /// `++x`, `x++`, `--x`, `x--`.
-    IncDec { inc: bool, prefix: bool, operand: ExprId },
-    Cond { cond: ExprId, then: ExprId, els: ExprId },
+    IncDec {
+        inc: bool,
+        prefix: bool,
+        operand: ExprId,
+    },
+    Cond {
+        cond: ExprId,
+        then: ExprId,
+        els: ExprId,
+    },
     /// `a, b`.
     Comma(ExprId, ExprId),
-    Call { callee: ExprId, args: Vec<ExprId> },
-    Index { base: ExprId, index: ExprId },
-    Member { base: ExprId, field: String, arrow: bool },
-    Cast { ty: Type, expr: ExprId },
+    Call {
+        callee: ExprId,
+        args: Vec<ExprId>,
+    },
+    Index {
+        base: ExprId,
+        index: ExprId,
+    },
+    Member {
+        base: ExprId,
+        field: String,
+        arrow: bool,
+    },
+    Cast {
+        ty: Type,
+        expr: ExprId,
+    },
     SizeofType(Type),
     /// `sizeof expr` (the operand is not evaluated).
     SizeofExpr(ExprId),
     /// `{ a, b, .x = c }` (designators dropped; the values in order).
     InitList(Vec<ExprId>),
-    CompoundLiteral { ty: Type, init: ExprId },
+    CompoundLiteral {
+        ty: Type,
+        init: ExprId,
+    },
     /// GNU statement expression `({ ... })`: the statement is in the function's arena.
     StmtExpr(StmtId),
     /// Code the front end could not lower (syntax error, unsupported extension).
@@ -490,20 +541,44 @@ pub enum StmtKind {
     Expr(ExprId),
     Decl(Vec<VarDecl>),
     Compound(Vec<StmtId>),
-    If { cond: ExprId, then: StmtId, els: Option<StmtId> },
-    While { cond: ExprId, body: StmtId },
-    DoWhile { body: StmtId, cond: ExprId },
+    If {
+        cond: ExprId,
+        then: StmtId,
+        els: Option<StmtId>,
+    },
+    While {
+        cond: ExprId,
+        body: StmtId,
+    },
+    DoWhile {
+        body: StmtId,
+        cond: ExprId,
+    },
     /// `init` is a `Decl` or `Expr` statement.
-    For { init: Option<StmtId>, cond: Option<ExprId>, step: Option<ExprId>, body: StmtId },
-    Switch { cond: ExprId, body: StmtId },
+    For {
+        init: Option<StmtId>,
+        cond: Option<ExprId>,
+        step: Option<ExprId>,
+        body: StmtId,
+    },
+    Switch {
+        cond: ExprId,
+        body: StmtId,
+    },
     /// `case v:` (value folded when constant) or `default:` (`value` None); `body` holds the
     /// statements up to the next label, as tree-sitter groups them.
-    Case { value: Option<ExprId>, body: Vec<StmtId> },
+    Case {
+        value: Option<ExprId>,
+        body: Vec<StmtId>,
+    },
     Break,
     Continue,
     Return(Option<ExprId>),
     Goto(String),
-    Labeled { label: String, stmt: StmtId },
+    Labeled {
+        label: String,
+        stmt: StmtId,
+    },
     /// A `#pragma` line inside a function (text after `#pragma`, trimmed).
     Pragma(String),
     /// Inline assembly: opaque, may read and write anything.

@@ -48,7 +48,15 @@ pub struct SourceMap {
 
 impl SourceMap {
     pub fn identity(len: u32) -> Self {
-        SourceMap { segments: vec![Segment { exp_start: 0, exp_end: len, orig_start: 0, orig_end: len, copied: true }] }
+        SourceMap {
+            segments: vec![Segment {
+                exp_start: 0,
+                exp_end: len,
+                orig_start: 0,
+                orig_end: len,
+                copied: true,
+            }],
+        }
     }
     /// Original offset of an expanded start offset.
     pub fn start(&self, off: u32) -> u32 {

@@ -46,13 +46,10 @@ where
                 Some((n, v)) => (n, Some(v)),
                 None => (s, None),
             };
-            SINGLE_DASH_FLAGS
-                .iter()
-                .find(|(short, _)| *short == name)
-                .map(|(_, long)| match value {
-                    Some(v) => OsString::from(format!("{long}={v}")),
-                    None => OsString::from(*long),
-                })
+            SINGLE_DASH_FLAGS.iter().find(|(short, _)| *short == name).map(|(_, long)| match value {
+                Some(v) => OsString::from(format!("{long}={v}")),
+                None => OsString::from(*long),
+            })
         });
         out.push(rewritten.unwrap_or(arg));
     }
@@ -211,19 +208,7 @@ mod tests {
             "--",
             "-json",
         ]));
-        assert_eq!(
-            got,
-            [
-                "ppo",
-                "--json",
-                "-i",
-                "x",
-                "--max-file-size=5",
-                "-DX=1",
-                "--",
-                "-json"
-            ]
-        );
+        assert_eq!(got, ["ppo", "--json", "-i", "x", "--max-file-size=5", "-DX=1", "--", "-json"]);
     }
 
     #[test]

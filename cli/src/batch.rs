@@ -60,13 +60,13 @@ pub enum SetupError {
     InputAccess(String, io::Error),
     #[error("{0}: cannot resolve output directory: {1}")]
     OutputResolve(String, io::Error),
-    #[error(
-        "output directory {out} is the input directory {src}; ppo never writes into its input"
-    )]
+    #[error("output directory {out} is the input directory {src}; ppo never writes into its input")]
     OutputIsInput { out: String, src: String },
     #[error("output directory {out} is inside the input directory {src}; ppo never writes into its input")]
     OutputInsideInput { out: String, src: String },
-    #[error("input directory {src} is inside the output directory {out}; ppo would write into what it reads")]
+    #[error(
+        "input directory {src} is inside the output directory {out}; ppo would write into what it reads"
+    )]
     InputInsideOutput { out: String, src: String },
     #[error("{0}: output exists and is not a directory")]
     OutputNotDir(String),
@@ -104,9 +104,7 @@ pub fn prepare(input: &Path, output: &Path) -> Result<(PathBuf, PathBuf), SetupE
     match fs::metadata(input) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => return Err(SetupError::InputNotDir(shown())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(SetupError::InputMissing(shown()))
-        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(SetupError::InputMissing(shown())),
         Err(e) => return Err(SetupError::InputAccess(shown(), e)),
     }
     let src = fs::canonicalize(input).map_err(|e| SetupError::InputAccess(shown(), e))?;
@@ -141,22 +139,16 @@ pub fn is_c_source(path: &Path) -> bool {
 }
 
 /// Run `analyze_source`, turning a panic inside the analysis into an error message.
-pub fn analyze_guarded(
-    path: &Path,
-    text: &str,
-    opts: &AnalyzeOptions,
-) -> Result<FileReport, String> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        analyze_source(path, text, opts, &FsLoader)
-    }))
-    .map_err(|payload| {
-        let msg = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        format!("internal error in the analysis: {msg}")
-    })
+pub fn analyze_guarded(path: &Path, text: &str, opts: &AnalyzeOptions) -> Result<FileReport, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| analyze_source(path, text, opts, &FsLoader)))
+        .map_err(|payload| {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            format!("internal error in the analysis: {msg}")
+        })
 }
 
 struct Run<'a> {
@@ -178,18 +170,9 @@ pub fn run_batch(
     diag: &mut Diag,
 ) -> Result<Summary, SetupError> {
     let (src_canon, _out_canon) = prepare(&opts.input, &opts.output)?;
-    let mut run = Run {
-        opts,
-        src_canon,
-        transformer,
-        diag,
-        summary: Summary::default(),
-        blocked: HashSet::new(),
-    };
-    let walk = WalkDir::new(&opts.input)
-        .follow_links(false)
-        .min_depth(1)
-        .sort_by_file_name();
+    let mut run =
+        Run { opts, src_canon, transformer, diag, summary: Summary::default(), blocked: HashSet::new() };
+    let walk = WalkDir::new(&opts.input).follow_links(false).min_depth(1).sort_by_file_name();
     for entry in walk {
         match entry {
             Ok(e) => run.entry(&e),
@@ -214,26 +197,14 @@ pub fn run_batch(
 impl Run<'_> {
     fn entry(&mut self, e: &walkdir::DirEntry) {
         let path = e.path();
-        let rel = path
-            .strip_prefix(&self.opts.input)
-            .expect("walk stays under its root")
-            .to_path_buf();
+        let rel = path.strip_prefix(&self.opts.input).expect("walk stays under its root").to_path_buf();
         let dest = self.opts.output.join(&rel);
-        if let Some(b) = rel
-            .parent()
-            .and_then(|p| p.ancestors().find(|a| self.blocked.contains(*a)))
-        {
+        if let Some(b) = rel.parent().and_then(|p| p.ancestors().find(|a| self.blocked.contains(*a))) {
             let b = self.opts.output.join(b);
             if e.file_type().is_dir() {
                 self.blocked.insert(rel.clone());
             }
-            self.fail(
-                path,
-                format!(
-                    "not written: output directory {} could not be created",
-                    b.display()
-                ),
-            );
+            self.fail(path, format!("not written: output directory {} could not be created", b.display()));
             return;
         }
         let ft = e.file_type();
@@ -249,10 +220,7 @@ impl Run<'_> {
                 self.summary.copied += 1;
             }
         } else {
-            let kind = e
-                .metadata()
-                .map(|m| fsutil::file_type_name(&m))
-                .unwrap_or("special file");
+            let kind = e.metadata().map(|m| fsutil::file_type_name(&m)).unwrap_or("special file");
             self.skip(path, format!("not a regular file ({kind}); skipped"));
         }
     }
@@ -283,23 +251,13 @@ impl Run<'_> {
             Ok(m) => Some(format!(
                 "cannot create output directory {}: a {} is in the way",
                 dest.display(),
-                if m.is_file() {
-                    "file"
-                } else {
-                    fsutil::file_type_name(&m)
-                }
+                if m.is_file() { "file" } else { fsutil::file_type_name(&m) }
             )),
             Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(dest) {
                 Ok(()) => None,
-                Err(e) => Some(format!(
-                    "cannot create output directory {}: {e}",
-                    dest.display()
-                )),
+                Err(e) => Some(format!("cannot create output directory {}: {e}", dest.display())),
             },
-            Err(e) => Some(format!(
-                "cannot access output directory {}: {e}",
-                dest.display()
-            )),
+            Err(e) => Some(format!("cannot access output directory {}: {e}", dest.display())),
         };
         match problem {
             None => self.summary.dirs += 1,
@@ -326,22 +284,14 @@ impl Run<'_> {
                     ),
                 )
             }
-            Err(e) => {
-                return self.skip(
-                    path,
-                    format!("cannot resolve symbolic link: {e}; not copied"),
-                )
-            }
+            Err(e) => return self.skip(path, format!("cannot resolve symbolic link: {e}; not copied")),
         };
         let inside_lexically =
             fsutil::resolve_within(rel.parent().unwrap_or(Path::new("")), &target).is_some();
         if !inside_lexically || !resolved.starts_with(&self.src_canon) {
             return self.skip(
                 path,
-                format!(
-                    "symbolic link to {} points outside the input tree; not followed",
-                    target.display()
-                ),
+                format!("symbolic link to {} points outside the input tree; not followed", target.display()),
             );
         }
         #[cfg(unix)]
@@ -350,10 +300,7 @@ impl Run<'_> {
             Err(e) => self.fail(path, format!("cannot write {}: {e}", dest.display())),
         }
         #[cfg(not(unix))]
-        self.skip(
-            path,
-            "symbolic links are not supported on this platform; skipped".into(),
-        );
+        self.skip(path, "symbolic links are not supported on this platform; skipped".into());
     }
 
     fn c_file(&mut self, path: &Path, rel: &Path, dest: &Path) {
@@ -392,21 +339,19 @@ impl Run<'_> {
         let content = new_text.as_deref().unwrap_or(&text);
         let perms = fs::metadata(path).ok().map(|m| m.permissions());
         if let Err(e) = fsutil::write_atomic(dest, perms, &mut content.as_bytes()) {
-            self.diag
-                .error(path, format!("cannot write {}: {e}", dest.display()));
+            self.diag.error(path, format!("cannot write {}: {e}", dest.display()));
         }
     }
 
     /// Copy a file byte for byte (atomically, with its permissions).
     fn copy(&mut self, path: &Path, dest: &Path) {
-        let (mut file, perms) =
-            match fs::File::open(path).and_then(|f| Ok((f.metadata()?.permissions(), f))) {
-                Ok((perms, f)) => (f, perms),
-                Err(e) => return self.fail(path, format!("cannot read: {e}; not copied")),
-            };
+        let (mut file, perms) = match fs::File::open(path).and_then(|f| Ok((f.metadata()?.permissions(), f)))
+        {
+            Ok((perms, f)) => (f, perms),
+            Err(e) => return self.fail(path, format!("cannot read: {e}; not copied")),
+        };
         if let Err(e) = fsutil::write_atomic(dest, Some(perms), &mut file) {
-            self.diag
-                .error(path, format!("cannot write {}: {e}", dest.display()));
+            self.diag.error(path, format!("cannot write {}: {e}", dest.display()));
         }
     }
 }
@@ -423,11 +368,7 @@ pub fn print_summary(s: &Summary, out: &Path, diag: &Diag) {
         plural(s.copied)
     );
     if s.links > 0 {
-        line.push_str(&format!(
-            ", {} symbolic link{} recreated",
-            s.links,
-            plural(s.links)
-        ));
+        line.push_str(&format!(", {} symbolic link{} recreated", s.links, plural(s.links)));
     }
     line.push_str(&format!(
         ", {} skipped, {} error{}, {} warning{}; output in {}",

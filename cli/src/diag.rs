@@ -28,10 +28,7 @@ pub struct Diag {
 
 impl Diag {
     pub fn new(quiet: bool) -> Self {
-        Diag {
-            quiet,
-            ..Default::default()
-        }
+        Diag { quiet, ..Default::default() }
     }
 
     pub fn error(&mut self, path: &Path, msg: impl Display) {

@@ -19,16 +19,14 @@ pub enum SourceError {
     IsDirectory,
     #[error("not a regular file ({0})")]
     NotRegular(&'static str),
-    #[error("file too large: {size} bytes (limit: files must be smaller than {max} bytes; see --max-file-size)")]
+    #[error(
+        "file too large: {size} bytes (limit: files must be smaller than {max} bytes; see --max-file-size)"
+    )]
     TooLarge { size: u64, max: u64 },
     #[error("binary file: NUL byte at offset {offset}")]
     Binary { offset: usize },
     #[error("not valid UTF-8: invalid byte 0x{byte:02x} at line {line}, byte offset {offset}")]
-    InvalidUtf8 {
-        line: usize,
-        offset: usize,
-        byte: u8,
-    },
+    InvalidUtf8 { line: usize, offset: usize, byte: u8 },
     /// Not fatal: an empty header is legal C. Callers warn and analyse the empty text.
     #[error("empty file")]
     Empty,
@@ -82,19 +80,13 @@ pub fn read_source(path: &Path, max: u64) -> Result<String, SourceError> {
         return Err(SourceError::NotRegular(file_type_name(&meta)));
     }
     if meta.len() >= max {
-        return Err(SourceError::TooLarge {
-            size: meta.len(),
-            max,
-        });
+        return Err(SourceError::TooLarge { size: meta.len(), max });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // `take` guards against a file that grows between the check and the read.
     File::open(path)?.take(max).read_to_end(&mut bytes)?;
     if bytes.len() as u64 >= max {
-        return Err(SourceError::TooLarge {
-            size: bytes.len() as u64,
-            max,
-        });
+        return Err(SourceError::TooLarge { size: bytes.len() as u64, max });
     }
     validate_source(bytes)
 }
@@ -112,11 +104,7 @@ pub fn validate_source(bytes: Vec<u8>) -> Result<String, SourceError> {
         let offset = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
         let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
-        SourceError::InvalidUtf8 {
-            line,
-            offset,
-            byte: bytes[offset],
-        }
+        SourceError::InvalidUtf8 { line, offset, byte: bytes[offset] }
     })
 }
 
@@ -125,11 +113,7 @@ pub fn validate_source(bytes: Vec<u8>) -> Result<String, SourceError> {
 /// A dangling symlink on the way is resolved through its target, so the result is where
 /// writing to `path` would really land.
 pub fn canonicalize_lenient(path: &Path) -> io::Result<PathBuf> {
-    let mut cur = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()?.join(path)
-    };
+    let mut cur = if path.is_absolute() { path.to_path_buf() } else { std::env::current_dir()?.join(path) };
     let mut missing: Vec<std::ffi::OsString> = Vec::new();
     let mut hops = 0;
     loop {
@@ -148,9 +132,7 @@ pub fn canonicalize_lenient(path: &Path) -> io::Result<PathBuf> {
                 let Some(parent) = cur.parent().map(Path::to_path_buf) else {
                     return Err(e);
                 };
-                let is_link = fs::symlink_metadata(&cur)
-                    .map(|m| m.file_type().is_symlink())
-                    .unwrap_or(false);
+                let is_link = fs::symlink_metadata(&cur).map(|m| m.file_type().is_symlink()).unwrap_or(false);
                 if is_link {
                     hops += 1;
                     if hops > 40 {
@@ -193,18 +175,9 @@ pub fn resolve_within(link_dir: &Path, target: &Path) -> Option<PathBuf> {
 /// Write `content` to `dest` atomically: a temp file in the same directory is written,
 /// given `perms`, and renamed over `dest`. On error no file is left at `dest` changed
 /// and the temp file is removed.
-pub fn write_atomic(
-    dest: &Path,
-    perms: Option<fs::Permissions>,
-    content: &mut dyn Read,
-) -> io::Result<()> {
-    let dir = dest
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".ppo-tmp-")
-        .tempfile_in(dir)?;
+pub fn write_atomic(dest: &Path, perms: Option<fs::Permissions>, content: &mut dyn Read) -> io::Result<()> {
+    let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new().prefix(".ppo-tmp-").tempfile_in(dir)?;
     io::copy(content, tmp.as_file_mut())?;
     tmp.as_file_mut().flush()?;
     if let Some(p) = perms {
@@ -218,19 +191,12 @@ pub fn write_atomic(
 /// in the same directory, then renamed over `dest`).
 #[cfg(unix)]
 pub fn symlink_atomic(target: &Path, dest: &Path) -> io::Result<()> {
-    let dir = dest
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     // Reserve a unique name, then replace the placeholder file by the link.
-    let tmp = tempfile::Builder::new()
-        .prefix(".ppo-tmp-")
-        .tempfile_in(dir)?
-        .into_temp_path();
+    let tmp = tempfile::Builder::new().prefix(".ppo-tmp-").tempfile_in(dir)?.into_temp_path();
     fs::remove_file(&tmp)?;
     let tmp_path = tmp.keep().map_err(|e| e.error)?;
-    let res =
-        std::os::unix::fs::symlink(target, &tmp_path).and_then(|_| fs::rename(&tmp_path, dest));
+    let res = std::os::unix::fs::symlink(target, &tmp_path).and_then(|_| fs::rename(&tmp_path, dest));
     if res.is_err() {
         let _ = fs::remove_file(&tmp_path);
     }
@@ -244,21 +210,8 @@ mod tests {
     #[test]
     fn utf8_error_names_line_and_offset() {
         let e = validate_source(b"int a;\nint b;\nchar *s = \"\xff\";\n".to_vec()).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                SourceError::InvalidUtf8 {
-                    line: 3,
-                    offset: 25,
-                    byte: 0xff
-                }
-            ),
-            "{e:?}"
-        );
-        assert_eq!(
-            e.to_string(),
-            "not valid UTF-8: invalid byte 0xff at line 3, byte offset 25"
-        );
+        assert!(matches!(e, SourceError::InvalidUtf8 { line: 3, offset: 25, byte: 0xff }), "{e:?}");
+        assert_eq!(e.to_string(), "not valid UTF-8: invalid byte 0xff at line 3, byte offset 25");
     }
 
     #[test]
@@ -266,10 +219,7 @@ mod tests {
         let mut late = vec![b' '; BINARY_SNIFF_LEN];
         late.push(0);
         assert!(validate_source(late).is_ok());
-        assert!(matches!(
-            validate_source(b"ab\0".to_vec()),
-            Err(SourceError::Binary { offset: 2 })
-        ));
+        assert!(matches!(validate_source(b"ab\0".to_vec()), Err(SourceError::Binary { offset: 2 })));
     }
 
     #[test]
@@ -281,33 +231,18 @@ mod tests {
 
     #[test]
     fn resolve_within_rejects_escapes() {
-        assert_eq!(
-            resolve_within(Path::new("a/b"), Path::new("../c")),
-            Some(PathBuf::from("a/c"))
-        );
+        assert_eq!(resolve_within(Path::new("a/b"), Path::new("../c")), Some(PathBuf::from("a/c")));
         assert_eq!(resolve_within(Path::new("a"), Path::new("../../c")), None);
-        assert_eq!(
-            resolve_within(Path::new("a"), Path::new("/etc/passwd")),
-            None
-        );
-        assert_eq!(
-            resolve_within(Path::new(""), Path::new("./x")),
-            Some(PathBuf::from("x"))
-        );
+        assert_eq!(resolve_within(Path::new("a"), Path::new("/etc/passwd")), None);
+        assert_eq!(resolve_within(Path::new(""), Path::new("./x")), Some(PathBuf::from("x")));
     }
 
     #[test]
     fn canonicalize_lenient_handles_missing_tails() {
         let d = tempfile::tempdir().unwrap();
         let base = fs::canonicalize(d.path()).unwrap();
-        assert_eq!(
-            canonicalize_lenient(&d.path().join("x/y")).unwrap(),
-            base.join("x/y")
-        );
-        assert_eq!(
-            canonicalize_lenient(&d.path().join("x/../y")).unwrap(),
-            base.join("y")
-        );
+        assert_eq!(canonicalize_lenient(&d.path().join("x/y")).unwrap(), base.join("x/y"));
+        assert_eq!(canonicalize_lenient(&d.path().join("x/../y")).unwrap(), base.join("y"));
         assert_eq!(canonicalize_lenient(d.path()).unwrap(), base);
         #[cfg(unix)]
         {
@@ -325,10 +260,7 @@ mod tests {
         let p = d.path().join("a.c");
         fs::write(&p, "int x;\n").unwrap();
         assert!(read_source(&p, 8).is_ok());
-        assert!(matches!(
-            read_source(&p, 7),
-            Err(SourceError::TooLarge { size: 7, max: 7 })
-        ));
+        assert!(matches!(read_source(&p, 7), Err(SourceError::TooLarge { size: 7, max: 7 })));
     }
 
     #[test]
@@ -348,15 +280,8 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            assert_eq!(
-                fs::metadata(&p).unwrap().permissions().mode() & 0o777,
-                0o751
-            );
+            assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o751);
         }
-        assert_eq!(
-            fs::read_dir(d.path()).unwrap().count(),
-            1,
-            "temp file left behind"
-        );
+        assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1, "temp file left behind");
     }
 }

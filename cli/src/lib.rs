@@ -48,9 +48,7 @@ fn batch(a: &BatchArgs) -> i32 {
     let opts = batch::BatchOptions {
         input: input.clone(),
         output: output.clone(),
-        analyze: AnalyzeOptions {
-            pp: a.pp.to_pp_options(),
-        },
+        analyze: AnalyzeOptions { pp: a.pp.to_pp_options() },
         max_file_size: a.limits.max_file_size,
     };
     let mut d = Diag::new(a.quiet);
@@ -83,9 +81,7 @@ fn analyze(a: &AnalyzeArgs) -> i32 {
             return EXIT_FILE_ERRORS;
         }
     };
-    let opts = AnalyzeOptions {
-        pp: a.pp.to_pp_options(),
-    };
+    let opts = AnalyzeOptions { pp: a.pp.to_pp_options() };
     let report = match batch::analyze_guarded(path, &text, &opts) {
         Ok(r) => r,
         Err(msg) => {
@@ -100,10 +96,7 @@ fn analyze(a: &AnalyzeArgs) -> i32 {
                 s
             }
             Err(e) => {
-                diag::error(format_args!(
-                    "{}: cannot serialize the report: {e}",
-                    path.display()
-                ));
+                diag::error(format_args!("{}: cannot serialize the report: {e}", path.display()));
                 return EXIT_FILE_ERRORS;
             }
         }

@@ -5,18 +5,10 @@ fn main() {
     // `cli::batch::analyze_guarded`).
     std::panic::set_hook(Box::new(|info| {
         let p = info.payload();
-        let msg = p
-            .downcast_ref::<&str>()
-            .copied()
-            .or_else(|| p.downcast_ref::<String>().map(|s| s.as_str()));
-        let loc = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        cli::diag::emit(
-            "internal error",
-            format_args!("{}{loc}", msg.unwrap_or("panic")),
-        );
+        let msg =
+            p.downcast_ref::<&str>().copied().or_else(|| p.downcast_ref::<String>().map(|s| s.as_str()));
+        let loc = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        cli::diag::emit("internal error", format_args!("{}{loc}", msg.unwrap_or("panic")));
     }));
     std::process::exit(cli::run(std::env::args_os()));
 }

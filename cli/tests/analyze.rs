@@ -4,8 +4,7 @@ use common::*;
 use std::fs;
 use std::os::unix::fs::symlink;
 
-const SRC: &str =
-    "int add(int a, int b) { return a + b; }\nstatic int twice(int x) { return 2 * x; }\n";
+const SRC: &str = "int add(int a, int b) { return a + b; }\nstatic int twice(int x) { return 2 * x; }\n";
 
 #[test]
 fn analyze_prints_the_text_report() {
@@ -22,13 +21,7 @@ fn analyze_json_parses_and_has_schema_version() {
     let t = tempfile::tempdir().unwrap();
     let f = write(t.path(), "a.c", SRC);
     for flag in ["--json", "-json"] {
-        let r = ppo(&[
-            "analyze".as_ref(),
-            f.as_os_str(),
-            flag.as_ref(),
-            "-I".as_ref(),
-            t.path().as_os_str(),
-        ]);
+        let r = ppo(&["analyze".as_ref(), f.as_os_str(), flag.as_ref(), "-I".as_ref(), t.path().as_os_str()]);
         r.assert_code(0);
         let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("valid JSON");
         assert!(v["schema_version"].is_u64(), "{v}");
@@ -49,19 +42,14 @@ fn analyze_bad_files_exit_1_with_a_message() {
     let missing = t.path().join("missing.c");
     let cases = [
         (bin, "binary file: NUL byte at offset 4"),
-        (
-            utf,
-            "not valid UTF-8: invalid byte 0xc3 at line 1, byte offset 6",
-        ),
+        (utf, "not valid UTF-8: invalid byte 0xc3 at line 1, byte offset 6"),
         (dir, "is a directory, not a file"),
         (dangling.clone(), "cannot read: No such file or directory"),
         (missing, "cannot read: No such file or directory"),
     ];
     for (path, msg) in cases {
         let r = ppo(&["analyze".as_ref(), path.as_os_str()]);
-        r.assert_code(1)
-            .assert_no_panic()
-            .assert_stderr(&format!("ppo: error: {}: {msg}", path.display()));
+        r.assert_code(1).assert_no_panic().assert_stderr(&format!("ppo: error: {}: {msg}", path.display()));
         assert!(r.stdout.is_empty());
     }
 }
@@ -71,8 +59,7 @@ fn analyze_empty_file_warns_and_succeeds() {
     let t = tempfile::tempdir().unwrap();
     let f = write(t.path(), "e.h", "");
     let r = ppo(&["analyze".as_ref(), "--json".as_ref(), f.as_os_str()]);
-    r.assert_code(0)
-        .assert_stderr(&format!("ppo: warning: {}: empty file", f.display()));
+    r.assert_code(0).assert_stderr(&format!("ppo: warning: {}: empty file", f.display()));
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["functions"].as_array().unwrap().len(), 0);
 }
@@ -83,10 +70,7 @@ fn analyze_empty_file_warns_and_succeeds() {
 fn default_size_limit() {
     let t = tempfile::tempdir().unwrap();
     // Mostly one big comment, so the size check is tested rather than parsing speed.
-    let mut text = format!(
-        "int f(void) {{ return 0; }}\n/*{}*/\n",
-        "x".repeat(9_500_000)
-    );
+    let mut text = format!("int f(void) {{ return 0; }}\n/*{}*/\n", "x".repeat(9_500_000));
     let ok = write(t.path(), "ok.c", &text);
     ppo(&["analyze".as_ref(), ok.as_os_str()]).assert_code(0);
     text.push_str(&"\n".repeat(10_000_000 - text.len()));
@@ -97,20 +81,9 @@ fn default_size_limit() {
         big.display()
     ));
     // The limit is a flag, in both spellings.
-    ppo(&[
-        "analyze".as_ref(),
-        big.as_os_str(),
-        "--max-file-size".as_ref(),
-        "20000000".as_ref(),
-    ])
-    .assert_code(0);
-    ppo(&[
-        "analyze".as_ref(),
-        ok.as_os_str(),
-        "-max-file-size".as_ref(),
-        "10".as_ref(),
-    ])
-    .assert_code(1);
+    ppo(&["analyze".as_ref(), big.as_os_str(), "--max-file-size".as_ref(), "20000000".as_ref()])
+        .assert_code(0);
+    ppo(&["analyze".as_ref(), ok.as_os_str(), "-max-file-size".as_ref(), "10".as_ref()]).assert_code(1);
 }
 
 #[test]
@@ -134,10 +107,7 @@ fn help_and_version() {
     for flag in ["--version", "-version", "-V"] {
         let r = ppo(&[flag]);
         r.assert_code(0);
-        assert_eq!(
-            r.stdout.trim(),
-            format!("ppo {}", env!("CARGO_PKG_VERSION"))
-        );
+        assert_eq!(r.stdout.trim(), format!("ppo {}", env!("CARGO_PKG_VERSION")));
     }
 }
 
@@ -145,11 +115,5 @@ fn help_and_version() {
 fn analyze_takes_no_batch_flags() {
     let t = tempfile::tempdir().unwrap();
     let f = write(t.path(), "a.c", SRC);
-    ppo(&[
-        "-i".as_ref(),
-        t.path().as_os_str(),
-        "analyze".as_ref(),
-        f.as_os_str(),
-    ])
-    .assert_code(2);
+    ppo(&["-i".as_ref(), t.path().as_os_str(), "analyze".as_ref(), f.as_os_str()]).assert_code(2);
 }

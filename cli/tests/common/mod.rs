@@ -16,10 +16,7 @@ pub struct Run {
 }
 
 pub fn ppo<S: AsRef<OsStr>>(args: &[S]) -> Run {
-    let out: Output = Command::new(env!("CARGO_BIN_EXE_ppo"))
-        .args(args)
-        .output()
-        .expect("run ppo");
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_ppo")).args(args).output().expect("run ppo");
     Run {
         code: out.status.code().expect("ppo was killed by a signal"),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -30,30 +27,18 @@ pub fn ppo<S: AsRef<OsStr>>(args: &[S]) -> Run {
 impl Run {
     #[track_caller]
     pub fn assert_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code, code,
-            "exit status\n--- stdout\n{}\n--- stderr\n{}",
-            self.stdout, self.stderr
-        );
+        assert_eq!(self.code, code, "exit status\n--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr);
         self
     }
     #[track_caller]
     pub fn assert_stderr(&self, needle: &str) -> &Self {
-        assert!(
-            self.stderr.contains(needle),
-            "stderr lacks {needle:?}:\n{}",
-            self.stderr
-        );
+        assert!(self.stderr.contains(needle), "stderr lacks {needle:?}:\n{}", self.stderr);
         self
     }
     #[track_caller]
     pub fn assert_no_panic(&self) -> &Self {
         assert!(!self.stderr.contains("panicked"), "panic:\n{}", self.stderr);
-        assert!(
-            !self.stderr.contains("internal error"),
-            "internal error:\n{}",
-            self.stderr
-        );
+        assert!(!self.stderr.contains("internal error"), "internal error:\n{}", self.stderr);
         self
     }
 }
@@ -68,10 +53,7 @@ pub fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
 /// Every entry under `root` (not following symlinks): kind, mode and a content hash.
 pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, String> {
     let mut m = BTreeMap::new();
-    for e in walkdir::WalkDir::new(root)
-        .follow_links(false)
-        .sort_by_file_name()
-    {
+    for e in walkdir::WalkDir::new(root).follow_links(false).sort_by_file_name() {
         let e = e.unwrap();
         let rel = e.path().strip_prefix(root).unwrap().to_path_buf();
         let meta = fs::symlink_metadata(e.path()).unwrap();
