@@ -2,7 +2,21 @@
 pub mod api;
 pub mod cfg;
 pub mod effects;
+pub mod frontend;
 pub mod ir;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
+
+/// The thread pool the analyses run on. Its threads have large stacks: lowering and the
+/// analyses recurse over the IR, whose nesting is bounded by [`lower::MAX_NESTING`].
+pub fn pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("ppo-analysis-{i}"))
+            .stack_size(256 << 20)
+            .build()
+            .expect("analysis thread pool")
+    })
+}

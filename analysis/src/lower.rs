@@ -60,6 +60,10 @@ pub fn lower(text: &str, map: &SourceMap) -> TranslationUnit {
 }
 
 pub fn lower_chunks(text: &str, map: &SourceMap, chunks: &[Chunk]) -> TranslationUnit {
+    crate::pool().install(|| lower_chunks_here(text, map, chunks))
+}
+
+fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> TranslationUnit {
     // Phase 2: file scope.
     let mut fs = FileScope::default();
     let mut inits = Vec::new();
@@ -867,7 +871,13 @@ struct FnLower<'a> {
     pragmas: Vec<Pragma>,
     /// Statements of the global-initializer pseudo-function.
     top: Vec<StmtId>,
+    /// Current nesting of statements and expressions being lowered.
+    depth: u32,
 }
+
+/// Deepest statement/expression nesting lowered; deeper code becomes an opaque error region,
+/// which bounds the recursion of every later analysis.
+pub const MAX_NESTING: u32 = 400;
 
 struct GlobalsLowered {
     func: Function,
@@ -989,6 +999,7 @@ impl<'a> FnLower<'a> {
             error_spans: Vec::new(),
             pragmas: Vec::new(),
             top: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -1066,6 +1077,28 @@ impl<'a> FnLower<'a> {
     }
 
     fn stmt(&mut self, cx: &Ctx, n: Node) -> StmtId {
+        if self.depth >= MAX_NESTING {
+            return self.too_deep_stmt(cx, n);
+        }
+        self.depth += 1;
+        let s = self.stmt_inner(cx, n);
+        self.depth -= 1;
+        s
+    }
+
+    fn too_deep_stmt(&mut self, cx: &Ctx, n: Node) -> StmtId {
+        let sp = cx.span(n);
+        self.error_spans.push(sp);
+        self.diags.push(Diagnostic {
+            code: "PPO011",
+            severity: Severity::Note,
+            message: format!("code nested more than {MAX_NESTING} levels deep is treated as opaque"),
+            span: sp,
+        });
+        self.push_stmt(StmtKind::Error, sp)
+    }
+
+    fn stmt_inner(&mut self, cx: &Ctx, n: Node) -> StmtId {
         let sp = cx.span(n);
         if n.is_error() || n.is_missing() {
             return self.error_stmt(cx, n, "unparsable statement");
@@ -1371,6 +1404,26 @@ impl<'a> FnLower<'a> {
     }
 
     fn expr(&mut self, cx: &Ctx, n: Node) -> ExprId {
+        if self.depth >= MAX_NESTING {
+            let sp = cx.span(n);
+            self.error_spans.push(sp);
+            self.diags.push(Diagnostic {
+                code: "PPO011",
+                severity: Severity::Note,
+                message: format!(
+                    "expression nested more than {MAX_NESTING} levels deep is treated as opaque"
+                ),
+                span: sp,
+            });
+            return self.push_expr(ExprKind::Error, sp);
+        }
+        self.depth += 1;
+        let e = self.expr_inner(cx, n);
+        self.depth -= 1;
+        e
+    }
+
+    fn expr_inner(&mut self, cx: &Ctx, n: Node) -> ExprId {
         let sp = cx.span(n);
         if n.is_error() || n.is_missing() || n.has_error() {
             self.error_spans.push(sp);
@@ -1718,6 +1771,18 @@ mod tests {
         assert!(!n.is_extern);
         let gi = u.global_init.as_ref().unwrap();
         assert_eq!(gi.stmt_children(gi.body).len(), 2);
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        let src = format!("int f(int x) {{ return {}; }}\n", vec!["x"; 5000].join(" + "));
+        let u = lower_str(&src);
+        let f = &u.functions[0];
+        assert!(f.has_errors());
+        assert!(u.diagnostics.iter().any(|d| d.code == "PPO011"));
+        let src = format!("int f(int x) {{ {} x++; }}\n", "if (x) ".repeat(2000));
+        let u = lower_str(&src);
+        assert!(u.functions[0].has_errors());
     }
 
     #[test]

@@ -38,6 +38,10 @@ pub fn parse_chunks(text: &str) -> Vec<Chunk> {
         let want = (threads * 3).min(text.len() / MIN_CHUNK).max(1);
         split_points(text.as_bytes(), want)
     };
+    crate::pool().install(|| parse_pieces(text, &pieces))
+}
+
+fn parse_pieces(text: &str, pieces: &[(usize, usize)]) -> Vec<Chunk> {
     pieces
         .par_iter()
         .map(|&(s, e)| {

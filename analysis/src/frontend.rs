@@ -1,0 +1,49 @@
+//! The front end as one call: preprocess, parse (in parallel chunks), lower.
+
+use crate::ir::{LineIndex, TranslationUnit};
+use crate::lower::lower_chunks;
+use crate::parse::parse_chunks;
+use crate::preprocess::{preprocess, PpOptions, Preprocessed, SourceLoader};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A file after the front end: the original text, its preprocessed form and the IR.
+pub struct Frontend {
+    /// The original text (all spans index into it).
+    pub text: String,
+    pub pre: Preprocessed,
+    pub unit: TranslationUnit,
+    pub lines: LineIndex,
+    pub timings: FrontendTimings,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrontendTimings {
+    pub preprocess: Duration,
+    pub parse: Duration,
+    pub lower: Duration,
+}
+
+/// Run the front end on `text`, the contents of `path`.
+pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn SourceLoader) -> Frontend {
+    let t0 = Instant::now();
+    let pre = preprocess(text, path, opts, loader);
+    let t1 = Instant::now();
+    let chunks = parse_chunks(&pre.text);
+    let t2 = Instant::now();
+    let mut unit = lower_chunks(&pre.text, &pre.map, &chunks);
+    // Dropping the syntax trees is not free for big files: do it off the caller's path.
+    rayon::spawn(move || drop(chunks));
+    let t3 = Instant::now();
+    let mut diags = pre.diagnostics.clone();
+    diags.append(&mut unit.diagnostics);
+    diags.sort_by_key(|d| (d.span.start, d.code));
+    unit.diagnostics = diags;
+    Frontend {
+        text: text.to_string(),
+        lines: LineIndex::new(text),
+        pre,
+        unit,
+        timings: FrontendTimings { preprocess: t1 - t0, parse: t2 - t1, lower: t3 - t2 },
+    }
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Benchmark `ppo analyze` on sqlite3.c, the SQLite amalgamation (271k lines, 9.5 MB).
+
+The file comes from the `libsqlite3-sys` crate (the `bundled` feature ships it) in the cargo
+registry. If no crate of this workspace depends on it yet, the script fetches it with a
+throw-away manifest (crates.io only). Prints wall time (min/median over runs), the phase
+breakdown reported by `ppo analyze --timings`, and peak resident memory.
+
+Usage: python3 scripts/bench_sqlite.py [--runs N] [--file PATH]
+Targets (issue 2): parse + all analyses < 1.5 s on the 2-core machine, peak RSS < 1 GB.
+"""
+import argparse, json, os, resource, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def find_sqlite():
+    meta = json.loads(subprocess.check_output(
+        ["cargo", "metadata", "--format-version", "1"], cwd=ROOT))
+    for p in meta["packages"]:
+        if p["name"] == "libsqlite3-sys":
+            f = os.path.join(os.path.dirname(p["manifest_path"]), "sqlite3", "sqlite3.c")
+            if os.path.exists(f):
+                return f
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "src"))
+        open(os.path.join(d, "src", "lib.rs"), "w").close()
+        with open(os.path.join(d, "Cargo.toml"), "w") as fh:
+            fh.write('[package]\nname = "fetch-sqlite"\nversion = "0.0.0"\nedition = "2021"\n'
+                     '[dependencies]\nlibsqlite3-sys = { version = "0.30", features = ["bundled"] }\n')
+        meta = json.loads(subprocess.check_output(
+            ["cargo", "metadata", "--format-version", "1"], cwd=d))
+        for p in meta["packages"]:
+            if p["name"] == "libsqlite3-sys":
+                return os.path.join(os.path.dirname(p["manifest_path"]), "sqlite3", "sqlite3.c")
+    sys.exit("bench: could not locate sqlite3.c in the cargo registry")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--file")
+    args = ap.parse_args()
+    f = args.file or find_sqlite()
+    subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "cli"], cwd=ROOT)
+    ppo = os.path.join(ROOT, "target", "release", "ppo")
+    size = os.path.getsize(f)
+    lines = sum(1 for _ in open(f, "rb"))
+    print(f"file: {f}\n      {lines} lines, {size / 1e6:.1f} MB, {os.cpu_count()} cores")
+    walls, last_err = [], ""
+    for _ in range(args.runs):
+        t = time.perf_counter()
+        r = subprocess.run([ppo, "analyze", "--summary", "--timings", f],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        walls.append(time.perf_counter() - t)
+        if r.returncode not in (0, 1):
+            sys.exit(f"ppo failed ({r.returncode}):\n{r.stderr}")
+        last_err, last_out = r.stderr, r.stdout
+    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(last_out.strip())
+    print(last_err.strip())
+    print(f"wall: min {min(walls):.3f} s, median {statistics.median(walls):.3f} s over {len(walls)} runs")
+    print(f"peak RSS: {rss_mb:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
