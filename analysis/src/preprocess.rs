@@ -50,7 +50,12 @@ pub struct MemLoader(pub HashMap<PathBuf, String>);
 impl MemLoader {
     /// Builds a loader from `(path, text)` pairs.
     pub fn new<P: Into<PathBuf>, S: Into<String>>(files: impl IntoIterator<Item = (P, S)>) -> Self {
-        MemLoader(files.into_iter().map(|(p, s)| (p.into(), s.into())).collect())
+        MemLoader(
+            files
+                .into_iter()
+                .map(|(p, s)| (p.into(), s.into()))
+                .collect(),
+        )
     }
 }
 
@@ -90,7 +95,15 @@ pub struct SourceMap {
 
 impl SourceMap {
     pub fn identity(len: u32) -> Self {
-        SourceMap { segments: vec![Segment { exp_start: 0, exp_end: len, orig_start: 0, orig_end: len, copied: true }] }
+        SourceMap {
+            segments: vec![Segment {
+                exp_start: 0,
+                exp_end: len,
+                orig_start: 0,
+                orig_end: len,
+                copied: true,
+            }],
+        }
     }
 
     /// Original offset of an expanded start offset: the segment with
@@ -126,7 +139,9 @@ impl SourceMap {
 
     /// True when the map is the identity (nothing was expanded).
     pub fn is_identity(&self) -> bool {
-        self.segments.iter().all(|s| s.copied && s.exp_start == s.orig_start)
+        self.segments
+            .iter()
+            .all(|s| s.copied && s.exp_start == s.orig_start)
     }
 }
 
@@ -169,7 +184,12 @@ pub struct Preprocessed {
 }
 
 /// Preprocesses `text` (the contents of `path`). Never panics; always returns a text.
-pub fn preprocess(text: &str, path: &Path, opts: &PpOptions, loader: &dyn SourceLoader) -> Preprocessed {
+pub fn preprocess(
+    text: &str,
+    path: &Path,
+    opts: &PpOptions,
+    loader: &dyn SourceLoader,
+) -> Preprocessed {
     let f = text.as_bytes();
     let mut pp = Pp::new(f.len(), path, opts, loader);
     pp.predefine();
@@ -211,6 +231,17 @@ static CLASS: [u8; 256] = {
         };
         i += 1;
     }
+    t
+};
+
+/// Bytes that end a run of plain text in skipped regions.
+static SKIP_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'\n' as usize] = true;
+    t[b'/' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t[b'\\' as usize] = true;
     t
 };
 
@@ -294,9 +325,8 @@ fn skip_ppnum(f: &[u8], mut i: usize, end: usize) -> usize {
     i += 1;
     while i < end {
         let c = f[i];
-        if (c == b'+' || c == b'-') && matches!(f[i - 1], b'e' | b'E' | b'p' | b'P') {
-            i += 1;
-        } else if is_id_char(c) || c == b'.' {
+        let sign = (c == b'+' || c == b'-') && matches!(f[i - 1], b'e' | b'E' | b'p' | b'P');
+        if sign || is_id_char(c) || c == b'.' {
             i += 1;
         } else if c == b'\'' && i + 1 < end && is_id_char(f[i + 1]) {
             i += 2;
@@ -407,7 +437,10 @@ fn lex_token(f: &[u8], i: usize, end: usize) -> (u8, usize) {
             while j < end && is_id_char(f[j]) {
                 j += 1;
             }
-            if j < end && (f[j] == b'"' || f[j] == b'\'') && matches!(&f[i..j], b"L" | b"u" | b"U" | b"u8") {
+            if j < end
+                && (f[j] == b'"' || f[j] == b'\'')
+                && matches!(&f[i..j], b"L" | b"u" | b"U" | b"u8")
+            {
                 let k = skip_literal(f, j, end);
                 return (if f[j] == b'"' { K_STR } else { K_CHAR }, k);
             }
@@ -415,7 +448,10 @@ fn lex_token(f: &[u8], i: usize, end: usize) -> (u8, usize) {
         }
         C_DIGIT => (K_NUM, skip_ppnum(f, i, end)),
         C_DOT if i + 1 < end && f[i + 1].is_ascii_digit() => (K_NUM, skip_ppnum(f, i, end)),
-        C_QUOTE => (if c == b'"' { K_STR } else { K_CHAR }, skip_literal(f, i, end).max(i + 1)),
+        C_QUOTE => (
+            if c == b'"' { K_STR } else { K_CHAR },
+            skip_literal(f, i, end).max(i + 1),
+        ),
         C_OTHER | C_SLASH | C_HASH | C_DOT => (K_PUNCT, i + punct_len(f, i, end)),
         _ => (K_OTHER, i + 1),
     }
@@ -502,7 +538,8 @@ fn tok_text<'a>(f: &'a [u8], arena: &'a [u8], scratch: &'a [u8], t: &Tok) -> &'a
         S_ARENA => arena,
         _ => scratch,
     };
-    buf.get(t.start as usize..(t.start + t.len) as usize).unwrap_or(b"")
+    buf.get(t.start as usize..(t.start + t.len) as usize)
+        .unwrap_or(b"")
 }
 
 const B_NONE: u8 = 0;
@@ -558,14 +595,39 @@ struct FileState {
 impl FileState {
     fn new(is_main: bool, path: PathBuf) -> Self {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        FileState { is_main, path, dir, conds: Vec::new(), active: true, inactive_start: 0 }
+        FileState {
+            is_main,
+            path,
+            dir,
+            conds: Vec::new(),
+            active: true,
+            inactive_start: 0,
+        }
     }
     fn recompute(&mut self) {
-        self.active = self.conds.last().map_or(true, |c| c.active);
+        self.active = match self.conds.last() {
+            None => true,
+            Some(c) => c.active,
+        };
     }
 }
 
 const MAX_INCLUDE_DEPTH: usize = 64;
+
+const BLOOM_WORDS: usize = 1024;
+
+/// 16-bit Bloom key of an identifier from its length and first and last bytes.
+#[inline]
+fn bloom_key(name: &[u8]) -> usize {
+    let (Some(&a), Some(&b)) = (name.first(), name.last()) else {
+        return 0;
+    };
+    let k = (a as u32).wrapping_mul(0x9E37_79B1)
+        ^ (b as u32).wrapping_mul(0x85EB_CA6B)
+        ^ (name.len() as u32).wrapping_mul(0xC2B2_AE35)
+        ^ (name.get(1).copied().unwrap_or(0) as u32).wrapping_mul(0x27D4_EB2F);
+    (k >> 16) as usize
+}
 
 struct Pp<'o> {
     opts: &'o PpOptions,
@@ -608,6 +670,8 @@ struct Pp<'o> {
     sys_done: HashSet<&'static str>,
     line_cache: (usize, usize, u32),
     cur_path: PathBuf,
+    /// Bloom filter over macro names (never cleared: a stale bit only costs a lookup).
+    bloom: Vec<u64>,
 }
 
 impl<'o> Pp<'o> {
@@ -653,11 +717,28 @@ impl<'o> Pp<'o> {
             sys_done: HashSet::new(),
             line_cache: (0, 0, 1),
             cur_path: path.to_path_buf(),
+            bloom: vec![0; BLOOM_WORDS],
         }
     }
 
+    #[inline]
+    fn bloom_has(&self, name: &[u8]) -> bool {
+        let k = bloom_key(name);
+        self.bloom[k >> 6] & (1 << (k & 63)) != 0
+    }
+
+    fn bloom_add(&mut self, name: &[u8]) {
+        let k = bloom_key(name);
+        self.bloom[k >> 6] |= 1 << (k & 63);
+    }
+
     fn diag(&mut self, code: &'static str, severity: Severity, span: Span, message: String) {
-        self.diagnostics.push(Diagnostic { code, severity, message, span });
+        self.diagnostics.push(Diagnostic {
+            code,
+            severity,
+            message,
+            span,
+        });
     }
 
     fn limit_reached(&mut self) {
@@ -713,7 +794,12 @@ impl<'o> Pp<'o> {
         if mac != NO_MACRO {
             self.disabled[mac as usize] = true;
         }
-        self.ctx.push(Ctx { mac, barrier: false, toks, pos: 0 });
+        self.ctx.push(Ctx {
+            mac,
+            barrier: false,
+            toks,
+            pos: 0,
+        });
     }
 
     fn pop_ctx(&mut self) {
@@ -754,7 +840,14 @@ impl<'o> Pp<'o> {
                 self.src_pos = e;
                 self.src_last = e;
                 let flags = if k > p { F_SPACE } else { 0 };
-                return Some(Tok { start: k as u32, len: (e - k) as u32, kind, flags, src: S_FILE, aux: 0 });
+                return Some(Tok {
+                    start: k as u32,
+                    len: (e - k) as u32,
+                    kind,
+                    flags,
+                    src: S_FILE,
+                    aux: 0,
+                });
             }
             return None;
         }
@@ -771,7 +864,8 @@ impl<'o> Pp<'o> {
                 Some(c) if c.barrier => return false,
                 Some(_) => self.pop_ctx(),
                 None => {
-                    return self.src_ok && matches!(src_next(f, self.src_pos, self.src_end), Some(k) if f[k] == b'(');
+                    return self.src_ok
+                        && matches!(src_next(f, self.src_pos, self.src_end), Some(k) if f[k] == b'(');
                 }
             }
         }
@@ -817,7 +911,14 @@ impl<'o> Pp<'o> {
         let val = match t {
             Some(x) if x.kind == K_IDENT => self.lookup(f, &x).is_some(),
             _ => {
-                out.push(Tok { start: 0, len: 0, kind: K_OTHER, flags: 0, src: S_ARENA, aux: 0 });
+                out.push(Tok {
+                    start: 0,
+                    len: 0,
+                    kind: K_OTHER,
+                    flags: 0,
+                    src: S_ARENA,
+                    aux: 0,
+                });
                 return;
             }
         };
@@ -825,12 +926,26 @@ impl<'o> Pp<'o> {
             match self.next_tok(f, false) {
                 Some(x) if self.is_punct(f, &x, b')') => {}
                 _ => {
-                    out.push(Tok { start: 0, len: 0, kind: K_OTHER, flags: 0, src: S_ARENA, aux: 0 });
+                    out.push(Tok {
+                        start: 0,
+                        len: 0,
+                        kind: K_OTHER,
+                        flags: 0,
+                        src: S_ARENA,
+                        aux: 0,
+                    });
                     return;
                 }
             }
         }
-        out.push(Tok { start: val as u32, len: 1, kind: K_NUM, flags: F_SPACE, src: S_ARENA, aux: 0 });
+        out.push(Tok {
+            start: val as u32,
+            len: 1,
+            kind: K_NUM,
+            flags: F_SPACE,
+            src: S_ARENA,
+            aux: 0,
+        });
     }
 
     /// `__has_include(…)`, `__has_builtin(…)`, … inside `#if`.
@@ -853,14 +968,25 @@ impl<'o> Pp<'o> {
             if name.starts_with(b"__has_include") {
                 let s = String::from_utf8_lossy(&arg).into_owned();
                 if let Some(n) = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-                    let dir = self.cur_path.parent().map(Path::to_path_buf).unwrap_or_default();
+                    let dir = self
+                        .cur_path
+                        .parent()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_default();
                     val = self.resolve(n, &dir).is_some() || system_macros(n).is_some();
                 } else if let Some(n) = s.strip_prefix('<').and_then(|s| s.strip_suffix('>')) {
                     val = system_macros(n).is_some();
                 }
             }
         }
-        out.push(Tok { start: val as u32, len: 1, kind: K_NUM, flags: F_SPACE, src: S_ARENA, aux: 0 });
+        out.push(Tok {
+            start: val as u32,
+            len: 1,
+            kind: K_NUM,
+            flags: F_SPACE,
+            src: S_ARENA,
+            aux: 0,
+        });
     }
 
     /// Starts expanding macro `m` whose name token `name` was just read. Returns false when
@@ -915,7 +1041,9 @@ impl<'o> Pp<'o> {
         let mut start = 0usize;
         loop {
             let Some(mut t) = self.next_tok(f, true) else {
-                return Err(Abort::Unterminated(self.macros[m as usize].name.to_string()));
+                return Err(Abort::Unterminated(
+                    self.macros[m as usize].name.to_string(),
+                ));
             };
             self.charge(1)?;
             if t.kind == K_PUNCT && t.len == 1 {
@@ -964,7 +1092,12 @@ impl<'o> Pp<'o> {
     fn expand_arg(&mut self, f: &[u8], raw: &[Tok]) -> Result<Vec<Tok>, Abort> {
         let mut v = self.take_vec();
         v.extend_from_slice(raw);
-        self.ctx.push(Ctx { mac: NO_MACRO, barrier: true, toks: v, pos: 0 });
+        self.ctx.push(Ctx {
+            mac: NO_MACRO,
+            barrier: true,
+            toks: v,
+            pos: 0,
+        });
         let mut out = self.take_vec();
         self.expand_loop(f, &mut out)?;
         if let Some(c) = self.ctx.pop() {
@@ -989,7 +1122,8 @@ impl<'o> Pp<'o> {
         let mut paste_pending = false;
         for bi in 0..nbody {
             let bt = self.macros[m as usize].body[bi];
-            let next_is_paste = bi + 1 < nbody && self.macros[m as usize].body[bi + 1].kind == K_PASTE;
+            let next_is_paste =
+                bi + 1 < nbody && self.macros[m as usize].body[bi + 1].kind == K_PASTE;
             match bt.kind {
                 K_PASTE => {
                     paste_pending = true;
@@ -1013,7 +1147,14 @@ impl<'o> Pp<'o> {
                         }
                     } else if next_is_paste {
                         if raw.is_empty() {
-                            res.push(Tok { start: 0, len: 0, kind: K_PLACEMARKER, flags: 0, src: S_ARENA, aux: 0 });
+                            res.push(Tok {
+                                start: 0,
+                                len: 0,
+                                kind: K_PLACEMARKER,
+                                flags: 0,
+                                src: S_ARENA,
+                                aux: 0,
+                            });
                         } else {
                             let s = res.len();
                             res.extend_from_slice(raw);
@@ -1072,14 +1213,20 @@ impl<'o> Pp<'o> {
     /// Whether body token `bi` of macro `m` is the operand of `defined` / `defined (`.
     fn after_defined(&self, m: u32, bi: usize) -> bool {
         let body = &self.macros[m as usize].body;
-        let name_at = |k: usize| body[k].kind == K_IDENT && tok_text(b"", &self.arena, b"", &body[k]) == b"defined";
+        let name_at = |k: usize| {
+            body[k].kind == K_IDENT && tok_text(b"", &self.arena, b"", &body[k]) == b"defined"
+        };
         (bi >= 1 && name_at(bi - 1))
-            || (bi >= 2 && name_at(bi - 2) && tok_text(b"", &self.arena, b"", &body[bi - 1]) == b"(")
+            || (bi >= 2
+                && name_at(bi - 2)
+                && tok_text(b"", &self.arena, b"", &body[bi - 1]) == b"(")
     }
 
     /// `lhs ## rhs`: pastes the last token of `res` with the first of `rhs`.
     fn paste(&mut self, f: &[u8], res: &mut Vec<Tok>, rhs: &[Tok]) -> Result<(), Abort> {
-        let Some(first) = rhs.first() else { return Ok(()) };
+        let Some(first) = rhs.first() else {
+            return Ok(());
+        };
         let lhs = match res.pop() {
             Some(l) if l.kind != K_PLACEMARKER => l,
             _ => {
@@ -1102,8 +1249,21 @@ impl<'o> Pp<'o> {
                 break;
             }
             let (kind, e) = lex_token(&tmp, k, n);
-            let flags = if firsttok { lhs.flags & F_SPACE } else if k > i { F_SPACE } else { 0 };
-            res.push(Tok { start: (base + k) as u32, len: (e - k) as u32, kind, flags, src: S_SCRATCH, aux: 0 });
+            let flags = if firsttok {
+                lhs.flags & F_SPACE
+            } else if k > i {
+                F_SPACE
+            } else {
+                0
+            };
+            res.push(Tok {
+                start: (base + k) as u32,
+                len: (e - k) as u32,
+                kind,
+                flags,
+                src: S_SCRATCH,
+                aux: 0,
+            });
             firsttok = false;
             i = e;
         }
@@ -1135,7 +1295,14 @@ impl<'o> Pp<'o> {
         tmp.push(b'"');
         let base = self.scratch.len();
         self.scratch.extend_from_slice(&tmp);
-        let t = Tok { start: base as u32, len: tmp.len() as u32, kind: K_STR, flags: 0, src: S_SCRATCH, aux: 0 };
+        let t = Tok {
+            start: base as u32,
+            len: tmp.len() as u32,
+            kind: K_STR,
+            flags: 0,
+            src: S_SCRATCH,
+            aux: 0,
+        };
         self.tmp = tmp;
         t
     }
@@ -1166,7 +1333,11 @@ impl<'o> Pp<'o> {
                 (K_STR, s)
             }
             B_LINE => {
-                let pos = if name.src == S_FILE { name.start as usize } else { self.top_start };
+                let pos = if name.src == S_FILE {
+                    name.start as usize
+                } else {
+                    self.top_start
+                };
                 (K_NUM, self.line_of(f, pos).to_string().into_bytes())
             }
             B_COUNTER => {
@@ -1175,12 +1346,24 @@ impl<'o> Pp<'o> {
             }
             B_DATE => (K_STR, b"\"Jan  1 2024\"".to_vec()),
             B_TIME => (K_STR, b"\"00:00:00\"".to_vec()),
-            B_INCLUDE_LEVEL => (K_NUM, (self.stack.len().saturating_sub(1)).to_string().into_bytes()),
+            B_INCLUDE_LEVEL => (
+                K_NUM,
+                (self.stack.len().saturating_sub(1))
+                    .to_string()
+                    .into_bytes(),
+            ),
             _ => (K_NUM, b"0".to_vec()),
         };
         let base = self.scratch.len();
         self.scratch.extend_from_slice(&text);
-        Tok { start: base as u32, len: text.len() as u32, kind, flags: name.flags & F_SPACE, src: S_SCRATCH, aux: 0 }
+        Tok {
+            start: base as u32,
+            len: text.len() as u32,
+            kind,
+            flags: name.flags & F_SPACE,
+            src: S_SCRATCH,
+            aux: 0,
+        }
     }
 
     // -----------------------------------------------------------------------------------
@@ -1189,60 +1372,91 @@ impl<'o> Pp<'o> {
     /// Scans one file: the main file (output is built) or a header (macros only).
     fn run_file(&mut self, f: &[u8], st: &mut FileState) {
         let saved_path = std::mem::replace(&mut self.cur_path, st.path.clone());
+        self.line_cache = (0, 0, 1);
         let end = f.len();
         let mut i = 0;
         let mut bol = true;
+        // Whether identifiers are looked up (active text of the main file).
+        let mut expand = st.is_main && st.active && !self.exhausted;
         while i < end {
             let c = f[i];
-            match CLASS[c as usize] {
-                C_NL => {
-                    bol = true;
+            let cls = CLASS[c as usize];
+            if cls == C_NL {
+                bol = true;
+                i += 1;
+                while i < end && (f[i] == b' ' || f[i] == b'\t') {
                     i += 1;
                 }
-                C_WS => i += 1,
-                C_SLASH if i + 1 < end && f[i + 1] == b'*' => i = skip_block(f, i + 2, end),
-                C_SLASH if i + 1 < end && f[i + 1] == b'/' => i = skip_line_comment(f, i + 2, end),
-                C_BSLASH if continuation(f, i, end) > 0 => i += continuation(f, i, end),
+                continue;
+            }
+            match cls {
+                C_WS => {
+                    i += 1;
+                    continue;
+                }
                 C_HASH if bol => {
                     i = self.directive(f, i, st);
                     bol = false;
+                    expand = st.is_main && st.active && !self.exhausted;
+                    continue;
                 }
-                C_QUOTE => {
-                    bol = false;
-                    i = skip_literal(f, i, end);
+                C_SLASH if i + 1 < end && f[i + 1] == b'*' => {
+                    i = skip_block(f, i + 2, end);
+                    continue;
                 }
-                C_DIGIT => {
-                    bol = false;
-                    i = skip_ppnum(f, i, end);
+                C_SLASH if i + 1 < end && f[i + 1] == b'/' => {
+                    i = skip_line_comment(f, i + 2, end);
+                    continue;
                 }
-                C_DOT if i + 1 < end && f[i + 1].is_ascii_digit() => {
-                    bol = false;
-                    i = skip_ppnum(f, i, end);
+                C_BSLASH if continuation(f, i, end) > 0 => {
+                    i += continuation(f, i, end);
+                    continue;
                 }
+                _ => {}
+            }
+            bol = false;
+            if !expand {
+                // Skipped or header text: only literals, comments and newlines matter.
+                i = if cls == C_QUOTE {
+                    skip_literal(f, i, end)
+                } else {
+                    i + 1
+                };
+                while i < end && !SKIP_STOP[f[i] as usize] {
+                    i += 1;
+                }
+                continue;
+            }
+            match cls {
+                C_QUOTE => i = skip_literal(f, i, end),
+                C_DIGIT => i = skip_ppnum(f, i, end),
+                C_DOT if i + 1 < end && f[i + 1].is_ascii_digit() => i = skip_ppnum(f, i, end),
                 C_ID => {
-                    bol = false;
                     let s = i;
                     i += 1;
                     while i < end && is_id_char(f[i]) {
                         i += 1;
                     }
-                    if st.is_main && st.active && !self.exhausted {
+                    if self.bloom_has(&f[s..i]) {
                         if let Some(&m) = self.map.get(&f[s..i]) {
                             i = self.expand_at(f, m, s, i);
+                            expand = !self.exhausted;
                         }
                     }
                 }
-                _ => {
-                    bol = false;
-                    i += 1;
-                }
+                _ => i += 1,
             }
         }
         // End of file: unterminated conditionals.
         let open = std::mem::take(&mut st.conds);
         for c in &open {
             let span = c.span;
-            self.diag("PPO001", Severity::Warning, span, "unterminated conditional directive (missing #endif)".into());
+            self.diag(
+                "PPO001",
+                Severity::Warning,
+                span,
+                "unterminated conditional directive (missing #endif)".into(),
+            );
         }
         if st.is_main && !st.active {
             let s = st.inactive_start;
@@ -1252,6 +1466,7 @@ impl<'o> Pp<'o> {
         }
         st.active = true;
         self.cur_path = saved_path;
+        self.line_cache = (0, 0, 1);
     }
 
     /// Copies original text up to `to` into the output.
@@ -1269,7 +1484,11 @@ impl<'o> Pp<'o> {
             return;
         }
         self.flush(f, from);
-        self.out.extend(f[from..to].iter().map(|&c| if c == b'\n' { b'\n' } else { b' ' }));
+        self.out.extend(
+            f[from..to]
+                .iter()
+                .map(|&c| if c == b'\n' { b'\n' } else { b' ' }),
+        );
         self.copied_upto = to;
     }
 
@@ -1288,7 +1507,14 @@ impl<'o> Pp<'o> {
         self.src_last = j;
         self.src_end = f.len();
         self.top_start = s;
-        let name = Tok { start: s as u32, len: (j - s) as u32, kind: K_IDENT, flags: 0, src: S_FILE, aux: 0 };
+        let name = Tok {
+            start: s as u32,
+            len: (j - s) as u32,
+            kind: K_IDENT,
+            flags: 0,
+            src: S_FILE,
+            aux: 0,
+        };
         let mut out = self.take_vec();
         let r = match self.try_enter(f, m, name) {
             Ok(true) => self.expand_loop(f, &mut out),
@@ -1337,7 +1563,12 @@ impl<'o> Pp<'o> {
     fn emit_expansion(&mut self, f: &[u8], a: usize, c: usize, toks: &[Tok]) -> bool {
         self.flush(f, a);
         let es = self.out.len();
-        let Pp { out, arena, scratch, .. } = self;
+        let Pp {
+            out,
+            arena,
+            scratch,
+            ..
+        } = self;
         for t in toks {
             let s = tok_text(f, arena, scratch, t);
             let Some(&first) = s.first() else { continue };
@@ -1361,13 +1592,20 @@ impl<'o> Pp<'o> {
         if tl <= inv.len() && first_nl == inv.len() {
             // One line: right-align the expansion in the invocation's columns.
             let pad = inv.len() - tl;
-            out.splice(es..es, std::iter::repeat_n(b' ', pad));
+            let len = out.len();
+            out.resize(len + pad, b' ');
+            out.copy_within(es..len, es + pad);
+            out[es..es + pad].fill(b' ');
         } else if tl <= first_nl {
-            out.extend(inv[tl..].iter().map(|&x| if x == b'\n' { b'\n' } else { b' ' }));
+            out.extend(
+                inv[tl..]
+                    .iter()
+                    .map(|&x| if x == b'\n' { b'\n' } else { b' ' }),
+            );
         } else if let Some(last_nl) = inv.iter().rposition(|&x| x == b'\n') {
             let k = inv.iter().filter(|&&x| x == b'\n').count();
-            out.extend(std::iter::repeat_n(b'\n', k));
-            out.extend(std::iter::repeat_n(b' ', inv.len() - last_nl - 1));
+            out.resize(out.len() + k, b'\n');
+            out.resize(out.len() + (inv.len() - last_nl - 1), b' ');
         }
         if out.len() > self.max_out {
             out.truncate(es);
@@ -1406,7 +1644,11 @@ impl<'o> Pp<'o> {
         }
         let name = &f[ns..ne];
         let was_active = st.active;
-        let span = if st.is_main { Span::new(hash as u32, end as u32) } else { self.site };
+        let span = if st.is_main {
+            Span::new(hash as u32, end as u32)
+        } else {
+            self.site
+        };
         let mut keep = false;
         match name {
             b"if" | b"ifdef" | b"ifndef" => {
@@ -1416,14 +1658,30 @@ impl<'o> Pp<'o> {
                     let v = self.cond_value(f, name, ne, end, span);
                     (v, v)
                 };
-                st.conds.push(Cond { parent: was_active, active, taken, seen_else: false, span });
+                st.conds.push(Cond {
+                    parent: was_active,
+                    active,
+                    taken,
+                    seen_else: false,
+                    span,
+                });
             }
             b"elif" | b"elifdef" | b"elifndef" => match st.conds.len() {
-                0 => self.diag("PPO001", Severity::Warning, span, "#elif without #if".into()),
+                0 => self.diag(
+                    "PPO001",
+                    Severity::Warning,
+                    span,
+                    "#elif without #if".into(),
+                ),
                 n => {
                     let c = &st.conds[n - 1];
                     if c.seen_else {
-                        self.diag("PPO001", Severity::Warning, span, "#elif after #else".into());
+                        self.diag(
+                            "PPO001",
+                            Severity::Warning,
+                            span,
+                            "#elif after #else".into(),
+                        );
                     }
                     let (parent, taken) = (c.parent, c.taken);
                     let v = if !parent || taken {
@@ -1442,25 +1700,43 @@ impl<'o> Pp<'o> {
                 }
             },
             b"else" => match st.conds.last_mut() {
-                None => self.diag("PPO001", Severity::Warning, span, "#else without #if".into()),
+                None => self.diag(
+                    "PPO001",
+                    Severity::Warning,
+                    span,
+                    "#else without #if".into(),
+                ),
                 Some(c) => {
                     let dup = c.seen_else;
                     c.seen_else = true;
                     c.active = c.parent && !c.taken;
                     c.taken = true;
                     if dup {
-                        self.diag("PPO001", Severity::Warning, span, "#else after #else".into());
+                        self.diag(
+                            "PPO001",
+                            Severity::Warning,
+                            span,
+                            "#else after #else".into(),
+                        );
                     }
                 }
             },
-            b"endif" => {
-                if st.conds.pop().is_none() {
-                    self.diag("PPO001", Severity::Warning, span, "#endif without #if".into());
-                }
+            b"endif" if st.conds.pop().is_none() => {
+                self.diag(
+                    "PPO001",
+                    Severity::Warning,
+                    span,
+                    "#endif without #if".into(),
+                );
             }
+            b"endif" => {}
             _ if !was_active => {}
             b"define" => {
-                let file = if st.is_main { None } else { Some(st.path.clone()) };
+                let file = if st.is_main {
+                    None
+                } else {
+                    Some(st.path.clone())
+                };
                 self.do_define(f, ne, end, file, Span::new(hash as u32, end as u32), true);
             }
             b"undef" => {
@@ -1474,8 +1750,17 @@ impl<'o> Pp<'o> {
             b"include" | b"include_next" | b"import" => self.do_include(f, ne, end, span, st),
             b"error" => {
                 let msg = String::from_utf8_lossy(&f[ne..end]).trim().to_string();
-                let where_ = if st.is_main { String::new() } else { format!(" (in {})", st.path.display()) };
-                self.diag("PPO002", Severity::Warning, span, format!("#error{where_}: {msg}"));
+                let where_ = if st.is_main {
+                    String::new()
+                } else {
+                    format!(" (in {})", st.path.display())
+                };
+                self.diag(
+                    "PPO002",
+                    Severity::Warning,
+                    span,
+                    format!("#error{where_}: {msg}"),
+                );
             }
             b"pragma" => {
                 keep = st.is_main;
@@ -1501,7 +1786,11 @@ impl<'o> Pp<'o> {
                 (false, true) => {
                     let s = st.inactive_start;
                     self.blank(f, s, end);
-                    let s0 = if s < f.len() && f[s] == b'\n' { s + 1 } else { s };
+                    let s0 = if s < f.len() && f[s] == b'\n' {
+                        s + 1
+                    } else {
+                        s
+                    };
                     let mut ls = hash;
                     while ls > 0 && matches!(f[ls - 1], b' ' | b'\t') {
                         ls -= 1;
@@ -1524,7 +1813,12 @@ impl<'o> Pp<'o> {
             }
             if j == i || !is_id_start(f[i]) {
                 let d = String::from_utf8_lossy(kind).into_owned();
-                self.diag("PPO001", Severity::Warning, span, format!("#{d} without a macro name; treated as false"));
+                self.diag(
+                    "PPO001",
+                    Severity::Warning,
+                    span,
+                    format!("#{d} without a macro name; treated as false"),
+                );
                 return false;
             }
             let def = self.map.contains_key(&f[i..j]);
@@ -1533,7 +1827,12 @@ impl<'o> Pp<'o> {
         match self.eval_if(f, s, e) {
             Ok(v) => v,
             Err(msg) => {
-                self.diag("PPO001", Severity::Warning, span, format!("invalid #if expression: {msg}; treated as false"));
+                self.diag(
+                    "PPO001",
+                    Severity::Warning,
+                    span,
+                    format!("invalid #if expression: {msg}; treated as false"),
+                );
                 false
             }
         }
@@ -1550,16 +1849,34 @@ impl<'o> Pp<'o> {
             let (kind, te) = lex_token(f, k, e);
             let te = te.min(e).max(k + 1);
             let flags = if k > i { F_SPACE } else { 0 };
-            out.push(Tok { start: k as u32, len: (te - k) as u32, kind, flags, src: S_FILE, aux: 0 });
+            out.push(Tok {
+                start: k as u32,
+                len: (te - k) as u32,
+                kind,
+                flags,
+                src: S_FILE,
+                aux: 0,
+            });
             i = te;
         }
     }
 
     /// Macro-expands `[s, e)` in isolation (for `#if` when `in_if`, and computed includes).
-    fn expand_range(&mut self, f: &[u8], s: usize, e: usize, in_if: bool) -> Result<Vec<Tok>, Abort> {
+    fn expand_range(
+        &mut self,
+        f: &[u8],
+        s: usize,
+        e: usize,
+        in_if: bool,
+    ) -> Result<Vec<Tok>, Abort> {
         let mut toks = self.take_vec();
         Self::lex_range(f, s, e, &mut toks);
-        self.ctx.push(Ctx { mac: NO_MACRO, barrier: true, toks, pos: 0 });
+        self.ctx.push(Ctx {
+            mac: NO_MACRO,
+            barrier: true,
+            toks,
+            pos: 0,
+        });
         let saved = self.src_ok;
         self.src_ok = false;
         self.in_if = in_if;
@@ -1584,8 +1901,12 @@ impl<'o> Pp<'o> {
                 self.give_vec(toks);
                 r
             }
-            Err(Abort::Args(n)) => Err(format!("macro \"{n}\" called with the wrong number of arguments")),
-            Err(Abort::Unterminated(n)) => Err(format!("unterminated argument list invoking macro \"{n}\"")),
+            Err(Abort::Args(n)) => Err(format!(
+                "macro \"{n}\" called with the wrong number of arguments"
+            )),
+            Err(Abort::Unterminated(n)) => {
+                Err(format!("unterminated argument list invoking macro \"{n}\""))
+            }
             Err(Abort::Limit) => {
                 self.limit_reached();
                 Err("macro expansion limit reached".into())
@@ -1596,7 +1917,15 @@ impl<'o> Pp<'o> {
     }
 
     /// Parses a `#define` whose name starts after `s` (up to `e`) and defines it.
-    fn do_define(&mut self, f: &[u8], s: usize, e: usize, file: Option<PathBuf>, span: Span, record: bool) -> bool {
+    fn do_define(
+        &mut self,
+        f: &[u8],
+        s: usize,
+        e: usize,
+        file: Option<PathBuf>,
+        span: Span,
+        record: bool,
+    ) -> bool {
         let i = skip_ws(f, s, e, true);
         if i >= e || !is_id_start(f[i]) {
             return false;
@@ -1677,7 +2006,11 @@ impl<'o> Pp<'o> {
             }
             let (mut kind, mut te) = lex_token(f, q, e);
             te = te.min(e).max(q + 1);
-            let flags = if q > p && !body.is_empty() { F_SPACE } else { 0 };
+            let flags = if q > p && !body.is_empty() {
+                F_SPACE
+            } else {
+                0
+            };
             let mut aux = 0u16;
             let mut tok_bytes: &[u8] = &f[q..te];
             let mut owned: Vec<u8> = Vec::new();
@@ -1708,7 +2041,14 @@ impl<'o> Pp<'o> {
             text.push_str(&String::from_utf8_lossy(tok_bytes));
             let start = self.arena.len() as u32;
             self.arena.extend_from_slice(tok_bytes);
-            body.push(Tok { start, len: tok_bytes.len() as u32, kind, flags, src: S_ARENA, aux });
+            body.push(Tok {
+                start,
+                len: tok_bytes.len() as u32,
+                kind,
+                flags,
+                src: S_ARENA,
+                aux,
+            });
             p = te;
         }
         if body.first().is_some_and(|t| t.kind == K_PASTE) {
@@ -1722,7 +2062,12 @@ impl<'o> Pp<'o> {
             self.macro_defs.push(MacroDef {
                 name: name_s.to_string(),
                 params: if func {
-                    Some(params.iter().map(|p| String::from_utf8_lossy(p).into_owned()).collect())
+                    Some(
+                        params
+                            .iter()
+                            .map(|p| String::from_utf8_lossy(p).into_owned())
+                            .collect(),
+                    )
                 } else {
                     None
                 },
@@ -1742,6 +2087,7 @@ impl<'o> Pp<'o> {
             name: name_s,
         });
         self.disabled.push(false);
+        self.bloom_add(name);
         self.map.insert(name.into(), idx);
         true
     }
@@ -1753,8 +2099,16 @@ impl<'o> Pp<'o> {
 
     fn define_builtin(&mut self, name: &str, b: u8) {
         let idx = self.macros.len() as u32;
-        self.macros.push(Macro { func: false, nparams: 0, variadic: false, builtin: b, body: Vec::new(), name: name.into() });
+        self.macros.push(Macro {
+            func: false,
+            nparams: 0,
+            variadic: false,
+            builtin: b,
+            body: Vec::new(),
+            name: name.into(),
+        });
         self.disabled.push(false);
+        self.bloom_add(name.as_bytes());
         self.map.insert(name.as_bytes().into(), idx);
     }
 
@@ -1794,7 +2148,9 @@ impl<'o> Pp<'o> {
 
     /// Defines the usual macros of a standard header (once, without overriding).
     fn include_system(&mut self, name: &str) {
-        let Some((key, lines)) = system_macros(name) else { return };
+        let Some((key, lines)) = system_macros(name) else {
+            return;
+        };
         if !self.sys_done.insert(key) {
             return;
         }
@@ -1841,11 +2197,17 @@ impl<'o> Pp<'o> {
         }
         let (name, system) = match f[i] {
             b'"' => match f[i + 1..e].iter().position(|&c| c == b'"') {
-                Some(p) => (String::from_utf8_lossy(&f[i + 1..i + 1 + p]).into_owned(), false),
+                Some(p) => (
+                    String::from_utf8_lossy(&f[i + 1..i + 1 + p]).into_owned(),
+                    false,
+                ),
                 None => return,
             },
             b'<' => match f[i + 1..e].iter().position(|&c| c == b'>') {
-                Some(p) => (String::from_utf8_lossy(&f[i + 1..i + 1 + p]).into_owned(), true),
+                Some(p) => (
+                    String::from_utf8_lossy(&f[i + 1..i + 1 + p]).into_owned(),
+                    true,
+                ),
                 None => return,
             },
             _ => {
@@ -1872,7 +2234,12 @@ impl<'o> Pp<'o> {
         };
         if system {
             if st.is_main {
-                self.includes.push(Include { name: name.clone(), system: true, resolved: None, span });
+                self.includes.push(Include {
+                    name: name.clone(),
+                    system: true,
+                    resolved: None,
+                    span,
+                });
             }
             self.include_system(&name);
             return;
@@ -1880,7 +2247,12 @@ impl<'o> Pp<'o> {
         let resolved = self.resolve(&name, &st.dir);
         if st.is_main {
             let r = resolved.as_ref().map(|(p, _)| p.clone());
-            self.includes.push(Include { name: name.clone(), system: false, resolved: r, span });
+            self.includes.push(Include {
+                name: name.clone(),
+                system: false,
+                resolved: r,
+                span,
+            });
         }
         let Some((path, text)) = resolved else {
             if system_macros(&name).is_some() {
@@ -1899,12 +2271,22 @@ impl<'o> Pp<'o> {
             return;
         }
         if self.stack.len() > MAX_INCLUDE_DEPTH {
-            self.diag("PPO005", Severity::Warning, span, format!("#include nested too deeply; \"{name}\" skipped"));
+            self.diag(
+                "PPO005",
+                Severity::Warning,
+                span,
+                format!("#include nested too deeply; \"{name}\" skipped"),
+            );
             return;
         }
         self.header_bytes += text.len();
         if self.header_bytes > self.max_out {
-            self.diag("PPO005", Severity::Warning, span, format!("too much header text; \"{name}\" skipped"));
+            self.diag(
+                "PPO005",
+                Severity::Warning,
+                span,
+                format!("too much header text; \"{name}\" skipped"),
+            );
             return;
         }
         let saved_site = self.site;
@@ -1954,7 +2336,9 @@ impl<'o> Pp<'o> {
         };
         Preprocessed {
             text,
-            map: SourceMap { segments: self.segments },
+            map: SourceMap {
+                segments: self.segments,
+            },
             macros: self.macro_defs,
             includes: self.includes,
             inactive: self.inactive,
@@ -1996,7 +2380,11 @@ fn eval_tokens<'a>(toks: &[Tok], text: impl Fn(&Tok) -> &'a [u8]) -> Result<bool
     if es.is_empty() {
         return Err("empty expression".into());
     }
-    let mut p = Parser { t: &es, p: 0, depth: 0 };
+    let mut p = Parser {
+        t: &es,
+        p: 0,
+        depth: 0,
+    };
     let v = p.expr(true)?;
     if p.p < es.len() {
         return Err("extra tokens at the end".into());
@@ -2014,7 +2402,8 @@ fn parse_int(s: &[u8]) -> Result<(i64, bool), String> {
         end -= 1;
     }
     let body = &s[..end];
-    let (radix, digits) = if body.len() > 2 && (body.starts_with(b"0x") || body.starts_with(b"0X")) {
+    let (radix, digits) = if body.len() > 2 && (body.starts_with(b"0x") || body.starts_with(b"0X"))
+    {
         (16u64, &body[2..])
     } else if body.len() > 2 && (body.starts_with(b"0b") || body.starts_with(b"0B")) {
         (2, &body[2..])
@@ -2038,11 +2427,13 @@ fn parse_int(s: &[u8]) -> Result<(i64, bool), String> {
             _ => 99,
         };
         if d >= radix {
-            return Err(if c == b'.' || c == b'e' || c == b'E' || c == b'p' || c == b'P' {
-                "floating-point constant in #if".into()
-            } else {
-                format!("invalid number \"{}\"", String::from_utf8_lossy(s))
-            });
+            return Err(
+                if c == b'.' || c == b'e' || c == b'E' || c == b'p' || c == b'P' {
+                    "floating-point constant in #if".into()
+                } else {
+                    format!("invalid number \"{}\"", String::from_utf8_lossy(s))
+                },
+            );
         }
         v = v.wrapping_mul(radix).wrapping_add(d);
     }
@@ -2053,10 +2444,15 @@ fn parse_int(s: &[u8]) -> Result<(i64, bool), String> {
 }
 
 fn parse_char(s: &[u8]) -> Result<i64, String> {
-    let q = s.iter().position(|&c| c == b'\'').ok_or("bad character constant")?;
+    let q = s
+        .iter()
+        .position(|&c| c == b'\'')
+        .ok_or("bad character constant")?;
     let wide = q > 0;
     let body = &s[q + 1..];
-    let body = body.strip_suffix(b"'").ok_or("unterminated character constant")?;
+    let body = body
+        .strip_suffix(b"'")
+        .ok_or("unterminated character constant")?;
     let mut vals: Vec<i64> = Vec::new();
     let mut i = 0;
     while i < body.len() {
@@ -2067,7 +2463,9 @@ fn parse_char(s: &[u8]) -> Result<i64, String> {
             continue;
         }
         i += 1;
-        let Some(&e) = body.get(i) else { return Err("bad escape".into()) };
+        let Some(&e) = body.get(i) else {
+            return Err("bad escape".into());
+        };
         i += 1;
         let v = match e {
             b'n' => 10,
@@ -2219,7 +2617,10 @@ impl Parser<'_> {
                     b"+\0" => self.unary(ev),
                     b"~\0" => self.unary(ev).map(|(v, u)| (!v, u)),
                     b"!\0" => self.unary(ev).map(|(v, _)| ((v == 0) as i64, false)),
-                    _ => Err(format!("unexpected '{}'", String::from_utf8_lossy(&op).trim_end_matches('\0'))),
+                    _ => Err(format!(
+                        "unexpected '{}'",
+                        String::from_utf8_lossy(&op).trim_end_matches('\0')
+                    )),
                 }
             }
         };
@@ -2237,7 +2638,11 @@ fn apply(op: [u8; 2], l: V, r: V, ev: bool) -> Result<V, String> {
         b"*\0" => Ok((a.wrapping_mul(b), uns)),
         b"/\0" | b"%\0" => {
             if b == 0 {
-                return if ev { Err("division by zero in #if".into()) } else { Ok((0, uns)) };
+                return if ev {
+                    Err("division by zero in #if".into())
+                } else {
+                    Ok((0, uns))
+                };
             }
             let div = op[0] == b'/';
             Ok(match (uns, div) {
@@ -2249,7 +2654,14 @@ fn apply(op: [u8; 2], l: V, r: V, ev: bool) -> Result<V, String> {
         }
         b"+\0" => Ok((a.wrapping_add(b), uns)),
         b"-\0" => Ok((a.wrapping_sub(b), uns)),
-        b"<<" => Ok((if !(0..64).contains(&b) { 0 } else { (ua << b) as i64 }, l.1)),
+        b"<<" => Ok((
+            if !(0..64).contains(&b) {
+                0
+            } else {
+                (ua << b) as i64
+            },
+            l.1,
+        )),
         b">>" => {
             let s = if (0..64).contains(&b) { b as u32 } else { 63 };
             Ok((if l.1 { (ua >> s) as i64 } else { a >> s }, l.1))
@@ -2483,9 +2895,19 @@ const H_INTTYPES: &[&str] = &[
     "SCNu64 \"lu\"",
 ];
 
-const H_STDBOOL: &[&str] = &["bool _Bool", "true 1", "false 0", "__bool_true_false_are_defined 1"];
+const H_STDBOOL: &[&str] = &[
+    "bool _Bool",
+    "true 1",
+    "false 0",
+    "__bool_true_false_are_defined 1",
+];
 const H_NULL: &[&str] = &["NULL ((void*)0)"];
-const H_STDLIB: &[&str] = &["NULL ((void*)0)", "EXIT_SUCCESS 0", "EXIT_FAILURE 1", "RAND_MAX 2147483647"];
+const H_STDLIB: &[&str] = &[
+    "NULL ((void*)0)",
+    "EXIT_SUCCESS 0",
+    "EXIT_FAILURE 1",
+    "RAND_MAX 2147483647",
+];
 const H_STDIO: &[&str] = &[
     "NULL ((void*)0)",
     "EOF (-1)",
@@ -2556,8 +2978,21 @@ const H_ERRNO: &[&str] = &[
     "ERANGE 34",
 ];
 const H_TIME: &[&str] = &["NULL ((void*)0)", "CLOCKS_PER_SEC 1000000L", "TIME_UTC 1"];
-const H_SIGNAL: &[&str] = &["SIGINT 2", "SIGILL 4", "SIGABRT 6", "SIGFPE 8", "SIGKILL 9", "SIGSEGV 11", "SIGTERM 15"];
-const H_UNISTD: &[&str] = &["NULL ((void*)0)", "STDIN_FILENO 0", "STDOUT_FILENO 1", "STDERR_FILENO 2"];
+const H_SIGNAL: &[&str] = &[
+    "SIGINT 2",
+    "SIGILL 4",
+    "SIGABRT 6",
+    "SIGFPE 8",
+    "SIGKILL 9",
+    "SIGSEGV 11",
+    "SIGTERM 15",
+];
+const H_UNISTD: &[&str] = &[
+    "NULL ((void*)0)",
+    "STDIN_FILENO 0",
+    "STDOUT_FILENO 1",
+    "STDERR_FILENO 2",
+];
 const H_NONE: &[&str] = &[];
 
 /// Macros of the standard headers `#include <…>` makes known (without reading the header).
@@ -2579,9 +3014,10 @@ fn system_macros(name: &str) -> Option<(&'static str, &'static [&'static str])> 
         "time.h" => ("time.h", H_TIME),
         "signal.h" => ("signal.h", H_SIGNAL),
         "unistd.h" => ("unistd.h", H_UNISTD),
-        "assert.h" | "ctype.h" | "stdarg.h" | "setjmp.h" | "complex.h" | "omp.h" | "pthread.h" | "fenv.h"
-        | "iso646.h" | "stdalign.h" | "stdatomic.h" | "stdnoreturn.h" | "tgmath.h" | "threads.h" | "uchar.h"
-        | "wctype.h" | "fcntl.h" | "sys/types.h" | "sys/stat.h" | "sys/time.h" | "strings.h" => ("", H_NONE),
+        "assert.h" | "ctype.h" | "stdarg.h" | "setjmp.h" | "complex.h" | "omp.h" | "pthread.h"
+        | "fenv.h" | "iso646.h" | "stdalign.h" | "stdatomic.h" | "stdnoreturn.h" | "tgmath.h"
+        | "threads.h" | "uchar.h" | "wctype.h" | "fcntl.h" | "sys/types.h" | "sys/stat.h"
+        | "sys/time.h" | "strings.h" => ("", H_NONE),
         _ => return None,
     };
     Some(r)

@@ -24,7 +24,10 @@ fn check_invariants(src: &str, r: &Preprocessed) {
     for w in segs.windows(2) {
         assert_eq!(w[0].exp_end, w[1].exp_start);
         assert_eq!(w[0].orig_end, w[1].orig_start);
-        assert!(!(w[0].copied && w[1].copied), "adjacent copied segments not merged");
+        assert!(
+            !(w[0].copied && w[1].copied),
+            "adjacent copied segments not merged"
+        );
     }
     let (o, e) = (src.as_bytes(), r.text.as_bytes());
     for s in segs.iter().filter(|s| s.copied) {
@@ -32,7 +35,10 @@ fn check_invariants(src: &str, r: &Preprocessed) {
         let a = &e[s.exp_start as usize..s.exp_end as usize];
         let b = &o[s.orig_start as usize..s.orig_end as usize];
         for (x, y) in a.iter().zip(b) {
-            assert!(x == y || (*x == b' ' && *y != b'\n'), "copied byte changed: {x} vs {y}");
+            assert!(
+                x == y || (*x == b' ' && *y != b'\n'),
+                "copied byte changed: {x} vs {y}"
+            );
         }
     }
 }
@@ -41,7 +47,14 @@ fn check_invariants(src: &str, r: &Preprocessed) {
 /// Padding spaces next to brackets and before `;`/`,` are dropped too.
 fn squeeze(s: &str) -> String {
     let mut t = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    for (a, b) in [(" ;", ";"), (" ,", ","), (" )", ")"), (" ]", "]"), ("( ", "("), ("[ ", "[")] {
+    for (a, b) in [
+        (" ;", ";"),
+        (" ,", ","),
+        (" )", ")"),
+        (" ]", "]"),
+        ("( ", "("),
+        ("[ ", "["),
+    ] {
         t = t.replace(a, b);
     }
     t
@@ -104,7 +117,8 @@ fn function_like_name_without_parens_is_not_expanded() {
 
 #[test]
 fn nested_macros() {
-    let r = run("#define A B\n#define B 42\n#define ADD(x,y) ((x)+(y))\nint v = ADD(A, ADD(1,B));\n");
+    let r =
+        run("#define A B\n#define B 42\n#define ADD(x,y) ((x)+(y))\nint v = ADD(A, ADD(1,B));\n");
     assert_eq!(squeeze(&r.text), "int v = ((42)+(((1)+(42))));");
 }
 
@@ -191,12 +205,16 @@ fn multi_line_invocation_keeps_lines() {
     let y_orig = src.find("int y").unwrap() as u32;
     assert_eq!(r.map.start(y_exp), y_orig);
     let line_of = |s: &str, o: usize| s[..o].matches('\n').count();
-    assert_eq!(line_of(&r.text, y_exp as usize), line_of(src, y_orig as usize));
+    assert_eq!(
+        line_of(&r.text, y_exp as usize),
+        line_of(src, y_orig as usize)
+    );
 }
 
 #[test]
 fn continued_macro_body_is_joined() {
-    let src = "#define BODY(x) \\\n  do { \\\n    f(x); \\\n  } while (0)\nvoid g(void) { BODY(1); }\n";
+    let src =
+        "#define BODY(x) \\\n  do { \\\n    f(x); \\\n  } while (0)\nvoid g(void) { BODY(1); }\n";
     let r = run(src);
     let line = r.text.lines().nth(4).unwrap();
     assert_eq!(squeeze(line), "void g(void) { do { f(1); } while (0); }");
@@ -251,7 +269,9 @@ fn no_accidental_token_pasting() {
 fn comments_and_strings_are_not_expanded() {
     let src = "#define N 10\n/* N */ const char *s = \"N\"; char c = 'N'; // N\nint n = N;\n";
     let r = run(src);
-    assert!(r.text.contains("/* N */ const char *s = \"N\"; char c = 'N'; // N"));
+    assert!(r
+        .text
+        .contains("/* N */ const char *s = \"N\"; char c = 'N'; // N"));
     assert!(squeeze(&r.text).ends_with("int n = 10;"));
 }
 
@@ -288,7 +308,14 @@ fn conditionals_elif_chain_and_nesting() {
     assert_eq!(squeeze(&r.text), "int two; int yes; int end;");
     assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     let dropped: Vec<&str> = r.inactive.iter().map(|s| &src[s.range()]).collect();
-    assert_eq!(dropped, vec!["int one;\n", "int nope;\n", "int three;\n#else\nint other;\n"]);
+    assert_eq!(
+        dropped,
+        vec![
+            "int one;\n",
+            "int nope;\n",
+            "int three;\n#else\nint other;\n"
+        ]
+    );
 }
 
 #[test]
@@ -305,10 +332,16 @@ fn if_expressions() {
         ("-1 < 0", true),
         ("-1 < 0u", false),
         ("0xffffffffffffffff > 0", true),
-        ("'a' == 97 && '\\n' == 10 && '\\x41' == 65 && '\\101' == 65", true),
+        (
+            "'a' == 97 && '\\n' == 10 && '\\x41' == 65 && '\\101' == 65",
+            true,
+        ),
         ("(1 << 3) == 8 && (256 >> 4) == 16", true),
         ("10 / 3 == 3 && 10 % 3 == 1 && -7 / 2 == -3", true),
-        ("!0 && ~0 == -1 && (5 & 3) == 1 && (5 | 3) == 7 && (5 ^ 3) == 6", true),
+        (
+            "!0 && ~0 == -1 && (5 & 3) == 1 && (5 | 3) == 7 && (5 ^ 3) == 6",
+            true,
+        ),
         ("UNDEFINED_THING", false),
         ("UNDEFINED_THING == 0", true),
         ("defined(__GNUC__) && __GNUC__ >= 4", true),
@@ -320,26 +353,44 @@ fn if_expressions() {
         ("(2, 3) == 3", true),
         ("1 ? 0 : 1 / 0", false),
         ("0b101 == 5 && 010 == 8 && 100000000000LL > 1", true),
-        ("__has_include(<stdio.h>) && !__has_include(\"nope.h\")", true),
+        (
+            "__has_include(<stdio.h>) && !__has_include(\"nope.h\")",
+            true,
+        ),
         ("__has_builtin(__builtin_expect)", false),
     ];
     for (e, want) in cases {
         let src = format!("#if {e}\nint yes;\n#else\nint no;\n#endif\n");
         let r = run(&src);
-        assert_eq!(squeeze(&r.text), if want { "int yes;" } else { "int no;" }, "#if {e}");
+        assert_eq!(
+            squeeze(&r.text),
+            if want { "int yes;" } else { "int no;" },
+            "#if {e}"
+        );
         assert!(r.diagnostics.is_empty(), "#if {e}: {:?}", r.diagnostics);
     }
 }
 
 #[test]
 fn defined_produced_by_macro_in_if() {
-    let src = "#define HAVE(x) defined(x)\n#define FOO\n#if HAVE(FOO) && !HAVE(BAR)\nint ok;\n#endif\n";
+    let src =
+        "#define HAVE(x) defined(x)\n#define FOO\n#if HAVE(FOO) && !HAVE(BAR)\nint ok;\n#endif\n";
     assert_eq!(squeeze(&run(src).text), "int ok;");
 }
 
 #[test]
 fn invalid_if_expressions_give_diagnostics() {
-    for e in ["", "1 +", "(1", "1.5 > 1", "\"s\"", "1 / 0", "defined(", "@", "((((((((((((1"] {
+    for e in [
+        "",
+        "1 +",
+        "(1",
+        "1.5 > 1",
+        "\"s\"",
+        "1 / 0",
+        "defined(",
+        "@",
+        "((((((((((((1",
+    ] {
         let src = format!("#if {e}\nint yes;\n#else\nint no;\n#endif\n");
         let r = run(&src);
         assert_eq!(squeeze(&r.text), "int no;", "#if {e}");
@@ -419,7 +470,11 @@ fn file_and_line() {
 fn command_line_defines() {
     let opts = PpOptions {
         include_dirs: vec![],
-        defines: vec![("N".into(), "8".into()), ("FLAG".into(), String::new()), ("F(x)".into(), "(x*2)".into())],
+        defines: vec![
+            ("N".into(), "8".into()),
+            ("FLAG".into(), String::new()),
+            ("F(x)".into(), "(x*2)".into()),
+        ],
         undefines: vec!["__GNUC__".into()],
     };
     let src = "#if FLAG && !defined(__GNUC__)\nint a[N]; int b = F(3);\n#endif\n";
@@ -431,8 +486,14 @@ fn command_line_defines() {
 #[test]
 fn local_header_macros() {
     let loader = MemLoader::new([
-        ("defs.h", "#pragma once\n#define SIZE 16\n#include \"sub/more.h\"\nint not_inlined;\n"),
-        ("sub/more.h", "#ifndef MORE\n#define MORE\n#define TWICE(x) (2*(x))\n#endif\n"),
+        (
+            "defs.h",
+            "#pragma once\n#define SIZE 16\n#include \"sub/more.h\"\nint not_inlined;\n",
+        ),
+        (
+            "sub/more.h",
+            "#ifndef MORE\n#define MORE\n#define TWICE(x) (2*(x))\n#endif\n",
+        ),
     ]);
     let src = "#include \"defs.h\"\n#include \"defs.h\"\nint a[TWICE(SIZE)];\n";
     let r = run_with(src, &loader, &PpOptions::default());
@@ -455,13 +516,22 @@ fn include_search_order() {
         ("inc/b.h", "#define OTHER 3\n#include \"c.h\"\n"),
         ("inc/c.h", "#define THIRD 4\n"),
     ]);
-    let opts = PpOptions { include_dirs: vec![PathBuf::from("inc")], ..Default::default() };
+    let opts = PpOptions {
+        include_dirs: vec![PathBuf::from("inc")],
+        ..Default::default()
+    };
     let src = "#include \"a.h\"\n#include \"b.h\"\nint x = WHO + OTHER + THIRD;\n";
     let r = preprocess(src, Path::new("src/main.c"), &opts, &loader);
     check_invariants(src, &r);
     assert_eq!(squeeze(&r.text), "int x = 1 + 3 + 4;");
-    assert_eq!(r.includes[0].resolved.as_deref(), Some(Path::new("src/a.h")));
-    assert_eq!(r.includes[1].resolved.as_deref(), Some(Path::new("inc/b.h")));
+    assert_eq!(
+        r.includes[0].resolved.as_deref(),
+        Some(Path::new("src/a.h"))
+    );
+    assert_eq!(
+        r.includes[1].resolved.as_deref(),
+        Some(Path::new("inc/b.h"))
+    );
 }
 
 #[test]
@@ -483,7 +553,10 @@ fn missing_header_note_and_header_diagnostics() {
     let r = run_with(src, &loader, &PpOptions::default());
     assert_eq!(codes(&r), vec!["PPO003", "PPO002", "PPO001"]);
     assert_eq!(r.diagnostics[0].severity, Severity::Note);
-    assert_eq!(r.diagnostics[0].message, "header \"nothere.h\" not found; its macros are not expanded");
+    assert_eq!(
+        r.diagnostics[0].message,
+        "header \"nothere.h\" not found; its macros are not expanded"
+    );
     assert_eq!(r.diagnostics[0].span, Span::new(0, 20));
     // Diagnostics inside a header point at the main file's #include.
     assert_eq!(r.diagnostics[1].span, Span::new(21, 37));
@@ -504,7 +577,12 @@ fn system_headers_are_recorded_and_predefine_values() {
     );
     let r = run(src);
     let t = squeeze(&r.text);
-    assert!(t.contains("_Bool ok = 1; void *p = ((void*)0); int e = 1; double pi = 3.14159265358979323846;"), "{t}");
+    assert!(
+        t.contains(
+            "_Bool ok = 1; void *p = ((void*)0); int e = 1; double pi = 3.14159265358979323846;"
+        ),
+        "{t}"
+    );
     assert!(t.contains("long m = 5L;"), "{t}");
     assert_eq!(r.includes.len(), 5);
     assert!(r.includes.iter().all(|i| i.system && i.resolved.is_none()));
@@ -516,7 +594,8 @@ fn system_headers_are_recorded_and_predefine_values() {
 
 #[test]
 fn directive_with_comments_and_continuations() {
-    let src = "#define A /* multi\nline */ 5 \\\n + 1\nint x = A; /* c */ # /* not a directive */\n";
+    let src =
+        "#define A /* multi\nline */ 5 \\\n + 1\nint x = A; /* c */ # /* not a directive */\n";
     let r = run(src);
     assert_eq!(r.text.lines().count(), src.lines().count());
     assert!(squeeze(&r.text).starts_with("int x = 5 + 1;"));
@@ -533,11 +612,37 @@ fn inactive_text_with_odd_quotes() {
 #[test]
 fn garbage_never_panics() {
     let inputs = [
-        "#define", "#define (", "#define F(", "#define F(a,", "#define F(a b) x", "#define F(...) __VA_ARGS__\nF(",
-        "#if", "#if )(", "#ifdef", "#elif", "/* unterminated", "\"unterminated", "'", "#include", "#include \"",
-        "#include <", "#include MACRO", "#define X(a) #\nX(1)", "#define X(a) a ##\nX(1)", "#define ## x", "\\",
-        "#define E(x) x\nE(E(E(E(", "#define a a a a a\na", "??=define X 1", "#define X \\", "#if 1 ?", "#if 'ab",
-        "#if '", "#define S(x) #x\nS(\"\\)", "#line 10 \"x.c\"\n#\n# 33 \"foo\"\n", "#undef",
+        "#define",
+        "#define (",
+        "#define F(",
+        "#define F(a,",
+        "#define F(a b) x",
+        "#define F(...) __VA_ARGS__\nF(",
+        "#if",
+        "#if )(",
+        "#ifdef",
+        "#elif",
+        "/* unterminated",
+        "\"unterminated",
+        "'",
+        "#include",
+        "#include \"",
+        "#include <",
+        "#include MACRO",
+        "#define X(a) #\nX(1)",
+        "#define X(a) a ##\nX(1)",
+        "#define ## x",
+        "\\",
+        "#define E(x) x\nE(E(E(E(",
+        "#define a a a a a\na",
+        "??=define X 1",
+        "#define X \\",
+        "#if 1 ?",
+        "#if 'ab",
+        "#if '",
+        "#define S(x) #x\nS(\"\\)",
+        "#line 10 \"x.c\"\n#\n# 33 \"foo\"\n",
+        "#undef",
     ];
     for s in inputs {
         let _ = run(s);
@@ -585,7 +690,9 @@ fn expanded_text_parses_and_maps_with_tree_sitter() {
     );
     let r = run(src);
     let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&tree_sitter_c::LANGUAGE.into()).unwrap();
+    parser
+        .set_language(&tree_sitter_c::LANGUAGE.into())
+        .unwrap();
     let tree = parser.parse(&r.text, None).unwrap();
     assert!(!tree.root_node().has_error(), "{}", r.text);
     // Every node maps into the original; identifiers outside expansions map to themselves.
