@@ -76,19 +76,8 @@ pub struct Cfg {
 
 /// Library functions that never return.
 fn is_noreturn(name: &str) -> bool {
-    matches!(
-        name,
-        "exit"
-            | "abort"
-            | "_Exit"
-            | "quick_exit"
-            | "longjmp"
-            | "siglongjmp"
-            | "__builtin_unreachable"
-            | "__builtin_trap"
-            | "__assert_fail"
-            | "pthread_exit"
-    )
+    crate::libc::lookup(name).is_some_and(|f| f.noreturn)
+        || matches!(name, "__builtin_unreachable" | "__builtin_trap" | "__assert_fail" | "pthread_exit")
 }
 
 struct Builder<'a> {

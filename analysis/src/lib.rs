@@ -4,6 +4,7 @@ pub mod cfg;
 pub mod effects;
 pub mod frontend;
 pub mod ir;
+pub mod libc;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
