@@ -139,7 +139,9 @@ pub fn split_points(src: &[u8], want: usize) -> Vec<(usize, usize)> {
         }
         i += 1;
     }
-    out.push((start, n));
+    if start < n || out.is_empty() {
+        out.push((start, n));
+    }
     out
 }
 
