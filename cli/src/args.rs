@@ -16,6 +16,8 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-output", "--output"),
     ("-quiet", "--quiet"),
     ("-json", "--json"),
+    ("-summary", "--summary"),
+    ("-timings", "--timings"),
     ("-max-file-size", "--max-file-size"),
     ("-help", "--help"),
     ("-version", "--version"),
@@ -116,8 +118,16 @@ pub struct AnalyzeArgs {
     pub file: PathBuf,
 
     /// Print the report as JSON (pretty-printed) instead of text
-    #[arg(long = "json")]
+    #[arg(long = "json", conflicts_with = "summary")]
     pub json: bool,
+
+    /// Print one summary line (counts) instead of the full report
+    #[arg(long = "summary")]
+    pub summary: bool,
+
+    /// Print the time spent in each phase to standard error
+    #[arg(long = "timings")]
+    pub timings: bool,
 
     #[command(flatten)]
     pub pp: PpArgs,

@@ -89,7 +89,19 @@ fn analyze(a: &AnalyzeArgs) -> i32 {
             return EXIT_FILE_ERRORS;
         }
     };
-    let rendered = if a.json {
+    if a.timings {
+        let t = &report.timings;
+        eprintln!(
+            "timings: preprocess {:.1} ms, parse {:.1} ms, lower {:.1} ms, analyses {:.1} ms",
+            t.preprocess.as_secs_f64() * 1e3,
+            t.parse.as_secs_f64() * 1e3,
+            t.lower.as_secs_f64() * 1e3,
+            t.analyses.as_secs_f64() * 1e3
+        );
+    }
+    let rendered = if a.summary {
+        format!("{}\n", report.summary_line())
+    } else if a.json {
         match serde_json::to_string_pretty(&report) {
             Ok(mut s) => {
                 s.push('\n');
