@@ -234,6 +234,21 @@ static CLASS: [u8; 256] = {
     t
 };
 
+/// Number of `\n` bytes in `s` (eight bytes at a time).
+fn count_newlines(s: &[u8]) -> usize {
+    const LO7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = 0x0A0A_0A0A_0A0A_0A0A;
+    let mut chunks = s.chunks_exact(8);
+    let mut n = 0usize;
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8])) ^ NL;
+        let nonzero = (((w & LO7).wrapping_add(LO7)) | w) & HI;
+        n += 8 - nonzero.count_ones() as usize;
+    }
+    n + chunks.remainder().iter().filter(|&&c| c == b'\n').count()
+}
+
 /// Bytes that end a run of plain text in skipped regions.
 static SKIP_STOP: [bool; 256] = {
     let mut t = [false; 256];
@@ -1312,7 +1327,7 @@ impl<'o> Pp<'o> {
         let pos = pos.min(f.len());
         let (k, p, l) = self.line_cache;
         let (mut p, mut l) = if k == key && p <= pos { (p, l) } else { (0, 1) };
-        l += f[p..pos].iter().filter(|&&c| c == b'\n').count() as u32;
+        l += count_newlines(&f[p..pos]) as u32;
         p = pos;
         self.line_cache = (key, p, l);
         l
