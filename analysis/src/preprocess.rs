@@ -588,6 +588,8 @@ enum Abort {
     Args(String),
     Unterminated(String),
     Limit,
+    /// One invocation nested too deeply or grown too large.
+    TooDeep,
 }
 
 struct Cond {
@@ -629,6 +631,12 @@ impl FileState {
 
 const MAX_INCLUDE_DEPTH: usize = 64;
 
+/// Deepest context stack at which an argument is still pre-expanded (bounds recursion).
+const MAX_CTX_DEPTH: usize = 400;
+
+/// Token operations one top-level invocation (or `#if` line) may cost.
+const MAX_INVOCATION_WORK: u64 = 2 << 20;
+
 const BLOOM_WORDS: usize = 1024;
 
 /// 16-bit Bloom key of an identifier from its length and first and last bytes.
@@ -662,6 +670,8 @@ struct Pp<'o> {
     top_start: usize,
     in_if: bool,
     work: u64,
+    /// `work` when the current top-level expansion started.
+    top_work: u64,
     work_limit: u64,
     exhausted: bool,
     counter: u64,
@@ -711,6 +721,7 @@ impl<'o> Pp<'o> {
             top_start: 0,
             in_if: false,
             work: 0,
+            top_work: 0,
             work_limit: (len as u64).saturating_mul(64) + (4 << 20),
             exhausted: false,
             counter: 0,
@@ -800,6 +811,8 @@ impl<'o> Pp<'o> {
         self.work += n as u64;
         if self.work > self.work_limit || self.scratch.len() > self.max_out {
             Err(Abort::Limit)
+        } else if self.work - self.top_work > MAX_INVOCATION_WORK {
+            Err(Abort::TooDeep)
         } else {
             Ok(())
         }
@@ -1105,6 +1118,9 @@ impl<'o> Pp<'o> {
 
     /// Fully macro-expands an argument in isolation.
     fn expand_arg(&mut self, f: &[u8], raw: &[Tok]) -> Result<Vec<Tok>, Abort> {
+        if self.ctx.len() > MAX_CTX_DEPTH {
+            return Err(Abort::TooDeep);
+        }
         let mut v = self.take_vec();
         v.extend_from_slice(raw);
         self.ctx.push(Ctx {
@@ -1522,6 +1538,7 @@ impl<'o> Pp<'o> {
         self.src_last = j;
         self.src_end = f.len();
         self.top_start = s;
+        self.top_work = self.work;
         let name = Tok {
             start: s as u32,
             len: (j - s) as u32,
@@ -1565,6 +1582,18 @@ impl<'o> Pp<'o> {
                     ),
                     Abort::Unterminated(_) => {}
                     Abort::Limit => self.limit_reached(),
+                    Abort::TooDeep => {
+                        self.diag(
+                            "PPO005",
+                            Severity::Warning,
+                            span,
+                            "macro invocation nested too deeply or too large; left unexpanded".into(),
+                        );
+                        // Skip the whole invocation (retrying inner ones would be quadratic).
+                        self.give_vec(out);
+                        self.scratch.clear();
+                        return self.src_last;
+                    }
                 }
                 j
             }
@@ -1884,6 +1913,7 @@ impl<'o> Pp<'o> {
         e: usize,
         in_if: bool,
     ) -> Result<Vec<Tok>, Abort> {
+        self.top_work = self.work;
         let mut toks = self.take_vec();
         Self::lex_range(f, s, e, &mut toks);
         self.ctx.push(Ctx {
@@ -1926,6 +1956,7 @@ impl<'o> Pp<'o> {
                 self.limit_reached();
                 Err("macro expansion limit reached".into())
             }
+            Err(Abort::TooDeep) => Err("macro invocation nested too deeply or too large".into()),
         };
         self.scratch.clear();
         r

@@ -659,6 +659,27 @@ fn garbage_never_panics() {
 }
 
 #[test]
+fn deeply_nested_arguments_do_not_overflow() {
+    let n = 50_000;
+    let src = format!(
+        "#define F(x) (x)\nint v = {}1{};\nint w = F(F(2));\n",
+        "F(".repeat(n),
+        ")".repeat(n)
+    );
+    let r = run(&src);
+    assert_eq!(codes(&r), vec!["PPO005"]);
+    assert!(r.text.contains("F(F(F(F("), "{}", &r.text[..200]);
+    assert!(squeeze(&r.text).ends_with("int w = ((2));"));
+    let src = format!(
+        "#define F(x) (x)\n#if {}1{}\nint ok;\n#endif\n",
+        "F(".repeat(n),
+        ")".repeat(n)
+    );
+    let r = run(&src);
+    assert_eq!(codes(&r), vec!["PPO001"]);
+}
+
+#[test]
 fn exponential_expansion_is_capped() {
     let mut src = String::from("#define A0 x\n");
     for i in 1..40 {
