@@ -12,10 +12,11 @@ fn main() {
     let fe = analysis::frontend::parse_source(Path::new(&path), &text, &PpOptions::default(), &FsLoader);
     let t1 = Instant::now();
     let unit = &fe.unit;
-    let nblocks: usize =
-        analysis::pool().install(|| unit.functions.par_iter().map(|f| Cfg::build(f).graph.node_count()).sum());
+    let nblocks: usize = analysis::pool()
+        .install(|| unit.functions.par_iter().map(|f| Cfg::build(f).graph.node_count()).sum());
     let t2 = Instant::now();
-    let nloops: usize = unit.functions.iter().map(|f| f.stmts.iter().filter(|s| s.kind.is_loop()).count()).sum();
+    let nloops: usize =
+        unit.functions.iter().map(|f| f.stmts.iter().filter(|s| s.kind.is_loop()).count()).sum();
     let errs = unit.diagnostics.iter().filter(|d| d.code == "PPO010").count();
     println!(
         "total {:?} = pp {:?} parse {:?} lower {:?}; cfg {:?} | pre-len {} segments {} functions {} loops {} blocks {} exprs {} diags {} syntax-errors {}",

@@ -109,7 +109,12 @@ pub struct FileReport {
 }
 
 /// Analyse one file's text. `path` names the file in messages and anchors `#include "…"`.
-pub fn analyze_source(path: &Path, text: &str, opts: &AnalyzeOptions, loader: &dyn SourceLoader) -> FileReport {
+pub fn analyze_source(
+    path: &Path,
+    text: &str,
+    opts: &AnalyzeOptions,
+    loader: &dyn SourceLoader,
+) -> FileReport {
     let fe = parse_source(path, text, &opts.pp, loader);
     let t = Instant::now();
     let functions =
@@ -223,7 +228,11 @@ impl FileReport {
                 Severity::Warning => "warning",
                 Severity::Note => "note",
             };
-            let _ = writeln!(s, "{}:{}:{}: {sev}[{}]: {}", self.file, d.range.line, d.range.column, d.code, d.message);
+            let _ = writeln!(
+                s,
+                "{}:{}:{}: {sev}[{}]: {}",
+                self.file, d.range.line, d.range.column, d.code, d.message
+            );
         }
         if !self.globals.is_empty() {
             let g: Vec<String> = self.globals.iter().map(|g| format!("{} {}", g.ty, g.name)).collect();

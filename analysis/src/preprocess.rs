@@ -222,6 +222,21 @@ static CLASS: [u8; 256] = {
     t
 };
 
+/// Number of `\n` bytes in `s` (eight bytes at a time).
+fn count_newlines(s: &[u8]) -> usize {
+    const LO7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = 0x0A0A_0A0A_0A0A_0A0A;
+    let mut chunks = s.chunks_exact(8);
+    let mut n = 0usize;
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8])) ^ NL;
+        let nonzero = (((w & LO7).wrapping_add(LO7)) | w) & HI;
+        n += 8 - nonzero.count_ones() as usize;
+    }
+    n + chunks.remainder().iter().filter(|&&c| c == b'\n').count()
+}
+
 /// Bytes that end a run of plain text in skipped regions.
 static SKIP_STOP: [bool; 256] = {
     let mut t = [false; 256];
@@ -554,6 +569,8 @@ enum Abort {
     Args(String),
     Unterminated(String),
     Limit,
+    /// One invocation nested too deeply or grown too large.
+    TooDeep,
 }
 
 struct Cond {
@@ -588,6 +605,12 @@ impl FileState {
 
 const MAX_INCLUDE_DEPTH: usize = 64;
 
+/// Deepest context stack at which an argument is still pre-expanded (bounds recursion).
+const MAX_CTX_DEPTH: usize = 400;
+
+/// Token operations one top-level invocation (or `#if` line) may cost.
+const MAX_INVOCATION_WORK: u64 = 2 << 20;
+
 const BLOOM_WORDS: usize = 1024;
 
 /// 16-bit Bloom key of an identifier from its length and first and last bytes.
@@ -621,6 +644,8 @@ struct Pp<'o> {
     top_start: usize,
     in_if: bool,
     work: u64,
+    /// `work` when the current top-level expansion started.
+    top_work: u64,
     work_limit: u64,
     exhausted: bool,
     counter: u64,
@@ -670,6 +695,7 @@ impl<'o> Pp<'o> {
             top_start: 0,
             in_if: false,
             work: 0,
+            top_work: 0,
             work_limit: (len as u64).saturating_mul(64) + (4 << 20),
             exhausted: false,
             counter: 0,
@@ -754,6 +780,8 @@ impl<'o> Pp<'o> {
         self.work += n as u64;
         if self.work > self.work_limit || self.scratch.len() > self.max_out {
             Err(Abort::Limit)
+        } else if self.work - self.top_work > MAX_INVOCATION_WORK {
+            Err(Abort::TooDeep)
         } else {
             Ok(())
         }
@@ -1013,6 +1041,9 @@ impl<'o> Pp<'o> {
 
     /// Fully macro-expands an argument in isolation.
     fn expand_arg(&mut self, f: &[u8], raw: &[Tok]) -> Result<Vec<Tok>, Abort> {
+        if self.ctx.len() > MAX_CTX_DEPTH {
+            return Err(Abort::TooDeep);
+        }
         let mut v = self.take_vec();
         v.extend_from_slice(raw);
         self.ctx.push(Ctx { mac: NO_MACRO, barrier: true, toks: v, pos: 0 });
@@ -1220,7 +1251,7 @@ impl<'o> Pp<'o> {
         let pos = pos.min(f.len());
         let (k, p, l) = self.line_cache;
         let (mut p, mut l) = if k == key && p <= pos { (p, l) } else { (0, 1) };
-        l += f[p..pos].iter().filter(|&&c| c == b'\n').count() as u32;
+        l += count_newlines(&f[p..pos]) as u32;
         p = pos;
         self.line_cache = (key, p, l);
         l
@@ -1398,6 +1429,7 @@ impl<'o> Pp<'o> {
         self.src_last = j;
         self.src_end = f.len();
         self.top_start = s;
+        self.top_work = self.work;
         let name = Tok { start: s as u32, len: (j - s) as u32, kind: K_IDENT, flags: 0, src: S_FILE, aux: 0 };
         let mut out = self.take_vec();
         let r = match self.try_enter(f, m, name) {
@@ -1434,6 +1466,18 @@ impl<'o> Pp<'o> {
                     ),
                     Abort::Unterminated(_) => {}
                     Abort::Limit => self.limit_reached(),
+                    Abort::TooDeep => {
+                        self.diag(
+                            "PPO005",
+                            Severity::Warning,
+                            span,
+                            "macro invocation nested too deeply or too large; left unexpanded".into(),
+                        );
+                        // Skip the whole invocation (retrying inner ones would be quadratic).
+                        self.give_vec(out);
+                        self.scratch.clear();
+                        return self.src_last;
+                    }
                 }
                 j
             }
@@ -1679,6 +1723,7 @@ impl<'o> Pp<'o> {
 
     /// Macro-expands `[s, e)` in isolation (for `#if` when `in_if`, and computed includes).
     fn expand_range(&mut self, f: &[u8], s: usize, e: usize, in_if: bool) -> Result<Vec<Tok>, Abort> {
+        self.top_work = self.work;
         let mut toks = self.take_vec();
         Self::lex_range(f, s, e, &mut toks);
         self.ctx.push(Ctx { mac: NO_MACRO, barrier: true, toks, pos: 0 });
@@ -1712,6 +1757,7 @@ impl<'o> Pp<'o> {
                 self.limit_reached();
                 Err("macro expansion limit reached".into())
             }
+            Err(Abort::TooDeep) => Err("macro invocation nested too deeply or too large".into()),
         };
         self.scratch.clear();
         r
@@ -2732,11 +2778,9 @@ fn system_macros(name: &str) -> Option<(&'static str, &'static [&'static str])> 
         "signal.h" => ("signal.h", H_SIGNAL),
         "unistd.h" => ("unistd.h", H_UNISTD),
         "stdarg.h" => ("stdarg.h", H_STDARG),
-        "assert.h" | "ctype.h" | "setjmp.h" | "complex.h" | "omp.h" | "pthread.h" | "fenv.h"
-        | "iso646.h" | "stdalign.h" | "stdatomic.h" | "stdnoreturn.h" | "tgmath.h" | "threads.h"
-        | "uchar.h" | "wctype.h" | "fcntl.h" | "sys/types.h" | "sys/stat.h" | "sys/time.h" | "strings.h" => {
-            ("", H_NONE)
-        }
+        "assert.h" | "ctype.h" | "setjmp.h" | "complex.h" | "omp.h" | "pthread.h" | "fenv.h" | "iso646.h"
+        | "stdalign.h" | "stdatomic.h" | "stdnoreturn.h" | "tgmath.h" | "threads.h" | "uchar.h"
+        | "wctype.h" | "fcntl.h" | "sys/types.h" | "sys/stat.h" | "sys/time.h" | "strings.h" => ("", H_NONE),
         _ => return None,
     };
     Some(r)

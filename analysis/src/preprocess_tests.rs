@@ -408,6 +408,15 @@ fn unterminated_invocation_left_alone() {
 }
 
 #[test]
+fn newline_counting() {
+    let s = "a\nbb\n\n\x0a\u{10a}\u{a0a}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n\n";
+    for i in 0..s.len() {
+        let b = &s.as_bytes()[i..];
+        assert_eq!(count_newlines(b), b.iter().filter(|&&c| c == b'\n').count());
+    }
+}
+
+#[test]
 fn file_and_line() {
     let r = run("int a;\nint l = __LINE__;\nconst char *f = __FILE__;\n");
     let t = squeeze(&r.text);
@@ -578,6 +587,19 @@ fn garbage_never_panics() {
 }
 
 #[test]
+fn deeply_nested_arguments_do_not_overflow() {
+    let n = 50_000;
+    let src = format!("#define F(x) (x)\nint v = {}1{};\nint w = F(F(2));\n", "F(".repeat(n), ")".repeat(n));
+    let r = run(&src);
+    assert_eq!(codes(&r), vec!["PPO005"]);
+    assert!(r.text.contains("F(F(F(F("), "{}", &r.text[..200]);
+    assert!(squeeze(&r.text).ends_with("int w = ((2));"));
+    let src = format!("#define F(x) (x)\n#if {}1{}\nint ok;\n#endif\n", "F(".repeat(n), ")".repeat(n));
+    let r = run(&src);
+    assert_eq!(codes(&r), vec!["PPO001"]);
+}
+
+#[test]
 fn exponential_expansion_is_capped() {
     let mut src = String::from("#define A0 x\n");
     for i in 1..40 {
@@ -706,30 +728,42 @@ fn bench_sqlite() {
     };
     let text = std::fs::read_to_string(&path).unwrap();
     let opts = PpOptions::default();
+    // On-CPU time of this thread (Linux), which is robust against a loaded machine.
+    let cpu_ns = || -> Option<u64> {
+        std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
+    };
     let mut best = f64::MAX;
+    let mut best_cpu = f64::MAX;
     let mut r = None;
-    for _ in 0..5 {
+    for _ in 0..7 {
+        let c0 = cpu_ns();
         let t0 = std::time::Instant::now();
         let x = preprocess(&text, &path, &opts, &FsLoader);
         best = best.min(t0.elapsed().as_secs_f64() * 1e3);
+        if let (Some(a), Some(b)) = (c0, cpu_ns()) {
+            best_cpu = best_cpu.min((b - a) as f64 / 1e6);
+        }
         r = Some(x);
     }
     let r = r.unwrap();
     check_invariants(&text, &r);
     eprintln!(
-        "sqlite3.c: {} bytes -> {} bytes, {} segments, {} macros, {} inactive regions, {} diagnostics; best {:.1} ms",
+        "sqlite3.c: {} bytes -> {} bytes, {} segments, {} macros, {} inactive regions, {} diagnostics; best {:.1} ms wall, {:.1} ms on-CPU",
         text.len(),
         r.text.len(),
         r.map.segments.len(),
         r.macros.len(),
         r.inactive.len(),
         r.diagnostics.len(),
-        best
+        best,
+        best_cpu
     );
     for d in r.diagnostics.iter().take(10) {
         eprintln!("  {} {:?} {}", d.code, d.span, d.message);
     }
-    assert!(best < 150.0, "sqlite3.c took {best:.1} ms");
+    // Wall time is inflated on a loaded machine; judge by on-CPU time where available.
+    let measured = if best_cpu < f64::MAX { best_cpu } else { best };
+    assert!(measured < 150.0, "sqlite3.c took {measured:.1} ms");
 }
 
 fn find_sqlite() -> Option<PathBuf> {
@@ -750,4 +784,49 @@ fn find_sqlite() -> Option<PathBuf> {
         }
     }
     None
+}
+
+/// Parses sqlite3.c before and after preprocessing and compares syntax errors
+/// (`cargo test --release -p analysis -- --ignored --nocapture sqlite_parses`).
+#[test]
+#[ignore]
+fn sqlite_parses_after_preprocessing() {
+    let Some(path) = find_sqlite() else { return };
+    let text = std::fs::read_to_string(&path).unwrap();
+    let r = preprocess(&text, &path, &PpOptions::default(), &FsLoader);
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&tree_sitter_c::LANGUAGE.into()).unwrap();
+    let mut count = |src: &str| {
+        let tree = parser.parse(src, None).unwrap();
+        let mut errors = Vec::new();
+        let mut c = tree.walk();
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            if n.is_error() || n.is_missing() {
+                errors.push((n.start_byte() as u32, n.end_byte() as u32));
+            } else if n.has_error() {
+                stack.extend(n.children(&mut c));
+            }
+        }
+        errors
+    };
+    if let Ok(out) = std::env::var("PP_DUMP") {
+        std::fs::write(out, &r.text).unwrap();
+    }
+    let before = count(&text);
+    let after = count(&r.text);
+    eprintln!("syntax errors: original {}, preprocessed {}", before.len(), after.len());
+    for &(s, e) in before.iter().take(5) {
+        let line = text[..s as usize].matches('\n').count() + 1;
+        eprintln!("  original error at line {line}, {} bytes", e - s);
+    }
+    for &(s, e) in after.iter().filter(|&&(s, _)| !r.text[..s as usize].ends_with("va_arg(")).take(40) {
+        let sp = r.map.span(s, e);
+        let line = text[..sp.start as usize].matches('\n').count() + 1;
+        let ctx: String = r.text[s as usize..(e as usize).min(s as usize + 80)].chars().take(80).collect();
+        eprintln!("  line {line}: {ctx:?}");
+    }
+    let bytes = |v: &[(u32, u32)]| v.iter().map(|&(s, e)| (e - s) as u64).sum::<u64>();
+    eprintln!("bytes inside ERROR nodes: original {}, preprocessed {}", bytes(&before), bytes(&after));
+    assert!(bytes(&after) < bytes(&before).max(1));
 }
