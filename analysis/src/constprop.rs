@@ -605,6 +605,16 @@ impl Evaluator<'_, '_> {
                 (Lattice::Bottom, CTy::Other)
             }
             ExprKind::StmtExpr(_) | ExprKind::Error => (Lattice::Bottom, CTy::Other),
+            ExprKind::Index { base, index } => {
+                let (base, index) = (*base, *index);
+                self.sub(base, write);
+                self.sub(index, write);
+                (Lattice::Bottom, CTy::Other)
+            }
+            ExprKind::Member { base, .. } => {
+                self.sub(*base, write);
+                (Lattice::Bottom, CTy::Other)
+            }
             _ => {
                 let mut kids = Vec::new();
                 f.for_each_child(e, |k| kids.push(k));
@@ -833,8 +843,8 @@ impl Solver<'_> {
         }
         self.edge_exec[slot] = true;
         if self.executable[b.index()] {
-            let phis: Vec<ValueId> = self.ssa.phis(b).collect();
-            for ph in phis {
+            let ssa = self.ssa;
+            for ph in ssa.phis(b) {
                 self.eval_phi(ph);
             }
         } else {

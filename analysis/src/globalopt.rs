@@ -471,3 +471,118 @@ mod tests {
         assert!(s[0].replacement.contains("t += 8"));
     }
 }
+
+#[cfg(test)]
+mod stress {
+    use super::*;
+    use crate::constprop::{propagate_constants_with, GlobalConsts};
+    use crate::induction::induction_variables;
+    use crate::invariant::loop_invariants;
+    use crate::lower::lower;
+    use crate::preprocess::SourceMap;
+    use crate::ssa::build_ssa;
+    use std::time::{Duration, Instant};
+
+    fn synthetic(groups: usize) -> String {
+        let mut s = String::from("double f(int n, int m, double *a, double *b, int k) {\n  int s = 0, t = 0; double acc = 0;\n");
+        for g in 0..groups {
+            s.push_str(&format!(
+                "  for (int i{g} = 0; i{g} < n; i{g}++) {{\n    int x{g} = i{g} * m + k;\n    for (int j{g} = 0; j{g} < m; j{g} += 2) {{\n      a[i{g} * m + j{g}] = b[k] * acc + n * m;\n      if (j{g} > k) s += j{g}; else t = t + 3;\n      acc = acc + a[j{g}];\n    }}\n    x{g} = x{g} + 1; s = s + x{g};\n  }}\n  if (s > 100) {{ s = s - 1; }}\n  t = s * 2 + t;\n"
+            ));
+        }
+        s.push_str("  return acc + s + t;\n}\n");
+        s
+    }
+
+    #[derive(Default, Debug)]
+    struct Times {
+        cfg: Duration,
+        ssa: Duration,
+        cp: Duration,
+        inv: Duration,
+        iv: Duration,
+        opt: Duration,
+    }
+
+    fn analyse_all(u: &TranslationUnit) -> (Times, usize, usize) {
+        let g = GlobalConsts::new(u);
+        let mut t = Times::default();
+        let (mut licm, mut sr) = (0, 0);
+        for f in &u.functions {
+            let t0 = Instant::now();
+            let cfg = Cfg::build(f);
+            let t1 = Instant::now();
+            let ssa = build_ssa(u, f, &cfg);
+            let t2 = Instant::now();
+            let cp = propagate_constants_with(u, f, &cfg, &ssa, &g);
+            let t3 = Instant::now();
+            let inv = loop_invariants(u, f, &cfg, &ssa, Some(&cp));
+            let t4 = Instant::now();
+            let ivs = induction_variables(u, f, &cfg, &ssa, Some(&cp), Some(&inv));
+            let t5 = Instant::now();
+            licm += licm_opportunities(u, f, &cfg, &ssa, &inv, Some(&cp)).len();
+            sr += strength_reductions(u, f, &cfg, &ssa, Some(&cp), Some(&inv)).len();
+            let t6 = Instant::now();
+            std::hint::black_box(ivs);
+            t.cfg += t1 - t0;
+            t.ssa += t2 - t1;
+            t.cp += t3 - t2;
+            t.inv += t4 - t3;
+            t.iv += t5 - t4;
+            t.opt += t6 - t5;
+        }
+        (t, licm, sr)
+    }
+
+    /// `cargo test -p analysis --release -- --ignored --nocapture stress_synthetic`
+    #[test]
+    #[ignore]
+    fn stress_synthetic() {
+        let src = synthetic(1700);
+        let t0 = Instant::now();
+        let u = lower(&src, &SourceMap::identity(src.len() as u32));
+        let f = &u.functions[0];
+        println!("lowered {} statements, {} expressions in {:?}", f.stmts.len(), f.exprs.len(), t0.elapsed());
+        let (t, licm, sr) = analyse_all(&u);
+        let cfg = Cfg::build(f);
+        let ssa = build_ssa(&u, f, &cfg);
+        println!(
+            "blocks {}, loops {}, SSA vars {}, values {}, phis {}",
+            cfg.graph.node_count(),
+            ssa.loops.loops.len(),
+            ssa.vars.len(),
+            ssa.values.len(),
+            ssa.phi_count()
+        );
+        println!("{t:?}; total analyses {:?}; {licm} LICM, {sr} strength reductions", t.ssa + t.cp + t.inv + t.iv + t.opt);
+        assert!(licm > 0 && sr > 0);
+    }
+
+    /// Runs every analysis on each function of a real file (default: the sqlite3.c bundled
+    /// with libsqlite3-sys in the cargo registry; `PPO_STRESS_FILE` overrides).
+    #[test]
+    #[ignore]
+    fn stress_file() {
+        let path = std::env::var("PPO_STRESS_FILE").ok().or_else(|| {
+            let home = std::env::var("CARGO_HOME").unwrap_or_else(|_| format!("{}/.cargo", std::env::var("HOME").unwrap_or_default()));
+            let reg = std::path::Path::new(&home).join("registry/src");
+            std::fs::read_dir(reg).ok()?.flatten().find_map(|d| {
+                std::fs::read_dir(d.path()).ok()?.flatten().find_map(|p| {
+                    let c = p.path().join("sqlite3/sqlite3.c");
+                    c.exists().then(|| c.display().to_string())
+                })
+            })
+        });
+        let Some(path) = path else {
+            println!("no input file");
+            return;
+        };
+        let src = std::fs::read_to_string(&path).unwrap();
+        let t0 = Instant::now();
+        let u = lower(&src, &SourceMap::identity(src.len() as u32));
+        println!("{path}: {} functions lowered in {:?}", u.functions.len(), t0.elapsed());
+        let t1 = Instant::now();
+        let (t, licm, sr) = analyse_all(&u);
+        println!("{t:?}\nall analyses (sequential, incl. CFG) {:?}; {licm} LICM, {sr} strength reductions", t1.elapsed());
+    }
+}

@@ -317,21 +317,19 @@ impl Level<'_> {
     }
 
     fn compute(&mut self, e: ExprId) -> u8 {
-        let (unit, f, ssa) = (self.unit, self.f, self.ssa);
         let not = self.not();
-        if let Some(cp) = self.cp {
-            if cp.expr_value(e).is_some() && !matches!(f.expr(e).kind, ExprKind::Assign { .. } | ExprKind::IncDec { .. }) {
-                // Still visit the children so that every sub-expression has a level.
-                let mut kids = Vec::new();
-                f.for_each_child(e, |c| kids.push(c));
-                for c in kids {
-                    if !matches!(f.expr(e).kind, ExprKind::SizeofExpr(_)) {
-                        self.level(c);
-                    }
-                }
-                return 1;
-            }
+        let r = self.compute_kind(e, not);
+        let constant = self.cp.is_some_and(|cp| cp.expr_value(e).is_some())
+            && !matches!(self.f.expr(e).kind, ExprKind::Assign { .. } | ExprKind::IncDec { .. });
+        if constant {
+            1
+        } else {
+            r
         }
+    }
+
+    fn compute_kind(&mut self, e: ExprId, not: u8) -> u8 {
+        let (unit, f, ssa) = (self.unit, self.f, self.ssa);
         match &f.expr(e).kind {
             ExprKind::Int(_)
             | ExprKind::Float(_)

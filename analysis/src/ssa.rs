@@ -492,8 +492,8 @@ pub struct Ssa {
     block_defs: Vec<ValueId>,
     use_start: Vec<u32>,
     use_sites: Vec<UseSite>,
-    live_words: usize,
-    live_in: Vec<u64>,
+    live_start: Vec<u32>,
+    live_list: Vec<BlockId>,
     pub dom: DomTree,
     pub loops: LoopNest,
 }
@@ -733,53 +733,59 @@ pub fn build_ssa(unit: &TranslationUnit, f: &Function, cfg: &Cfg) -> Ssa {
 
     // Liveness (live-in bit matrix) and pruned φ placement, variable by variable.
     let (df_start, df_list) = dom.frontiers();
-    let words = n.div_ceil(64);
-    let mut live_in = vec![0u64; nv * words];
+    let mut live_mark = vec![NONE; n];
+    let mut live_start = vec![0u32; nv + 1];
+    let mut live_list: Vec<BlockId> = Vec::new();
     let mut defmark = vec![NONE; n];
     let mut phimark = vec![NONE; n];
     let mut inwork = vec![NONE; n];
     let mut work: Vec<u32> = Vec::new();
     let mut phi_pairs: Vec<(u32, u32)> = Vec::new(); // (block, var)
     for v in 0..nv {
-        let row = &mut live_in[v * words..(v + 1) * words];
+        let vv = v as u32;
         let defs = &def_blocks[def_start[v] as usize..def_start[v + 1] as usize];
         for &d in defs {
-            defmark[d as usize] = v as u32;
+            defmark[d as usize] = vv;
         }
         work.clear();
+        let first = live_list.len();
         for &u in &ue_blocks[ue_start[v] as usize..ue_start[v + 1] as usize] {
-            row[u as usize / 64] |= 1 << (u % 64);
+            live_mark[u as usize] = vv;
+            live_list.push(BlockId::new(u as usize));
             work.push(u);
         }
         while let Some(b) = work.pop() {
             for &p in dom.preds(BlockId::new(b as usize)) {
                 let pi = p.index();
-                if row[pi / 64] & (1 << (pi % 64)) == 0 && defmark[pi] != v as u32 {
-                    row[pi / 64] |= 1 << (pi % 64);
+                if live_mark[pi] != vv && defmark[pi] != vv {
+                    live_mark[pi] = vv;
+                    live_list.push(p);
                     work.push(pi as u32);
                 }
             }
         }
+        live_list[first..].sort_unstable();
+        live_start[v + 1] = live_list.len() as u32;
         if defs.is_empty() || ue_start[v] == ue_start[v + 1] {
             continue;
         }
         work.clear();
         for &d in defs {
-            inwork[d as usize] = v as u32;
+            inwork[d as usize] = vv;
             work.push(d);
         }
         while let Some(b) = work.pop() {
             for &y in &df_list[df_start[b as usize] as usize..df_start[b as usize + 1] as usize] {
                 let yi = y.index();
-                if phimark[yi] == v as u32 {
+                if phimark[yi] == vv {
                     continue;
                 }
-                phimark[yi] = v as u32;
-                if row[yi / 64] & (1 << (yi % 64)) != 0 {
+                phimark[yi] = vv;
+                if live_mark[yi] == vv {
                     phi_pairs.push((yi as u32, v as u32));
                 }
-                if inwork[yi] != v as u32 {
-                    inwork[yi] = v as u32;
+                if inwork[yi] != vv {
+                    inwork[yi] = vv;
                     work.push(yi as u32);
                 }
             }
@@ -902,8 +908,8 @@ pub fn build_ssa(unit: &TranslationUnit, f: &Function, cfg: &Cfg) -> Ssa {
         block_defs,
         use_start,
         use_sites,
-        live_words: words,
-        live_in,
+        live_start,
+        live_list,
         dom,
         loops,
     }
@@ -1013,10 +1019,7 @@ impl Ssa {
     /// Is the variable live on entry to `b` (some path from `b` reads it before writing it)?
     pub fn is_live_in(&self, s: SymId, b: BlockId) -> bool {
         match self.var_index(s) {
-            Some(v) => {
-                let i = b.index();
-                self.live_in[v * self.live_words + i / 64] & (1 << (i % 64)) != 0
-            }
+            Some(v) => self.live_list[self.live_start[v] as usize..self.live_start[v + 1] as usize].binary_search(&b).is_ok(),
             None => true,
         }
     }
