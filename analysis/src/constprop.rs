@@ -92,8 +92,13 @@ impl Lattice {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum CTy {
     /// Integer of `bits` bits (1 = `_Bool`).
-    Int { bits: u8, signed: bool },
-    Float { single: bool },
+    Int {
+        bits: u8,
+        signed: bool,
+    },
+    Float {
+        single: bool,
+    },
     Other,
 }
 
@@ -172,11 +177,7 @@ fn convert(c: Const, from: CTy, to: CTy) -> Lattice {
                 return Lattice::Bottom;
             }
             let t = x.trunc();
-            let (lo, hi) = if signed {
-                (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1))
-            } else {
-                (0.0, 2f64.powi(bits as i32))
-            };
+            let (lo, hi) = if signed { (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1)) } else { (0.0, 2f64.powi(bits as i32)) };
             if t < lo || t >= hi {
                 return Lattice::Bottom;
             }
@@ -207,7 +208,9 @@ fn fold(op: BinOp, a: Const, ta: CTy, b: Const, tb: CTy) -> Option<(Const, CTy)>
     use BinOp::*;
     if matches!(op, Shl | Shr) {
         let lt = promote(ta);
-        let (CTy::Int { bits, signed }, Const::Int(x), Const::Int(n)) = (lt, a, b) else { return None };
+        let (CTy::Int { bits, signed }, Const::Int(x), Const::Int(n)) = (lt, a, b) else {
+            return None;
+        };
         if n < 0 || n >= bits as i64 {
             return None;
         }
@@ -330,7 +333,9 @@ impl GlobalConsts {
     pub fn new(unit: &TranslationUnit) -> GlobalConsts {
         let n = unit.globals.iter().map(|s| s.index() + 1).max().unwrap_or(0);
         let mut by_sym = vec![Lattice::Bottom; n];
-        let Some(gi) = unit.global_init.as_ref() else { return GlobalConsts { by_sym } };
+        let Some(gi) = unit.global_init.as_ref() else {
+            return GlobalConsts { by_sym };
+        };
         let split = vec![false; gi.exprs.len()];
         let mut val = Vec::new();
         let mut expr_val = vec![Lattice::Top; gi.exprs.len()];
@@ -338,7 +343,9 @@ impl GlobalConsts {
             if let StmtKind::Decl(ds) = &gi.stmt(st).kind {
                 for d in ds {
                     let sy = unit.sym(d.sym);
-                    let (Some(init), true) = (d.init, sy.is_const && !sy.is_volatile) else { continue };
+                    let (Some(init), true) = (d.init, sy.is_const && !sy.is_volatile) else {
+                        continue;
+                    };
                     let ty = ctype(&sy.ty);
                     if ty == CTy::Other || d.sym.index() >= n {
                         continue;
@@ -759,9 +766,13 @@ pub fn propagate_constants_with(unit: &TranslationUnit, f: &Function, cfg: &Cfg,
     // Reports.
     let mut constant_uses = Vec::new();
     for (i, ex) in f.exprs.iter().enumerate() {
-        let ExprKind::Var(sym) = ex.kind else { continue };
+        let ExprKind::Var(sym) = ex.kind else {
+            continue;
+        };
         let e = ExprId(i as u32);
-        let Some(b) = ssa.block_of_expr(e) else { continue };
+        let Some(b) = ssa.block_of_expr(e) else {
+            continue;
+        };
         if !executable[b.index()] {
             continue;
         }
@@ -871,7 +882,9 @@ impl Solver<'_> {
     }
 
     fn eval_phi(&mut self, ph: ValueId) {
-        let ValueDef::Phi { block, args } = &self.ssa.value(ph).def else { return };
+        let ValueDef::Phi { block, args } = &self.ssa.value(ph).def else {
+            return;
+        };
         let mut m = Lattice::Top;
         for (p, a) in args {
             if let Some(slot) = self.slot(*block, *p) {
@@ -989,7 +1002,8 @@ mod tests {
 
     #[test]
     fn folds_straight_line_with_c_semantics() {
-        let (u, _, _, cp) = run("int f(void) { int a = 7; int b = a / 2; int c = -a % 3; unsigned d = 0; d = d - 1; return b * 10 + c + (d > 5); }");
+        let (u, _, _, cp) =
+            run("int f(void) { int a = 7; int b = a / 2; int c = -a % 3; unsigned d = 0; d = d - 1; return b * 10 + c + (d > 5); }");
         // 7/2 = 3, -7 % 3 = -1, unsigned wrap makes d > 5.
         assert_eq!(ret_value(&u, &cp), Some(Const::Int(30 - 1 + 1)));
         let (u, _, _, cp) = run("double f(void) { int i = 5; double x = i / 2; double y = x * 1.5 + 1; return y; }");

@@ -64,7 +64,7 @@ impl Linear {
             }
         }
         r.terms.retain(|t| t.coeff != 0);
-        r.terms.sort_by(|a, b| a.atom.cmp(&b.atom));
+        r.terms.sort_by_key(|t| t.atom);
         r
     }
     pub fn scale(&self, k: i64) -> Linear {
@@ -249,7 +249,13 @@ pub struct IvContext<'a> {
 }
 
 impl<'a> IvContext<'a> {
-    pub fn new(unit: &'a TranslationUnit, f: &'a Function, ssa: &'a Ssa, cp: Option<&'a ConstProp>, inv: Option<&'a LoopInvariants>) -> Self {
+    pub fn new(
+        unit: &'a TranslationUnit,
+        f: &'a Function,
+        ssa: &'a Ssa,
+        cp: Option<&'a ConstProp>,
+        inv: Option<&'a LoopInvariants>,
+    ) -> Self {
         let n = if ssa.loops.loops.is_empty() { 0 } else { ssa.values.len() };
         IvContext { unit, f, ssa, cp, inv, cur: usize::MAX, epoch: 0, stamp: vec![0; n], memo: vec![None; n], busy: vec![false; n] }
     }
@@ -446,7 +452,9 @@ pub fn basic_ivs(cx: &mut IvContext, l: usize) -> Vec<BasicIv> {
         if !(sy.ty.is_integer() || sy.ty.is_pointer()) {
             continue;
         }
-        let ValueDef::Phi { args, .. } = &sv.def else { continue };
+        let ValueDef::Phi { args, .. } = &sv.def else {
+            continue;
+        };
         let mut step: Option<Linear> = None;
         let mut ok = true;
         let mut init: Option<ValueId> = None;
@@ -469,7 +477,9 @@ pub fn basic_ivs(cx: &mut IvContext, l: usize) -> Vec<BasicIv> {
                 }
             }
         }
-        let Some(step) = step.filter(|s| ok && !s.is_zero()) else { continue };
+        let Some(step) = step.filter(|s| ok && !s.is_zero()) else {
+            continue;
+        };
         let direction = match step.as_const() {
             Some(c) if c > 0 => Direction::Increasing,
             Some(c) if c < 0 => Direction::Decreasing,
@@ -503,9 +513,13 @@ fn loop_ivs(cx: &mut IvContext, l: usize) -> LoopIvs {
                 if basic.iter().any(|iv| iv.sym == dv.sym) {
                     continue;
                 }
-                let ValueDef::Def { expr, .. } = &dv.def else { continue };
+                let ValueDef::Def { expr, .. } = &dv.def else {
+                    continue;
+                };
                 let Some(form) = cx.value(d, l) else { continue };
-                let Some(iv) = basic.iter().find(|iv| Some(iv.phi) == form.iv) else { continue };
+                let Some(iv) = basic.iter().find(|iv| Some(iv.phi) == form.iv) else {
+                    continue;
+                };
                 let name = unit.sym(dv.sym).name.clone();
                 let text = format!("{name} = {}", form.text(&iv.name));
                 derived.push(DerivedIv {
@@ -582,7 +596,8 @@ mod tests {
 
     #[test]
     fn derived_with_invariant_coefficient_and_pointer() {
-        let ivs = run("void f(int n, int m, double *base) { for (int i = 0; i < n; i += 2) { int x = i * m; double *p = base + i; *p = x; } }");
+        let ivs =
+            run("void f(int n, int m, double *base) { for (int i = 0; i < n; i += 2) { int x = i * m; double *p = base + i; *p = x; } }");
         let d = &ivs[0].derived;
         let x = d.iter().find(|v| v.name == "x").unwrap();
         assert_eq!(x.text, "x = m*i");

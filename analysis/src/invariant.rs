@@ -343,7 +343,9 @@ impl Level<'_> {
                 let sy = unit.sym(*s);
                 if ssa.is_ssa_var(*s) {
                     let Some(v) = ssa.use_of(e) else { return not };
-                    let Some(db) = ssa.value(v).block() else { return 1 };
+                    let Some(db) = ssa.value(v).block() else {
+                        return 1;
+                    };
                     match ssa.loops.common(Some(self.l), ssa.loops.innermost(db)) {
                         Some(c) => (ssa.loops.loops[c].depth.min(250) as u8 + 1).min(not),
                         None => 1,
@@ -463,7 +465,9 @@ pub fn loop_invariants(unit: &TranslationUnit, f: &Function, cfg: &Cfg, ssa: &Ss
     // Per-loop write summaries: each block into its innermost loop, then inner into outer.
     let mut sm = Summ { unit, f, cfg, ssa, s: LoopSummary::default() };
     for &b in &ssa.dom.rpo {
-        let Some(l) = ssa.loops.innermost(b) else { continue };
+        let Some(l) = ssa.loops.innermost(b) else {
+            continue;
+        };
         if cp.is_some_and(|cp| !cp.is_executable(b)) {
             continue;
         }
@@ -500,7 +504,9 @@ pub fn loop_invariants(unit: &TranslationUnit, f: &Function, cfg: &Cfg, ssa: &Ss
 
     let mut lv = Level { unit, f, ssa, cp, loops: &loops, inv_from: vec![0; f.exprs.len()], l: 0, k: 0 };
     for &b in &ssa.dom.rpo {
-        let Some(l) = ssa.loops.innermost(b) else { continue };
+        let Some(l) = ssa.loops.innermost(b) else {
+            continue;
+        };
         lv.l = l;
         lv.k = ssa.loops.loops[l].depth.min(250) as u8;
         for it in &cfg.graph[b].items {
@@ -558,7 +564,8 @@ mod tests {
 
     #[test]
     fn load_made_variant_by_store() {
-        let src = "double f(int n, double *a, double *b, int k) { double s = 0; for (int i = 0; i < n; i++) { s += a[k] * b[k]; } return s; }";
+        let src =
+            "double f(int n, double *a, double *b, int k) { double s = 0; for (int i = 0; i < n; i++) { s += a[k] * b[k]; } return s; }";
         let (u, ssa, inv) = run(src);
         assert!(inv.is_invariant_in(&ssa, find(src, &u, "a[k] * b[k]"), 0));
         let src = "double f(int n, double *a, double *b, int k) { double s = 0; for (int i = 0; i < n; i++) { s += a[k] * b[k]; b[i] = s; } return s; }";
@@ -572,7 +579,8 @@ mod tests {
 
     #[test]
     fn pure_and_impure_calls() {
-        let src = "double g(double); double f(int n, double x, double *a) { for (int i = 0; i < n; i++) a[i] = sqrt(x) + g(x); return a[0]; }";
+        let src =
+            "double g(double); double f(int n, double x, double *a) { for (int i = 0; i < n; i++) a[i] = sqrt(x) + g(x); return a[0]; }";
         let (u, ssa, inv) = run(src);
         assert!(inv.is_invariant_in(&ssa, find(src, &u, "sqrt(x)"), 0));
         assert!(!inv.is_invariant_in(&ssa, find(src, &u, "g(x)"), 0));

@@ -806,10 +806,7 @@ pub fn build_ssa(unit: &TranslationUnit, f: &Function, cfg: &Cfg) -> Ssa {
     for b in 0..n {
         let np = dom.preds(BlockId::new(b)).len();
         for &v in &phi_vars[phi_start_rel[b] as usize..phi_start_rel[b + 1] as usize] {
-            values.push(SsaValue {
-                sym: vars[v as usize],
-                def: ValueDef::Phi { block: BlockId::new(b), args: Vec::with_capacity(np) },
-            });
+            values.push(SsaValue { sym: vars[v as usize], def: ValueDef::Phi { block: BlockId::new(b), args: Vec::with_capacity(np) } });
         }
     }
 
@@ -1095,10 +1092,7 @@ pub(crate) mod tests {
     pub(crate) fn var_uses(u: &TranslationUnit, name: &str) -> Vec<ExprId> {
         let f = &u.functions[0];
         let s = sym(u, name);
-        let mut v: Vec<ExprId> = (0..f.exprs.len() as u32)
-            .map(ExprId)
-            .filter(|e| f.expr(*e).kind == ExprKind::Var(s))
-            .collect();
+        let mut v: Vec<ExprId> = (0..f.exprs.len() as u32).map(ExprId).filter(|e| f.expr(*e).kind == ExprKind::Var(s)).collect();
         v.sort_by_key(|e| f.expr(*e).span.start);
         v
     }
