@@ -764,7 +764,14 @@ pub fn build_ssa(unit: &TranslationUnit, f: &Function, cfg: &Cfg) -> Ssa {
                 }
             }
         }
-        live_list[first..].sort_unstable();
+        let k = live_list.len() - first;
+        if k > 64 && k * (usize::BITS - k.leading_zeros()) as usize > n {
+            // Cheaper to rebuild in block order than to sort.
+            live_list.truncate(first);
+            live_list.extend((0..n).filter(|&b| live_mark[b] == vv).map(BlockId::new));
+        } else {
+            live_list[first..].sort_unstable();
+        }
         live_start[v + 1] = live_list.len() as u32;
         if defs.is_empty() || ue_start[v] == ue_start[v + 1] {
             continue;
