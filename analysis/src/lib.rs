@@ -1,13 +1,19 @@
 //! The analysis crate: C front end and the classic analyses of ppo's SPPS stage.
 pub mod api;
 pub mod cfg;
+pub mod constprop;
+pub mod cprint;
 pub mod effects;
 pub mod frontend;
+pub mod globalopt;
+pub mod induction;
+pub mod invariant;
 pub mod ir;
 pub mod libc;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
+pub mod ssa;
 
 /// The thread pool the analyses run on. Its threads have large stacks: lowering and the
 /// analyses recurse over the IR, whose nesting is bounded by [`lower::MAX_NESTING`].
