@@ -3,6 +3,7 @@ pub mod api;
 pub mod cfg;
 pub mod effects;
 pub mod ir;
+pub mod libc;
 pub mod loops;
 pub mod lower;
 pub mod parse;
