@@ -8,3 +8,4 @@ pub mod loops;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
+pub mod summary;

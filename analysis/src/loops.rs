@@ -382,8 +382,10 @@ impl<'f> Agg<'f> {
     }
 }
 
+/// `exit`, `abort` and the other library functions that end the program.
 fn is_exit(n: &str) -> bool {
     matches!(n, "exit" | "abort" | "_Exit" | "quick_exit" | "_exit")
+        || crate::libc::lookup(n).is_some_and(|l| l.noreturn && l.effect == crate::libc::GlobalEffect::Exit && !n.contains("jmp"))
 }
 
 /// Accesses made by a statement's own expressions (declarations included).
