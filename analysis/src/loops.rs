@@ -91,10 +91,16 @@ pub struct Affine {
 
 impl Affine {
     pub fn constant(c: i64) -> Affine {
-        Affine { constant: c, terms: Vec::new() }
+        Affine {
+            constant: c,
+            terms: Vec::new(),
+        }
     }
     pub fn atom(a: Atom) -> Affine {
-        Affine { constant: 0, terms: vec![(1, a)] }
+        Affine {
+            constant: 0,
+            terms: vec![(1, a)],
+        }
     }
     pub fn as_const(&self) -> Option<i64> {
         self.terms.is_empty().then_some(self.constant)
@@ -137,7 +143,10 @@ impl Affine {
                 }
             }
         }
-        Some(Affine { constant: self.constant.checked_add(o.constant)?, terms })
+        Some(Affine {
+            constant: self.constant.checked_add(o.constant)?,
+            terms,
+        })
     }
     pub fn scale(&self, k: i64) -> Option<Affine> {
         if k == 0 {
@@ -147,18 +156,28 @@ impl Affine {
         for (c, a) in &self.terms {
             terms.push((c.checked_mul(k)?, a.clone()));
         }
-        Some(Affine { constant: self.constant.checked_mul(k)?, terms })
+        Some(Affine {
+            constant: self.constant.checked_mul(k)?,
+            terms,
+        })
     }
     pub fn sub(&self, o: &Affine) -> Option<Affine> {
         self.add(&o.scale(-1)?)
     }
     pub fn add_const(&self, c: i64) -> Option<Affine> {
-        Some(Affine { constant: self.constant.checked_add(c)?, terms: self.terms.clone() })
+        Some(Affine {
+            constant: self.constant.checked_add(c)?,
+            terms: self.terms.clone(),
+        })
     }
     /// C text: `n - 1`, `2*n + i`, `-i`, `0` (positive terms first).
     pub fn render(&self) -> String {
         let mut s = String::new();
-        let ordered = self.terms.iter().filter(|t| t.0 > 0).chain(self.terms.iter().filter(|t| t.0 < 0));
+        let ordered = self
+            .terms
+            .iter()
+            .filter(|t| t.0 > 0)
+            .chain(self.terms.iter().filter(|t| t.0 < 0));
         for (k, (c, a)) in ordered.enumerate() {
             let name = match a {
                 Atom::Sym(_, n) => n.as_str(),
@@ -180,7 +199,12 @@ impl Affine {
         if self.terms.is_empty() {
             let _ = write!(s, "{}", self.constant);
         } else if self.constant != 0 {
-            let _ = write!(s, " {} {}", if self.constant < 0 { '-' } else { '+' }, self.constant.unsigned_abs());
+            let _ = write!(
+                s,
+                " {} {}",
+                if self.constant < 0 { '-' } else { '+' },
+                self.constant.unsigned_abs()
+            );
         }
         s
     }
@@ -319,10 +343,30 @@ pub struct LoopInfo {
 
 // ---------------------------------------------------------------- aggregation
 
+/// Multiplicative hasher for small integer keys (ids): much cheaper than SipHash.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0.rotate_left(5) ^ v as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub(crate) type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
+
 #[derive(Default)]
 struct Agg<'f> {
     /// (reads, writes) counts per variable.
-    vars: HashMap<SymId, (u32, u32)>,
+    vars: IdMap<SymId, (u32, u32)>,
     calls: Vec<&'f str>,
     indirect: bool,
     mem_read: bool,
@@ -385,7 +429,9 @@ impl<'f> Agg<'f> {
 /// `exit`, `abort` and the other library functions that end the program.
 fn is_exit(n: &str) -> bool {
     matches!(n, "exit" | "abort" | "_Exit" | "quick_exit" | "_exit")
-        || crate::libc::lookup(n).is_some_and(|l| l.noreturn && l.effect == crate::libc::GlobalEffect::Exit && !n.contains("jmp"))
+        || crate::libc::lookup(n).is_some_and(|l| {
+            l.noreturn && l.effect == crate::libc::GlobalEffect::Exit && !n.contains("jmp")
+        })
 }
 
 /// Accesses made by a statement's own expressions (declarations included).
@@ -442,13 +488,23 @@ pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
     let mut acc = Accesses::default();
     let mut gotos: Vec<(Option<usize>, &str)> = Vec::new();
     let mut labels: HashMap<&str, Option<usize>> = HashMap::new();
-    let mut prev_of: HashMap<StmtId, StmtId> = HashMap::new();
+    let mut prev_of: IdMap<StmtId, StmtId> = IdMap::default();
 
-    let mut stack: Vec<(StmtId, Ctx)> =
-        vec![(f.body, Ctx { owner: None, brk: BreakTarget::None, cont: None })];
+    let mut stack: Vec<(StmtId, Ctx)> = vec![(
+        f.body,
+        Ctx {
+            owner: None,
+            brk: BreakTarget::None,
+            cont: None,
+        },
+    )];
     while let Some((s, cx)) = stack.pop() {
         let st = f.stmt(s);
-        let body_cx = |i: usize| Ctx { owner: Some(i), brk: BreakTarget::Loop(i), cont: Some(i) };
+        let body_cx = |i: usize| Ctx {
+            owner: Some(i),
+            brk: BreakTarget::Loop(i),
+            cont: Some(i),
+        };
         if st.kind.is_loop() {
             let i = raws.len();
             let kind = match st.kind {
@@ -513,7 +569,13 @@ pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
                 }
                 stack.push((*then, cx));
             }
-            StmtKind::Switch { body, .. } => stack.push((*body, Ctx { brk: BreakTarget::Switch, ..cx })),
+            StmtKind::Switch { body, .. } => stack.push((
+                *body,
+                Ctx {
+                    brk: BreakTarget::Switch,
+                    ..cx
+                },
+            )),
             StmtKind::Case { body, .. } => stack.extend(body.iter().rev().map(|&c| (c, cx))),
             StmtKind::Labeled { label, stmt } => {
                 labels.insert(label.as_str(), cx.owner);
@@ -534,11 +596,7 @@ pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
                     raws[o].body.ret = true;
                 }
             }
-            StmtKind::Goto(l) => {
-                if cx.owner.is_some() {
-                    gotos.push((cx.owner, l.as_str()));
-                }
-            }
+            StmtKind::Goto(l) if cx.owner.is_some() => gotos.push((cx.owner, l.as_str())),
             _ => {}
         }
     }
@@ -570,7 +628,9 @@ pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
     for (i, r) in raws.iter().enumerate() {
         let st = f.stmt(r.stmt);
         let body_stmt = match &st.kind {
-            StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => *body,
+            StmtKind::For { body, .. }
+            | StmtKind::While { body, .. }
+            | StmtKind::DoWhile { body, .. } => *body,
             _ => unreachable!(),
         };
         let bspan = f.stmt(body_stmt).span;
@@ -582,8 +642,12 @@ pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
         total.merge(&r.body);
         total.merge(&r.head);
         let names = |pred: &dyn Fn(&(u32, u32)) -> bool| {
-            let mut v: Vec<String> =
-                total.vars.iter().filter(|(_, c)| pred(c)).map(|(s, _)| unit.sym(*s).name.clone()).collect();
+            let mut v: Vec<String> = total
+                .vars
+                .iter()
+                .filter(|(_, c)| pred(c))
+                .map(|(s, _)| unit.sym(*s).name.clone())
+                .collect();
             v.sort();
             v.dedup();
             v
@@ -634,7 +698,9 @@ fn single_loop(f: &Function, mut s: StmtId) -> bool {
         match &f.stmt(s).kind {
             k if k.is_loop() => return true,
             StmtKind::Compound(v) => {
-                let mut it = v.iter().filter(|&&c| !matches!(f.stmt(c).kind, StmtKind::Empty));
+                let mut it = v
+                    .iter()
+                    .filter(|&&c| !matches!(f.stmt(c).kind, StmtKind::Empty));
                 match (it.next(), it.next()) {
                     (Some(&c), None) => s = c,
                     _ => return false,
@@ -651,8 +717,14 @@ fn single_loop(f: &Function, mut s: StmtId) -> bool {
 fn var_side(f: &Function, e: ExprId) -> Option<(SymId, Option<(i64, bool)>)> {
     match &f.expr(e).kind {
         ExprKind::Var(s) => Some((*s, None)),
-        ExprKind::Cast { ty, expr } if ty.is_integer() => var_side(f, *expr).filter(|v| v.1.is_none()),
-        ExprKind::IncDec { inc, prefix, operand } => {
+        ExprKind::Cast { ty, expr } if ty.is_integer() => {
+            var_side(f, *expr).filter(|v| v.1.is_none())
+        }
+        ExprKind::IncDec {
+            inc,
+            prefix,
+            operand,
+        } => {
             let s = f.as_var(*operand)?;
             Some((s, Some((if *inc { 1 } else { -1 }, *prefix))))
         }
@@ -677,14 +749,24 @@ fn step_of(unit: &TranslationUnit, f: &Function, e: ExprId, v: SymId) -> Option<
     let konst = |x: ExprId| affine(unit, f, x).and_then(|a| a.as_const());
     let st = match &f.expr(e).kind {
         ExprKind::IncDec { inc, operand, .. } if is_v(*operand) => Some(if *inc { 1 } else { -1 }),
-        ExprKind::Assign { op: Some(BinOp::Add), lhs, rhs } if is_v(*lhs) => konst(*rhs),
-        ExprKind::Assign { op: Some(BinOp::Sub), lhs, rhs } if is_v(*lhs) => konst(*rhs)?.checked_neg(),
-        ExprKind::Assign { op: None, lhs, rhs } if is_v(*lhs) => match &f.expr(strip_int_casts(f, *rhs)).kind {
-            ExprKind::Binary(BinOp::Add, a, b) if is_v(*a) => konst(*b),
-            ExprKind::Binary(BinOp::Add, a, b) if is_v(*b) => konst(*a),
-            ExprKind::Binary(BinOp::Sub, a, b) if is_v(*a) => konst(*b)?.checked_neg(),
-            _ => None,
-        },
+        ExprKind::Assign {
+            op: Some(BinOp::Add),
+            lhs,
+            rhs,
+        } if is_v(*lhs) => konst(*rhs),
+        ExprKind::Assign {
+            op: Some(BinOp::Sub),
+            lhs,
+            rhs,
+        } if is_v(*lhs) => konst(*rhs)?.checked_neg(),
+        ExprKind::Assign { op: None, lhs, rhs } if is_v(*lhs) => {
+            match &f.expr(strip_int_casts(f, *rhs)).kind {
+                ExprKind::Binary(BinOp::Add, a, b) if is_v(*a) => konst(*b),
+                ExprKind::Binary(BinOp::Add, a, b) if is_v(*b) => konst(*a),
+                ExprKind::Binary(BinOp::Sub, a, b) if is_v(*a) => konst(*b)?.checked_neg(),
+                _ => None,
+            }
+        }
         _ => None,
     };
     st.filter(|&c| c != 0)
@@ -724,7 +806,12 @@ fn for_step(unit: &TranslationUnit, f: &Function, step: ExprId, v: SymId) -> Opt
 
 /// The value assigned to `v` by an initialization statement, `Ok(None)` when the statement
 /// does not write `v`, `Err` when it writes it some other way.
-fn init_value(unit: &TranslationUnit, f: &Function, s: StmtId, v: SymId) -> Result<Option<ExprId>, ()> {
+fn init_value(
+    unit: &TranslationUnit,
+    f: &Function,
+    s: StmtId,
+    v: SymId,
+) -> Result<Option<ExprId>, ()> {
     match &f.stmt(s).kind {
         StmtKind::Decl(ds) => Ok(ds.iter().rev().find(|d| d.sym == v).and_then(|d| d.init)),
         StmtKind::Expr(e) => {
@@ -747,7 +834,10 @@ fn init_value(unit: &TranslationUnit, f: &Function, s: StmtId, v: SymId) -> Resu
 }
 
 fn int_like(t: &Type) -> bool {
-    matches!(t, Type::Int { .. } | Type::Bool | Type::Enum(_) | Type::Named(_) | Type::Unknown)
+    matches!(
+        t,
+        Type::Int { .. } | Type::Bool | Type::Enum(_) | Type::Named(_) | Type::Unknown
+    )
 }
 
 fn unsigned(t: &Type) -> bool {
@@ -755,10 +845,19 @@ fn unsigned(t: &Type) -> bool {
 }
 
 /// The canonical form of a counted loop, or why the loop is not counted.
-fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> Result<CountedLoop, String> {
+fn counted_form(
+    unit: &TranslationUnit,
+    f: &Function,
+    r: &Raw,
+    body: StmtId,
+) -> Result<CountedLoop, String> {
     let (init_stmt, cond, step_expr) = match &f.stmt(r.stmt).kind {
-        StmtKind::For { init, cond, step, .. } => (*init, *cond, *step),
-        StmtKind::While { cond, .. } | StmtKind::DoWhile { cond, .. } => (r.prev, Some(*cond), None),
+        StmtKind::For {
+            init, cond, step, ..
+        } => (*init, *cond, *step),
+        StmtKind::While { cond, .. } | StmtKind::DoWhile { cond, .. } => {
+            (r.prev, Some(*cond), None)
+        }
         _ => unreachable!(),
     };
     let cond = cond.ok_or("no condition")?;
@@ -784,9 +883,9 @@ fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> 
         let got = match (r.kind, incdec, step_expr) {
             (LoopKind::For, None, Some(st)) => for_step(unit, f, st, v).map(|c| (c, None)),
             (LoopKind::While, Some((d, prefix)), _) => Some((d, Some(prefix))),
-            (LoopKind::While | LoopKind::Do, None, _) => {
-                last_body_expr().and_then(|e| step_of(unit, f, e, v)).map(|c| (c, None))
-            }
+            (LoopKind::While | LoopKind::Do, None, _) => last_body_expr()
+                .and_then(|e| step_of(unit, f, e, v))
+                .map(|c| (c, None)),
             _ => None,
         };
         if let Some((c, in_cond)) = got {
@@ -797,7 +896,10 @@ fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> 
     let Some((v, limit, op, step, in_cond)) = found else {
         return Err(match r.kind {
             LoopKind::For => "no constant step of a variable of the condition".into(),
-            _ => "no constant step of a variable of the condition as the last statement of the body".into(),
+            _ => {
+                "no constant step of a variable of the condition as the last statement of the body"
+                    .into()
+            }
         });
     };
     let sym = unit.sym(v);
@@ -823,12 +925,14 @@ fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> 
     if !ca.calls.is_empty() || ca.opaque {
         return Err("the condition calls a function".into());
     }
-    if ca.writes().count() != in_cond.is_some() as usize || !ca.mem.iter().all(|m| !m.write)
-    {
+    if ca.writes().count() != in_cond.is_some() as usize || !ca.mem.iter().all(|m| !m.write) {
         return Err("the condition has side effects".into());
     }
     if !sym.is_register_like() && (r.body.may_clobber() || r.head.may_clobber()) {
-        return Err(format!("`{}` may be modified through pointers or calls", sym.name));
+        return Err(format!(
+            "`{}` may be modified through pointers or calls",
+            sym.name
+        ));
     }
     // The limit must be loop-invariant.
     let mut la = Accesses::default();
@@ -842,11 +946,16 @@ fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> 
             return Err(format!("the limit depends on `{}`", sym.name));
         }
         let ls = unit.sym(s);
-        if r.body.writes(s) > 0 || (r.kind == LoopKind::For && step_expr.is_some_and(|st| writes_var(unit, f, st, s))) {
+        if r.body.writes(s) > 0
+            || (r.kind == LoopKind::For && step_expr.is_some_and(|st| writes_var(unit, f, st, s)))
+        {
             return Err(format!("the limit `{}` is modified in the loop", ls.name));
         }
         if !ls.is_register_like() && clobber {
-            return Err(format!("the limit `{}` may be modified through pointers or calls", ls.name));
+            return Err(format!(
+                "the limit `{}` may be modified through pointers or calls",
+                ls.name
+            ));
         }
     }
     if !la.mem.is_empty() && clobber {
@@ -857,7 +966,9 @@ fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> 
     let entry = || Affine::atom(Atom::Sym(v, sym.name.clone()));
     let init_a = match init_stmt.map(|s| init_value(unit, f, s, v)) {
         Some(Ok(Some(e))) => affine_or_opaque(unit, f, e),
-        Some(Err(())) if r.kind == LoopKind::For => return Err("unrecognized initialization".into()),
+        Some(Err(())) if r.kind == LoopKind::For => {
+            return Err("unrecognized initialization".into())
+        }
         _ => entry(),
     };
     let ovf = || "overflow".to_string();
@@ -866,7 +977,9 @@ fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> 
         _ => init_a.clone(),
     };
     let upper = match (op, step > 0) {
-        (CmpOp::Lt, true) | (CmpOp::Gt, false) => limit_a.add_const(-step.signum()).ok_or_else(ovf)?,
+        (CmpOp::Lt, true) | (CmpOp::Gt, false) => {
+            limit_a.add_const(-step.signum()).ok_or_else(ovf)?
+        }
         (CmpOp::Le, true) | (CmpOp::Ge, false) => limit_a.clone(),
         (CmpOp::Ne, _) if step.abs() == 1 => limit_a.add_const(-step).ok_or_else(ovf)?,
         (CmpOp::Ne, _) => return Err("`!=` condition with a step other than ±1".into()),
@@ -876,15 +989,29 @@ fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> 
         return Err(format!("unsigned `{}` >= 0 is always true", sym.name));
     }
     let d = step.unsigned_abs() as i64;
-    let num = if step > 0 { upper.sub(&lower) } else { lower.sub(&upper) }.and_then(|x| x.add_const(d)).ok_or_else(ovf)?;
+    let num = if step > 0 {
+        upper.sub(&lower)
+    } else {
+        lower.sub(&upper)
+    }
+    .and_then(|x| x.add_const(d))
+    .ok_or_else(ovf)?;
     let trip_count = match num.as_const() {
         Some(c) => {
             let t = (c / d).max(0) as u64;
             TripCount::Const(if r.kind == LoopKind::Do { t.max(1) } else { t })
         }
         None => {
-            let body = if d == 1 { num.render() } else { format!("({}) / {}", num.render(), d) };
-            TripCount::Symbolic(if r.kind == LoopKind::Do { format!("max(1, {body})") } else { body })
+            let body = if d == 1 {
+                num.render()
+            } else {
+                format!("({}) / {}", num.render(), d)
+            };
+            TripCount::Symbolic(if r.kind == LoopKind::Do {
+                format!("max(1, {body})")
+            } else {
+                body
+            })
         }
     };
     Ok(CountedLoop {
@@ -925,10 +1052,17 @@ fn aff(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) -> Option<Af
     if depth > 64 {
         return None;
     }
-    let sub = |x: ExprId| aff(unit, f, x, depth + 1).unwrap_or_else(|| Affine::atom(Atom::Opaque(atom_text(unit, f, x))));
+    let sub = |x: ExprId| {
+        aff(unit, f, x, depth + 1)
+            .unwrap_or_else(|| Affine::atom(Atom::Opaque(atom_text(unit, f, x))))
+    };
     match &f.expr(e).kind {
-        ExprKind::Int(v) | ExprKind::Char(v) | ExprKind::EnumConst(_, v) => Some(Affine::constant(*v)),
-        ExprKind::Var(s) if int_like(&unit.sym(*s).ty) => Some(Affine::atom(Atom::Sym(*s, unit.sym(*s).name.clone()))),
+        ExprKind::Int(v) | ExprKind::Char(v) | ExprKind::EnumConst(_, v) => {
+            Some(Affine::constant(*v))
+        }
+        ExprKind::Var(s) if int_like(&unit.sym(*s).ty) => {
+            Some(Affine::atom(Atom::Sym(*s, unit.sym(*s).name.clone())))
+        }
         ExprKind::Cast { ty, expr } if ty.is_integer() => aff(unit, f, *expr, depth + 1),
         ExprKind::Unary(UnOp::Plus, a) => aff(unit, f, *a, depth + 1),
         ExprKind::Unary(UnOp::Neg, a) => sub(*a).scale(-1),
@@ -951,7 +1085,10 @@ fn aff(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) -> Option<Af
             }
         }
         ExprKind::Binary(op @ (BinOp::Div | BinOp::Rem | BinOp::Shr), a, b) => {
-            let (x, y) = (aff(unit, f, *a, depth + 1)?.as_const()?, aff(unit, f, *b, depth + 1)?.as_const()?);
+            let (x, y) = (
+                aff(unit, f, *a, depth + 1)?.as_const()?,
+                aff(unit, f, *b, depth + 1)?.as_const()?,
+            );
             match op {
                 BinOp::Div => x.checked_div(y).map(Affine::constant),
                 BinOp::Rem => x.checked_rem(y).map(Affine::constant),
@@ -986,7 +1123,10 @@ fn prec(f: &Function, e: ExprId) -> u8 {
         | ExprKind::SizeofExpr(_)
         | ExprKind::SizeofType(_)
         | ExprKind::IncDec { prefix: true, .. } => 14,
-        ExprKind::Index { .. } | ExprKind::Member { .. } | ExprKind::Call { .. } | ExprKind::IncDec { .. } => 15,
+        ExprKind::Index { .. }
+        | ExprKind::Member { .. }
+        | ExprKind::Call { .. }
+        | ExprKind::IncDec { .. } => 15,
         _ => 16,
     }
 }
@@ -1023,7 +1163,9 @@ fn print(unit: &TranslationUnit, f: &Function, e: ExprId, min: u8, out: &mut Str
             let _ = write!(out, "{v:?}");
         }
         ExprKind::Var(s) => out.push_str(&unit.sym(*s).name),
-        ExprKind::FuncName(n) | ExprKind::EnumConst(n, _) | ExprKind::Unresolved(n) => out.push_str(n),
+        ExprKind::FuncName(n) | ExprKind::EnumConst(n, _) | ExprKind::Unresolved(n) => {
+            out.push_str(n)
+        }
         ExprKind::Unary(op, a) => {
             out.push_str(op.as_str());
             print(unit, f, *a, 14, out, d);
@@ -1038,7 +1180,11 @@ fn print(unit: &TranslationUnit, f: &Function, e: ExprId, min: u8, out: &mut Str
             let _ = write!(out, " {}= ", op.map_or("", |o| o.as_str()));
             print(unit, f, *rhs, 2, out, d);
         }
-        ExprKind::IncDec { inc, prefix, operand } => {
+        ExprKind::IncDec {
+            inc,
+            prefix,
+            operand,
+        } => {
             let o = if *inc { "++" } else { "--" };
             if *prefix {
                 out.push_str(o);
@@ -1163,7 +1309,12 @@ enum Node {
 
 impl<'f> StructHash<'f> {
     fn new(unit: &'f TranslationUnit, f: &'f Function) -> Self {
-        StructHash { f, unit, stmts: vec![None; f.stmts.len()], exprs: vec![None; f.exprs.len()] }
+        StructHash {
+            f,
+            unit,
+            stmts: vec![None; f.stmts.len()],
+            exprs: vec![None; f.exprs.len()],
+        }
     }
 
     fn children(&self, n: Node, out: &mut Vec<Node>) {
@@ -1193,7 +1344,12 @@ impl<'f> StructHash<'f> {
                     out.push(Node::S(*body));
                     out.push(Node::E(*cond));
                 }
-                StmtKind::For { init, cond, step, body } => {
+                StmtKind::For {
+                    init,
+                    cond,
+                    step,
+                    body,
+                } => {
                     // Absent parts are marked in the node's own hash.
                     out.extend(init.iter().map(|&c| Node::S(c)));
                     out.extend(cond.iter().map(|&c| Node::E(c)));
@@ -1229,7 +1385,11 @@ impl<'f> StructHash<'f> {
             self.children(n, &mut kids);
             if !expanded {
                 stack.push((n, true));
-                stack.extend(kids.iter().filter(|&&k| self.memo(k).is_none()).map(|&k| (k, false)));
+                stack.extend(
+                    kids.iter()
+                        .filter(|&&k| self.memo(k).is_none())
+                        .map(|&k| (k, false)),
+                );
                 continue;
             }
             let h = self.own(n, &kids);
@@ -1277,12 +1437,18 @@ impl<'f> StructHash<'f> {
                             h.byte(d.init.is_some() as u8);
                         }
                     }
-                    StmtKind::For { init, cond, step, .. } => {
-                        h.byte(init.is_some() as u8 | (cond.is_some() as u8) << 1 | (step.is_some() as u8) << 2)
-                    }
+                    StmtKind::For {
+                        init, cond, step, ..
+                    } => h.byte(
+                        init.is_some() as u8
+                            | (cond.is_some() as u8) << 1
+                            | (step.is_some() as u8) << 2,
+                    ),
                     StmtKind::If { els, .. } => h.byte(els.is_some() as u8),
                     StmtKind::Case { value, .. } => h.byte(value.is_some() as u8),
-                    StmtKind::Goto(l) | StmtKind::Labeled { label: l, .. } | StmtKind::Pragma(l) => h.str(l),
+                    StmtKind::Goto(l)
+                    | StmtKind::Labeled { label: l, .. }
+                    | StmtKind::Pragma(l) => h.str(l),
                     _ => {}
                 }
             }
@@ -1412,18 +1578,46 @@ mod tests {
         assert_eq!(c.upper.render(), "n - 1");
         assert_eq!(c.step, 1);
         assert_eq!(c.trip_count, sym("n"));
-        assert_eq!(trip("void f(void) { int i; for (i = 1; i <= 10; i += 3) ; }"), vec![TripCount::Const(4)]);
-        assert_eq!(trip("void f(void) { for (int i = 10; i > 0; i -= 2) ; }"), vec![TripCount::Const(5)]);
-        assert_eq!(trip("void f(void) { for (int i = 5; i < 3; i++) ; }"), vec![TripCount::Const(0)]);
-        assert_eq!(trip("void f(void) { for (int i = 0; 8 > i; i = i + 2) ; }"), vec![TripCount::Const(4)]);
-        assert_eq!(trip("void f(void) { for (int i = 0; i != 8; ++i) ; }"), vec![TripCount::Const(8)]);
-        assert_eq!(trip("void f(int n) { for (int i = 0; i < n; i += 4) ; }"), vec![sym("(n + 3) / 4")]);
-        let (_, l) = infos("void f(int n, double *a) { int i; for (i = n - 1; i >= 0; i--) a[i] = 0; }");
+        assert_eq!(
+            trip("void f(void) { int i; for (i = 1; i <= 10; i += 3) ; }"),
+            vec![TripCount::Const(4)]
+        );
+        assert_eq!(
+            trip("void f(void) { for (int i = 10; i > 0; i -= 2) ; }"),
+            vec![TripCount::Const(5)]
+        );
+        assert_eq!(
+            trip("void f(void) { for (int i = 5; i < 3; i++) ; }"),
+            vec![TripCount::Const(0)]
+        );
+        assert_eq!(
+            trip("void f(void) { for (int i = 0; 8 > i; i = i + 2) ; }"),
+            vec![TripCount::Const(4)]
+        );
+        assert_eq!(
+            trip("void f(void) { for (int i = 0; i != 8; ++i) ; }"),
+            vec![TripCount::Const(8)]
+        );
+        assert_eq!(
+            trip("void f(int n) { for (int i = 0; i < n; i += 4) ; }"),
+            vec![sym("(n + 3) / 4")]
+        );
+        let (_, l) =
+            infos("void f(int n, double *a) { int i; for (i = n - 1; i >= 0; i--) a[i] = 0; }");
         let c = l[0].counted.as_ref().unwrap();
-        assert_eq!((c.lower.render(), c.upper.render(), c.step), ("n - 1".into(), "0".into(), -1));
+        assert_eq!(
+            (c.lower.render(), c.upper.render(), c.step),
+            ("n - 1".into(), "0".into(), -1)
+        );
         assert_eq!(c.trip_count, sym("n"));
-        assert_eq!(trip("void f(unsigned n) { for (unsigned i = n; i >= 0; i--) ; }").len(), 1);
-        assert!(matches!(trip("void f(unsigned n) { for (unsigned i = n; i >= 0; i--) ; }")[0], TripCount::Unknown(_)));
+        assert_eq!(
+            trip("void f(unsigned n) { for (unsigned i = n; i >= 0; i--) ; }").len(),
+            1
+        );
+        assert!(matches!(
+            trip("void f(unsigned n) { for (unsigned i = n; i >= 0; i--) ; }")[0],
+            TripCount::Unknown(_)
+        ));
     }
 
     #[test]
@@ -1445,8 +1639,14 @@ mod tests {
         assert_eq!(l[0].reads, vec!["i", "j", "n"]);
         assert_eq!(l[0].writes, vec!["a", "i", "j"]);
         assert_eq!(l[1].writes, vec!["a", "j"]);
-        assert_eq!(&src[l[0].header_span.range()].trim_end(), &"for (i = 0; i < n; i++)");
-        assert_eq!(&src[l[1].header_span.range()].trim_end(), &"for (j = i; j < n; j++)");
+        assert_eq!(
+            &src[l[0].header_span.range()].trim_end(),
+            &"for (i = 0; i < n; i++)"
+        );
+        assert_eq!(
+            &src[l[1].header_span.range()].trim_end(),
+            &"for (j = i; j < n; j++)"
+        );
     }
 
     #[test]
@@ -1455,19 +1655,34 @@ mod tests {
             TripCount::Unknown(r) => r,
             t => panic!("counted: {t:?}"),
         };
-        assert!(why("void f(int n) { for (int i = 0; i < n; i++) { i += 2; } }").contains("written"));
+        assert!(
+            why("void f(int n) { for (int i = 0; i < n; i++) { i += 2; } }").contains("written")
+        );
         assert!(why("void f(int n) { for (int i = 0; i < n; i++) { n--; } }").contains("limit"));
         assert!(why("void f(int n) { for (int i = 0; i < n; i++, n--) ; }").contains("limit"));
         assert!(why("void f(int n) { for (int i = 1; i < n; i *= 2) ; }").contains("step"));
-        assert!(why("int g(void); void f(void) { for (int i = 0; i < g(); i++) ; }").contains("call"));
-        assert!(why("int n; void h(void); void f(void) { for (int i = 0; i < n; i++) h(); }").contains("`n`"));
-        assert!(why("void f(int n, int *p) { for (int i = 0; i < n && p[i]; i++) ; }").contains("comparison"));
+        assert!(
+            why("int g(void); void f(void) { for (int i = 0; i < g(); i++) ; }").contains("call")
+        );
+        assert!(
+            why("int n; void h(void); void f(void) { for (int i = 0; i < n; i++) h(); }")
+                .contains("`n`")
+        );
+        assert!(
+            why("void f(int n, int *p) { for (int i = 0; i < n && p[i]; i++) ; }")
+                .contains("comparison")
+        );
         assert!(why("void f(int n) { for (int i = 0; i > n; i++) ; }").contains("away"));
-        assert!(why("void f(double x) { for (double d = 0; d < x; d += 1) ; }").contains("integer"));
+        assert!(
+            why("void f(double x) { for (double d = 0; d < x; d += 1) ; }").contains("integer")
+        );
         // A limit read from memory is fine when nothing in the loop writes memory.
         let (_, l) = infos("struct S { int n; }; int f(struct S *s) { int t = 0; for (int i = 0; i < s->n; i++) t += i; return t; }");
         assert_eq!(l[0].trip_count, sym("s->n"));
-        assert_eq!(l[0].counted.as_ref().unwrap().limit, Bound::Opaque("s->n".into()));
+        assert_eq!(
+            l[0].counted.as_ref().unwrap().limit,
+            Bound::Opaque("s->n".into())
+        );
         assert!(matches!(
             trip("struct S { int n; }; void f(struct S *s, int *a) { for (int i = 0; i < s->n; i++) a[i] = 0; }")[0],
             TripCount::Unknown(_)
@@ -1476,15 +1691,39 @@ mod tests {
 
     #[test]
     fn counted_while_and_do() {
-        assert_eq!(trip("void f(int n) { int i; i = 0; while (i < n) { n + 1; i++; } }"), vec![sym("n")]);
-        assert_eq!(trip("void f(void) { int i = 2; while (i <= 10) { i += 2; } }"), vec![TripCount::Const(5)]);
-        assert_eq!(trip("void f(int n) { while (n-- > 0) { } }"), vec![sym("n")]);
-        assert_eq!(trip("void f(int n) { while (--n > 0) ; }"), vec![sym("n - 1")]);
-        assert_eq!(trip("void f(void) { int i = 0; do { i++; } while (i < 10); }"), vec![TripCount::Const(10)]);
-        assert_eq!(trip("void f(void) { int i = 20; do { i++; } while (i < 10); }"), vec![TripCount::Const(1)]);
-        assert_eq!(trip("void f(int n) { int i = 0; do { i = i + 1; } while (i < n); }"), vec![sym("max(1, n)")]);
+        assert_eq!(
+            trip("void f(int n) { int i; i = 0; while (i < n) { n + 1; i++; } }"),
+            vec![sym("n")]
+        );
+        assert_eq!(
+            trip("void f(void) { int i = 2; while (i <= 10) { i += 2; } }"),
+            vec![TripCount::Const(5)]
+        );
+        assert_eq!(
+            trip("void f(int n) { while (n-- > 0) { } }"),
+            vec![sym("n")]
+        );
+        assert_eq!(
+            trip("void f(int n) { while (--n > 0) ; }"),
+            vec![sym("n - 1")]
+        );
+        assert_eq!(
+            trip("void f(void) { int i = 0; do { i++; } while (i < 10); }"),
+            vec![TripCount::Const(10)]
+        );
+        assert_eq!(
+            trip("void f(void) { int i = 20; do { i++; } while (i < 10); }"),
+            vec![TripCount::Const(1)]
+        );
+        assert_eq!(
+            trip("void f(int n) { int i = 0; do { i = i + 1; } while (i < n); }"),
+            vec![sym("max(1, n)")]
+        );
         // Entry value when there is no initialization just before.
-        assert_eq!(trip("void f(int i, int n) { while (i < n) i++; }"), vec![sym("n - i")]);
+        assert_eq!(
+            trip("void f(int i, int n) { while (i < n) i++; }"),
+            vec![sym("n - i")]
+        );
         // Not counted: written elsewhere, increment not last, continue skipping it.
         for src in [
             "void f(int n) { int i = 0; while (i < n) { i++; i++; } }",
@@ -1539,13 +1778,20 @@ mod tests {
             ));
         }
         let u = lower(&src, &SourceMap::identity(src.len() as u32));
-        let t = std::time::Instant::now();
+        let mut best = std::time::Duration::MAX;
         let mut n = 0;
-        for f in &u.functions {
-            n += loop_infos(&u, f).len();
+        for _ in 0..10 {
+            let t = std::time::Instant::now();
+            n = 0;
+            for f in &u.functions {
+                n += loop_infos(&u, f).len();
+            }
+            best = best.min(t.elapsed());
         }
-        let el = t.elapsed();
-        eprintln!("loop_infos: {} functions, {n} loops, {:?}", u.functions.len(), el);
+        eprintln!(
+            "loop_infos: {} functions, {n} loops, best of 10: {best:?}",
+            u.functions.len()
+        );
         assert_eq!(n, 12000);
     }
 }
