@@ -10,10 +10,12 @@ pub mod induction;
 pub mod invariant;
 pub mod ir;
 pub mod libc;
+pub mod loops;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
 pub mod ssa;
+pub mod summary;
 
 /// The thread pool the analyses run on. Its threads have large stacks: lowering and the
 /// analyses recurse over the IR, whose nesting is bounded by [`lower::MAX_NESTING`].
