@@ -7,3 +7,4 @@ pub mod ir;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
+pub mod reaching;
