@@ -2,8 +2,10 @@
 pub mod api;
 pub mod cfg;
 pub mod dataflow;
+pub mod defuse;
 pub mod effects;
 pub mod ir;
+pub mod liveness;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
