@@ -274,15 +274,22 @@ impl Avail {
             s.insert(b as usize);
         }
     }
-    /// Is `bit` killed by item `gi`?
-    fn kills(&self, gi: usize, bit: usize) -> bool {
+    /// Is `bit` killed by item `gi`? `stamp` must hold the item's variable kills (see
+    /// [`Avail::stamp_kills`]).
+    fn kills(&self, gi: usize, bit: usize, stamp: &[u32]) -> bool {
         let fl = self.flags[gi];
         fl & F_OPAQUE != 0
             || (fl & F_CALL != 0 && self.call_mask.contains(bit))
             || (fl & F_MEMW != 0 && self.mem_mask.contains(bit))
-            || self.wr[self.wr_start[gi] as usize..self.wr_start[gi + 1] as usize]
-                .iter()
-                .any(|&l| self.sym_bits[l as usize].contains(&(bit as u32)))
+            || stamp[bit] == gi as u32
+    }
+    /// Mark the bits killed by the variables item `gi` writes.
+    fn stamp_kills(&self, gi: usize, stamp: &mut [u32]) {
+        for &l in &self.wr[self.wr_start[gi] as usize..self.wr_start[gi + 1] as usize] {
+            for &b in &self.sym_bits[l as usize] {
+                stamp[b as usize] = gi as u32;
+            }
+        }
     }
 }
 
@@ -421,12 +428,15 @@ pub fn cse_opportunities_with(
         av.flags.push(fl);
     }
     av.wr_start.push(av.wr.len() as u32);
+    let mut stamp = vec![NONE; nbits];
+    let mut in_gen = vec![NONE; nbits];
     for gi in 0..nitems {
         av.gen_start.push(av.gen.len() as u32);
-        let g0 = av.gen.len();
+        av.stamp_kills(gi, &mut stamp);
         for &(_, v) in &occ[occ_start[gi] as usize..occ_start[gi + 1] as usize] {
             let bit = bit_of[v as usize];
-            if bit != NONE && !av.gen[g0..].contains(&bit) && !av.kills(gi, bit as usize) {
+            if bit != NONE && in_gen[bit as usize] != gi as u32 && !av.kills(gi, bit as usize, &stamp) {
+                in_gen[bit as usize] = gi as u32;
                 av.gen.push(bit);
             }
         }
@@ -487,43 +497,52 @@ pub fn cse_opportunities_with(
     }
     let mut dom: Option<petgraph::algo::dominators::Dominators<BlockId>> = None;
     let mut found: Vec<(ExprId, ExprId)> = Vec::new();
+    let mut is_dom = vec![NONE; cfg.graph.node_count()];
+    let mut dom_marked = NONE;
     for &b in &cfg.rpo {
         let base = fx.block_start[b.index()] as usize;
         sol.walk_block(&av, cfg, b, |i, avail| {
             let gi = base + i;
             found.clear();
+            av.stamp_kills(gi, &mut stamp);
             for &(e, v) in &occ[occ_start[gi] as usize..occ_start[gi + 1] as usize] {
                 let bit = bit_of[v as usize];
                 if bit == NONE {
                     continue;
                 }
                 let bu = bit as usize;
-                let stamp = gi as u32;
-                let first = if item_seen[bu].0 == stamp && !av.kills(gi, bu) {
+                let istamp = gi as u32;
+                let first = if item_seen[bu].0 == istamp && !av.kills(gi, bu, &stamp) {
                     Some(item_seen[bu].1)
                 } else if avail.contains(bu) {
                     if local_rep[bu].0 == b.index() as u32 {
                         Some(local_rep[bu].1)
                     } else {
-                        let d = dom.get_or_insert_with(|| cfg.dominators());
+                        if dom_marked != b.index() as u32 {
+                            // Mark the dominators of this block once.
+                            let d = dom.get_or_insert_with(|| cfg.dominators());
+                            dom_marked = b.index() as u32;
+                            if let Some(it) = d.dominators(b) {
+                                for x in it {
+                                    is_dom[x.index()] = dom_marked;
+                                }
+                            }
+                        }
                         let here = rpo_pos[b.index()];
                         // The nearest dominating evaluation, else the earliest one.
-                        let pick = all_occ[bu]
+                        let end = all_occ[bu].partition_point(|(p, _)| *p < here);
+                        let pick = all_occ[bu][..end]
                             .iter()
-                            .filter(|(p, _)| *p < here)
                             .rev()
-                            .find(|(p, _)| {
-                                let blk = cfg.rpo[*p as usize];
-                                d.dominators(b).is_some_and(|mut it| it.any(|x| x == blk))
-                            })
+                            .find(|(p, _)| is_dom[cfg.rpo[*p as usize].index()] == dom_marked)
                             .or_else(|| all_occ[bu].first());
                         pick.map(|&(_, x)| x)
                     }
                 } else {
                     None
                 };
-                if item_seen[bu].0 != stamp {
-                    item_seen[bu] = (stamp, e);
+                if item_seen[bu].0 != istamp {
+                    item_seen[bu] = (istamp, e);
                 }
                 if let Some(first) = first {
                     if first != e {
@@ -546,7 +565,7 @@ pub fn cse_opportunities_with(
             // Evaluations of this item become the block-local representatives.
             for &(e, v) in &occ[occ_start[gi] as usize..occ_start[gi + 1] as usize] {
                 let bit = bit_of[v as usize];
-                if bit != NONE && !av.kills(gi, bit as usize) && local_rep[bit as usize].0 != b.index() as u32 {
+                if bit != NONE && !av.kills(gi, bit as usize, &stamp) && local_rep[bit as usize].0 != b.index() as u32 {
                     local_rep[bit as usize] = (b.index() as u32, e);
                 }
             }

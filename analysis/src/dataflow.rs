@@ -678,3 +678,186 @@ mod tests {
         assert_eq!(al, vec!["b"]);
     }
 }
+
+#[cfg(test)]
+mod stress {
+    use crate::cfg::Cfg;
+    use crate::dataflow::FnItems;
+    use crate::ir::TranslationUnit;
+    use crate::lower::lower;
+    use crate::preprocess::SourceMap;
+    use std::time::{Duration, Instant};
+
+    /// A function of about `n` statements over `nv` variables, with nested loops, branches,
+    /// calls, globals, arrays and pointer writes.
+    fn synthetic(n: usize, nv: usize) -> String {
+        let mut s = String::from("int G0, G1, G2; double GA[100]; int h(int); void k(double *);\n");
+        s.push_str("int big(int n, double *p, double *q) {\n double a[64]; int i, j;\n");
+        for v in 0..nv {
+            s.push_str(&format!(" int v{v} = {v};\n"));
+        }
+        let mut x: u64 = 12345;
+        let mut rnd = |m: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as usize
+        };
+        let mut stmts = 0;
+        let mut depth = 0;
+        while stmts < n {
+            let r = rnd(100);
+            let (a, b, c) = (rnd(nv), rnd(nv), rnd(nv));
+            if r < 6 && depth < 6 {
+                s.push_str(&format!(" for (i = 0; i < n; i++) {{\n"));
+                depth += 1;
+            } else if r < 10 && depth < 6 {
+                s.push_str(&format!(" if (v{a} > v{b}) {{\n"));
+                depth += 1;
+            } else if r < 16 && depth > 0 {
+                s.push_str(" }\n");
+                depth -= 1;
+            } else if r < 20 {
+                s.push_str(&format!(" v{a} = h(v{b}) + G{};\n", r % 3));
+            } else if r < 25 {
+                s.push_str(&format!(" p[v{a} * n + i] = q[v{a} * n + i] + a[v{b} & 63];\n"));
+            } else if r < 30 {
+                s.push_str(&format!(" a[v{a} & 63] = GA[v{b} % 100] * v{c};\n"));
+            } else if r < 33 {
+                s.push_str(" k(a);\n");
+            } else if r < 36 {
+                s.push_str(&format!(" G{} += v{a};\n", r % 3));
+            } else {
+                s.push_str(&format!(" v{a} = v{b} * v{c} + v{a} * v{c} - (v{b} * v{c});\n"));
+            }
+            stmts += 1;
+        }
+        for _ in 0..depth {
+            s.push_str(" }\n");
+        }
+        s.push_str(" return v0 + v1;\n}\n");
+        s
+    }
+
+    /// Run every analysis on every function; returns (cfg+items, reaching, liveness,
+    /// def-use, cse) times and the number of CSE opportunities.
+    pub(crate) fn run_all(u: &TranslationUnit) -> ([Duration; 5], usize) {
+        let mut t = [Duration::ZERO; 5];
+        let mut n = 0;
+        for f in &u.functions {
+            let t0 = Instant::now();
+            let cfg = Cfg::build(f);
+            let fx = FnItems::build(u, f, &cfg);
+            let t1 = Instant::now();
+            let rd = crate::reaching::reaching_definitions_with(u, f, &cfg, &fx);
+            let t2 = Instant::now();
+            let lv = crate::liveness::liveness_with(u, f, &cfg, &fx);
+            let t3 = Instant::now();
+            let du = crate::defuse::def_use_with(f, &cfg, &rd, &fx);
+            let t4 = Instant::now();
+            n += crate::cse::cse_opportunities_with(u, f, &cfg, &fx, None).len();
+            let t5 = Instant::now();
+            for (k, (a, b)) in [(t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5)].iter().enumerate() {
+                t[k] += *b - *a;
+            }
+            std::hint::black_box((&rd.defs.len(), &lv.syms.len(), &du.uses.len()));
+        }
+        (t, n)
+    }
+
+    #[test]
+    #[ignore]
+    fn stress_synthetic_20k_statements() {
+        let src = synthetic(20_000, 300);
+        let u = lower(&src, &SourceMap::identity(src.len() as u32));
+        let f = &u.functions[0];
+        let total = Instant::now();
+        let (t, n) = run_all(&u);
+        let cfg = Cfg::build(f);
+        let fx = FnItems::build(&u, f, &cfg);
+        let rd = crate::reaching::reaching_definitions_with(&u, f, &cfg, &fx);
+        let du = crate::defuse::def_use_with(f, &cfg, &rd, &fx);
+        let links: usize = (0..du.uses.len() as u32).map(|x| du.defs_of_use(x).len()).sum();
+        println!(
+            "synthetic: {} stmts, {} blocks, {} items, {} defs, {} uses, {} use-def links, {} cse; cfg+items {:?}, reaching {:?}, liveness {:?}, def-use {:?}, cse {:?}; total {:?}",
+            f.stmts.len(),
+            cfg.graph.node_count(),
+            fx.items.len(),
+            rd.ndefs(),
+            du.uses.len(),
+            links,
+            n,
+            t[0],
+            t[1],
+            t[2],
+            t[3],
+            t[4],
+            total.elapsed()
+        );
+        assert!(n > 0);
+    }
+
+    /// `PPO_STRESS_FILE=/path/to/sqlite3.c cargo test --release -p analysis -- --ignored
+    /// stress_file --nocapture`: every analysis on every function of a real file.
+    #[test]
+    #[ignore]
+    fn stress_file() {
+        let Ok(path) = std::env::var("PPO_STRESS_FILE") else { return };
+        let src = std::fs::read_to_string(path).unwrap();
+        let t0 = Instant::now();
+        let u = lower(&src, &SourceMap::identity(src.len() as u32));
+        let lower_t = t0.elapsed();
+        let t1 = Instant::now();
+        let (t, n) = run_all(&u);
+        let seq = t1.elapsed();
+        // Parallel over functions, as the driver would run it.
+        use rayon::prelude::*;
+        let t2 = Instant::now();
+        let par: usize = u
+            .functions
+            .par_iter()
+            .map(|f| {
+                let cfg = Cfg::build(f);
+                let fx = FnItems::build(&u, f, &cfg);
+                let rd = crate::reaching::reaching_definitions_with(&u, f, &cfg, &fx);
+                let lv = crate::liveness::liveness_with(&u, f, &cfg, &fx);
+                let du = crate::defuse::def_use_with(f, &cfg, &rd, &fx);
+                std::hint::black_box((lv.syms.len(), du.uses.len()));
+                crate::cse::cse_opportunities_with(&u, f, &cfg, &fx, None).len()
+            })
+            .sum();
+        let par_t = t2.elapsed();
+        // The slowest functions.
+        let mut worst: Vec<(Duration, &str, usize)> = u
+            .functions
+            .iter()
+            .map(|f| {
+                let s = Instant::now();
+                let cfg = Cfg::build(f);
+                let fx = FnItems::build(&u, f, &cfg);
+                let rd = crate::reaching::reaching_definitions_with(&u, f, &cfg, &fx);
+                let _ = crate::liveness::liveness_with(&u, f, &cfg, &fx);
+                let _ = crate::defuse::def_use_with(f, &cfg, &rd, &fx);
+                let _ = crate::cse::cse_opportunities_with(&u, f, &cfg, &fx, None);
+                (s.elapsed(), f.name.as_str(), rd.ndefs())
+            })
+            .collect();
+        worst.sort_by(|a, b| b.0.cmp(&a.0));
+        println!(
+            "{} functions (lowering {:?}); sequential {:?} [cfg+items {:?}, reaching {:?}, liveness {:?}, def-use {:?}, cse {:?}], rayon {:?}; {} cse ({} par); slowest {:?}",
+            u.functions.len(),
+            lower_t,
+            seq,
+            t[0],
+            t[1],
+            t[2],
+            t[3],
+            t[4],
+            par_t,
+            n,
+            par,
+            &worst[..5.min(worst.len())]
+        );
+        assert_eq!(n, par);
+    }
+}

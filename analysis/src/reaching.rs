@@ -200,7 +200,8 @@ pub fn reaching_definitions_with(unit: &TranslationUnit, f: &Function, cfg: &Cfg
                     None => fx.item_mem(ifx).iter().find(|m| m.write).map_or(f.stmt(it.stmt).span, |m| f.expr(m.expr).span),
                 };
                 for l in set.ones() {
-                    if whole_here.contains(&(l as u32)) {
+                    // A may-write of a variable the function never reads reaches no use.
+                    if !read[l] || whole_here.contains(&(l as u32)) {
                         continue;
                     }
                     raw.push((
