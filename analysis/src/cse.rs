@@ -38,7 +38,12 @@ pub fn cse_opportunities(unit: &TranslationUnit, f: &Function, cfg: &Cfg) -> Vec
 }
 
 /// CSE opportunities of `f`, with texts sliced from `source` (the text the spans index).
-pub fn cse_opportunities_in(unit: &TranslationUnit, f: &Function, cfg: &Cfg, source: &str) -> Vec<CseOpportunity> {
+pub fn cse_opportunities_in(
+    unit: &TranslationUnit,
+    f: &Function,
+    cfg: &Cfg,
+    source: &str,
+) -> Vec<CseOpportunity> {
     let fx = FnItems::build(unit, f, cfg);
     cse_opportunities_with(unit, f, cfg, &fx, Some(source))
 }
@@ -121,21 +126,37 @@ impl<'a> Numbering<'a> {
                 if sy.is_volatile {
                     NONE
                 } else {
-                    let r = self.fx.local(*s).map(|l| vec![l as u32]).unwrap_or_default();
+                    let r = self
+                        .fx
+                        .local(*s)
+                        .map(|l| vec![l as u32])
+                        .unwrap_or_default();
                     self.intern(Key::Var(*s), r, false, false)
                 }
             }
-            ExprKind::Int(x) | ExprKind::Char(x) | ExprKind::EnumConst(_, x) => self.intern(Key::Int(*x), Vec::new(), false, false),
+            ExprKind::Int(x) | ExprKind::Char(x) | ExprKind::EnumConst(_, x) => {
+                self.intern(Key::Int(*x), Vec::new(), false, false)
+            }
             ExprKind::Float(x) => self.intern(Key::Float(x.to_bits()), Vec::new(), false, false),
-            ExprKind::SizeofType(t) => self.intern(Key::Sizeof(t.to_string()), Vec::new(), false, false),
+            ExprKind::SizeofType(t) => {
+                self.intern(Key::Sizeof(t.to_string()), Vec::new(), false, false)
+            }
             ExprKind::SizeofExpr(_) => self.intern(Key::Unique(e.0), Vec::new(), false, false),
             ExprKind::Binary(op, a, b) if !op.is_short_circuit() => {
-                let (va, vb) = (self.number(*a, false, false, occ), self.number(*b, false, false, occ));
+                let (va, vb) = (
+                    self.number(*a, false, false, occ),
+                    self.number(*b, false, false, occ),
+                );
                 if va == NONE || vb == NONE {
                     NONE
                 } else {
                     use BinOp::*;
-                    let (x, y) = if matches!(op, Add | Mul | BitAnd | BitOr | BitXor | Eq | Ne) && vb < va { (vb, va) } else { (va, vb) };
+                    let (x, y) =
+                        if matches!(op, Add | Mul | BitAnd | BitOr | BitXor | Eq | Ne) && vb < va {
+                            (vb, va)
+                        } else {
+                            (va, vb)
+                        };
                     let reads = self.merged(x, y);
                     let mem = self.mem[x as usize] || self.mem[y as usize];
                     let cand = !reads.is_empty() || mem;
@@ -178,7 +199,8 @@ impl<'a> Numbering<'a> {
                     NONE
                 } else {
                     let reads = self.merged(vb, vi);
-                    let mem = self.mem[vb as usize] || self.mem[vi as usize] || !self.array_object(*base);
+                    let mem =
+                        self.mem[vb as usize] || self.mem[vi as usize] || !self.array_object(*base);
                     let cand = !self.array_object(e);
                     self.intern(Key::Index(vb, vi), reads, mem, cand)
                 }
@@ -189,7 +211,9 @@ impl<'a> Numbering<'a> {
                     NONE
                 } else {
                     let reads = self.reads[vb as usize].clone();
-                    let mem = self.mem[vb as usize] || *arrow || !matches!(f.expr(*base).kind, ExprKind::Var(_));
+                    let mem = self.mem[vb as usize]
+                        || *arrow
+                        || !matches!(f.expr(*base).kind, ExprKind::Var(_));
                     self.intern(Key::Member(vb, field.as_str(), *arrow), reads, mem, true)
                 }
             }
@@ -345,7 +369,10 @@ pub fn cse_opportunities_with(
         for it in &cfg.block(BlockId::new(bi)).items {
             occ_start.push(occ.len() as u32);
             match it.kind {
-                ItemKind::Decl(_, Some(e)) | ItemKind::Eval(e) | ItemKind::Branch(e) | ItemKind::Return(Some(e)) => {
+                ItemKind::Decl(_, Some(e))
+                | ItemKind::Eval(e)
+                | ItemKind::Branch(e)
+                | ItemKind::Return(Some(e)) => {
                     nb.number(e, true, false, &mut occ);
                 }
                 _ => {}
@@ -422,7 +449,9 @@ pub fn cse_opportunities_with(
         if ifx.call.is_some() {
             fl |= F_CALL;
         }
-        if fx.item_mem(ifx).iter().any(|m| m.write) || av.wr[w0..].iter().any(|&l| fx.aliased.contains(l as usize)) {
+        if fx.item_mem(ifx).iter().any(|m| m.write)
+            || av.wr[w0..].iter().any(|&l| fx.aliased.contains(l as usize))
+        {
             fl |= F_MEMW;
         }
         av.flags.push(fl);
@@ -435,7 +464,10 @@ pub fn cse_opportunities_with(
         av.stamp_kills(gi, &mut stamp);
         for &(_, v) in &occ[occ_start[gi] as usize..occ_start[gi + 1] as usize] {
             let bit = bit_of[v as usize];
-            if bit != NONE && in_gen[bit as usize] != gi as u32 && !av.kills(gi, bit as usize, &stamp) {
+            if bit != NONE
+                && in_gen[bit as usize] != gi as u32
+                && !av.kills(gi, bit as usize, &stamp)
+            {
                 in_gen[bit as usize] = gi as u32;
                 av.gen.push(bit);
             }
@@ -529,11 +561,13 @@ pub fn cse_opportunities_with(
                             }
                         }
                         let here = rpo_pos[b.index()];
-                        // The nearest dominating evaluation, else the earliest one.
+                        // The nearest dominating evaluation (among the last 64 before it in RPO), else the
+                        // earliest one.
                         let end = all_occ[bu].partition_point(|(p, _)| *p < here);
                         let pick = all_occ[bu][..end]
                             .iter()
                             .rev()
+                            .take(64)
                             .find(|(p, _)| is_dom[cfg.rpo[*p as usize].index()] == dom_marked)
                             .or_else(|| all_occ[bu].first());
                         pick.map(|&(_, x)| x)
@@ -553,19 +587,30 @@ pub fn cse_opportunities_with(
             // Report maximal expressions only.
             for (k, &(e, first)) in found.iter().enumerate() {
                 let sp = f.expr(e).span;
-                let inner = found.iter().enumerate().any(|(j, &(o, _))| j != k && f.expr(o).span.contains(sp) && f.expr(o).span != sp);
+                let inner = found.iter().enumerate().any(|(j, &(o, _))| {
+                    j != k && f.expr(o).span.contains(sp) && f.expr(o).span != sp
+                });
                 if !inner {
                     let text = match source {
                         Some(src) if (sp.end as usize) <= src.len() => src[sp.range()].to_string(),
                         _ => expr_text(unit, f, e),
                     };
-                    out.push(CseOpportunity { expr: e, span: sp, first, first_span: f.expr(first).span, text });
+                    out.push(CseOpportunity {
+                        expr: e,
+                        span: sp,
+                        first,
+                        first_span: f.expr(first).span,
+                        text,
+                    });
                 }
             }
             // Evaluations of this item become the block-local representatives.
             for &(e, v) in &occ[occ_start[gi] as usize..occ_start[gi + 1] as usize] {
                 let bit = bit_of[v as usize];
-                if bit != NONE && !av.kills(gi, bit as usize, &stamp) && local_rep[bit as usize].0 != b.index() as u32 {
+                if bit != NONE
+                    && !av.kills(gi, bit as usize, &stamp)
+                    && local_rep[bit as usize].0 != b.index() as u32
+                {
                     local_rep[bit as usize] = (b.index() as u32, e);
                 }
             }
@@ -594,7 +639,9 @@ fn write_expr(unit: &TranslationUnit, f: &Function, e: ExprId, s: &mut String, p
         ExprKind::Float(x) => {
             let _ = write!(s, "{x:?}");
         }
-        ExprKind::EnumConst(n, _) | ExprKind::FuncName(n) | ExprKind::Unresolved(n) => s.push_str(n),
+        ExprKind::EnumConst(n, _) | ExprKind::FuncName(n) | ExprKind::Unresolved(n) => {
+            s.push_str(n)
+        }
         ExprKind::Binary(op, a, b) => {
             if paren {
                 s.push('(');
@@ -628,7 +675,7 @@ fn write_expr(unit: &TranslationUnit, f: &Function, e: ExprId, s: &mut String, p
         ExprKind::SizeofType(t) => {
             let _ = write!(s, "sizeof({t})");
         }
-        _ => s.push_str("…"),
+        _ => s.push('…'),
     }
 }
 
@@ -644,7 +691,9 @@ mod tests {
         // Rebuilt texts agree with the source for these simple expressions.
         let w = cse_opportunities(&u, f, &c);
         assert_eq!(v.len(), w.len());
-        v.iter().map(|o| (o.text.clone(), src[o.first_span.range()].to_string())).collect()
+        v.iter()
+            .map(|o| (o.text.clone(), src[o.first_span.range()].to_string()))
+            .collect()
     }
 
     #[test]
@@ -667,15 +716,31 @@ mod tests {
 
     #[test]
     fn write_between_prevents_report() {
-        assert!(cse("int f(int x, int y) { int a = x * y; x = 3; int b = x * y; return a + b; }").is_empty());
+        assert!(
+            cse("int f(int x, int y) { int a = x * y; x = 3; int b = x * y; return a + b; }")
+                .is_empty()
+        );
         // A partial write to the array kills its element reads.
-        assert!(cse("int f(int i) { int a[8]; int s = a[i]; a[0] = 1; s += a[i]; return s; }").is_empty());
+        assert!(
+            cse("int f(int i) { int a[8]; int s = a[i]; a[0] = 1; s += a[i]; return s; }")
+                .is_empty()
+        );
         // A write through a pointer kills reads through pointers; a call kills them too.
         assert!(cse("int f(double *p, double *q, int i) { double s = p[i]; q[0] = 1; s += p[i]; return s; }").is_empty());
-        assert!(cse("void g(void); int f(double *p, int i) { double s = p[i]; g(); s += p[i]; return s; }").is_empty());
+        assert!(cse(
+            "void g(void); int f(double *p, int i) { double s = p[i]; g(); s += p[i]; return s; }"
+        )
+        .is_empty());
         // Calls kill expressions over globals, not over register-like locals.
-        assert!(cse("int G; void g(void); int f(int x) { int s = G * x; g(); s += G * x; return s; }").is_empty());
-        assert_eq!(cse("void g(void); int f(int x, int y) { int s = x * y; g(); s += x * y; return s; }").len(), 1);
+        assert!(cse(
+            "int G; void g(void); int f(int x) { int s = G * x; g(); s += G * x; return s; }"
+        )
+        .is_empty());
+        assert_eq!(
+            cse("void g(void); int f(int x, int y) { int s = x * y; g(); s += x * y; return s; }")
+                .len(),
+            1
+        );
     }
 
     #[test]
@@ -694,14 +759,18 @@ mod tests {
         assert_eq!(v, vec![("i*n+j".to_string(), "i*n+j".to_string())]);
         // A local array that never escapes survives a pointer write; the element read is
         // reported as a whole (not its index separately).
-        let v = cse("int f(int *p, int i) { int a[8]; int s = a[i+1]; p[0] = 3; s += a[i+1]; return s; }");
+        let v = cse(
+            "int f(int *p, int i) { int a[8]; int s = a[i+1]; p[0] = 3; s += a[i+1]; return s; }",
+        );
         assert_eq!(v, vec![("a[i+1]".to_string(), "a[i+1]".to_string())]);
     }
 
     #[test]
     fn loops_kill_and_available_in_body() {
         // i changes in the loop: i * n is not available at the loop's head.
-        let v = cse("int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i * n; } return s; }");
+        let v = cse(
+            "int f(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i * n; } return s; }",
+        );
         assert!(v.is_empty());
         // n * n is loop invariant and computed before the loop: available inside.
         let v = cse("int f(int n) { int k = n * n; int s = 0; for (int i = 0; i < n; i++) { s += n * n; } return s + k; }");

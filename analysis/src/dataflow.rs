@@ -44,44 +44,62 @@ pub trait Problem {
         let n = cfg.block(block).items.len();
         match self.direction() {
             Direction::Forward => (0..n).for_each(|i| self.transfer_item(cfg, block, i, fact)),
-            Direction::Backward => (0..n).rev().for_each(|i| self.transfer_item(cfg, block, i, fact)),
+            Direction::Backward => (0..n)
+                .rev()
+                .for_each(|i| self.transfer_item(cfg, block, i, fact)),
         }
     }
 }
 
-/// Fixpoint of a [`Problem`]: facts at the start (`entry`) and end (`exit`) of every block,
-/// indexed by `BlockId::index()` whatever the direction. Unreachable blocks keep `init`.
+/// Fixpoint of a [`Problem`]: facts at the start (`block_entry`) and end (`block_exit`) of
+/// every block whatever the direction. Only reachable blocks store facts; the others read as
+/// `init`.
 #[derive(Clone, Debug)]
 pub struct Solution<F> {
-    pub entry: Vec<F>,
-    pub exit: Vec<F>,
+    /// Per block index: position in `entry`/`exit`, or `u32::MAX` when unreachable.
+    pos: Vec<u32>,
+    entry: Vec<F>,
+    exit: Vec<F>,
+    init: F,
     /// Number of block transfers evaluated (for diagnostics).
     pub evaluations: usize,
 }
 
 impl<F: Clone + PartialEq> Solution<F> {
     pub fn block_entry(&self, b: BlockId) -> &F {
-        &self.entry[b.index()]
+        match self.pos.get(b.index()) {
+            Some(&p) if p != u32::MAX => &self.entry[p as usize],
+            _ => &self.init,
+        }
     }
     pub fn block_exit(&self, b: BlockId) -> &F {
-        &self.exit[b.index()]
+        match self.pos.get(b.index()) {
+            Some(&p) if p != u32::MAX => &self.exit[p as usize],
+            _ => &self.init,
+        }
     }
 
     /// The fact at program point `point` of `block`: point `k` lies just before item `k`
     /// (`k == items.len()` is the block's end). Recomputed from the block boundary.
-    pub fn fact_at<P: Problem<Fact = F>>(&self, p: &P, cfg: &Cfg, block: BlockId, point: usize) -> F {
+    pub fn fact_at<P: Problem<Fact = F>>(
+        &self,
+        p: &P,
+        cfg: &Cfg,
+        block: BlockId,
+        point: usize,
+    ) -> F {
         let n = cfg.block(block).items.len();
         let point = point.min(n);
         match p.direction() {
             Direction::Forward => {
-                let mut f = self.entry[block.index()].clone();
+                let mut f = self.block_entry(block).clone();
                 for i in 0..point {
                     p.transfer_item(cfg, block, i, &mut f);
                 }
                 f
             }
             Direction::Backward => {
-                let mut f = self.exit[block.index()].clone();
+                let mut f = self.block_exit(block).clone();
                 for i in (point..n).rev() {
                     p.transfer_item(cfg, block, i, &mut f);
                 }
@@ -93,18 +111,24 @@ impl<F: Clone + PartialEq> Solution<F> {
     /// Walk a block in flow order, calling `visit(item, fact)` with the fact flowing *into*
     /// each item's transfer: the fact before the item (forward) or after it (backward). One
     /// clone per call, whatever the block's length.
-    pub fn walk_block<P: Problem<Fact = F>>(&self, p: &P, cfg: &Cfg, block: BlockId, mut visit: impl FnMut(usize, &F)) {
+    pub fn walk_block<P: Problem<Fact = F>>(
+        &self,
+        p: &P,
+        cfg: &Cfg,
+        block: BlockId,
+        mut visit: impl FnMut(usize, &F),
+    ) {
         let n = cfg.block(block).items.len();
         match p.direction() {
             Direction::Forward => {
-                let mut f = self.entry[block.index()].clone();
+                let mut f = self.block_entry(block).clone();
                 for i in 0..n {
                     visit(i, &f);
                     p.transfer_item(cfg, block, i, &mut f);
                 }
             }
             Direction::Backward => {
-                let mut f = self.exit[block.index()].clone();
+                let mut f = self.block_exit(block).clone();
                 for i in (0..n).rev() {
                     visit(i, &f);
                     p.transfer_item(cfg, block, i, &mut f);
@@ -120,7 +144,11 @@ pub fn solve<P: Problem>(p: &P, cfg: &Cfg) -> Solution<P::Fact> {
     let nblocks = cfg.graph.node_count();
     let forward = p.direction() == Direction::Forward;
     // Visit order and the position of each block in it.
-    let order: Vec<BlockId> = if forward { cfg.rpo.clone() } else { cfg.rpo.iter().rev().copied().collect() };
+    let order: Vec<BlockId> = if forward {
+        cfg.rpo.clone()
+    } else {
+        cfg.rpo.iter().rev().copied().collect()
+    };
     let mut pos = vec![u32::MAX; nblocks];
     for (i, b) in order.iter().enumerate() {
         pos[b.index()] = i as u32;
@@ -135,10 +163,21 @@ pub fn solve<P: Problem>(p: &P, cfg: &Cfg) -> Solution<P::Fact> {
     for &b in &order {
         in_start.push(inputs.len() as u32);
         out_start.push(outputs.len() as u32);
-        let (ins, outs): (Vec<BlockId>, Vec<BlockId>) =
-            if forward { (cfg.preds(b).collect(), cfg.succs(b).collect()) } else { (cfg.succs(b).collect(), cfg.preds(b).collect()) };
-        inputs.extend(ins.iter().filter(|x| pos[x.index()] != u32::MAX).map(|x| pos[x.index()]));
-        outputs.extend(outs.iter().filter(|x| pos[x.index()] != u32::MAX).map(|x| pos[x.index()]));
+        let (ins, outs): (Vec<BlockId>, Vec<BlockId>) = if forward {
+            (cfg.preds(b).collect(), cfg.succs(b).collect())
+        } else {
+            (cfg.succs(b).collect(), cfg.preds(b).collect())
+        };
+        inputs.extend(
+            ins.iter()
+                .filter(|x| pos[x.index()] != u32::MAX)
+                .map(|x| pos[x.index()]),
+        );
+        outputs.extend(
+            outs.iter()
+                .filter(|x| pos[x.index()] != u32::MAX)
+                .map(|x| pos[x.index()]),
+        );
     }
     in_start.push(inputs.len() as u32);
     out_start.push(outputs.len() as u32);
@@ -194,18 +233,26 @@ pub fn solve<P: Problem>(p: &P, cfg: &Cfg) -> Solution<P::Fact> {
             break;
         }
     }
-    let mut entry = vec![init.clone(); nblocks];
-    let mut exit = vec![init; nblocks];
-    for ((b, h), t) in order.iter().zip(head).zip(tail) {
-        if forward {
-            entry[b.index()] = h;
-            exit[b.index()] = t;
-        } else {
-            exit[b.index()] = h;
-            entry[b.index()] = t;
-        }
+    // Store by reverse post-order position whatever the direction.
+    let (entry, exit) = if forward {
+        (head, tail)
+    } else {
+        let (mut t, mut h) = (tail, head);
+        t.reverse();
+        h.reverse();
+        (t, h)
+    };
+    let mut rpo_pos = vec![u32::MAX; nblocks];
+    for (i, b) in cfg.rpo.iter().enumerate() {
+        rpo_pos[b.index()] = i as u32;
     }
-    Solution { entry, exit, evaluations }
+    Solution {
+        pos: rpo_pos,
+        entry,
+        exit,
+        init,
+        evaluations,
+    }
 }
 
 // ---------------------------------------------------------------- bit vectors
@@ -275,8 +322,11 @@ impl GenKill {
             }
             let mut g = FixedBitSet::with_capacity(self.bits);
             let mut kl = FixedBitSet::with_capacity(self.bits);
-            let order: Box<dyn Iterator<Item = usize>> =
-                if self.direction == Direction::Forward { Box::new(0..items) } else { Box::new((0..items).rev()) };
+            let order: Box<dyn Iterator<Item = usize>> = if self.direction == Direction::Forward {
+                Box::new(0..items)
+            } else {
+                Box::new((0..items).rev())
+            };
             for it in order {
                 let (s, e) = (starts[it] as usize, starts[it + 1] as usize);
                 for &(_, bit, is_gen) in &ops[s..e] {
@@ -346,7 +396,10 @@ impl Problem for GenKill {
 }
 
 /// Bits set in `set` within `range`, scanning whole words.
-pub fn ones_in_range(set: &FixedBitSet, range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+pub fn ones_in_range(
+    set: &FixedBitSet,
+    range: std::ops::Range<usize>,
+) -> impl Iterator<Item = usize> + '_ {
     const W: usize = usize::BITS as usize;
     let words = set.as_slice();
     let (start, end) = (range.start.min(set.len()), range.end.min(set.len()));
@@ -468,7 +521,8 @@ impl FnItems {
         let mut aliased = FixedBitSet::with_capacity(syms.len());
         for (i, &s) in syms.iter().enumerate() {
             let sy = unit.sym(s);
-            let escapes = sy.address_taken || (sy.ty.is_array() && (sy.is_global_storage() || decays.contains(&s)));
+            let escapes = sy.address_taken
+                || (sy.ty.is_array() && (sy.is_global_storage() || decays.contains(&s)));
             if escapes || sy.is_global_storage() {
                 clobbered.insert(i);
             }
@@ -476,7 +530,17 @@ impl FnItems {
                 aliased.insert(i);
             }
         }
-        FnItems { block_start, items, vars, var_local, mem, syms, local_of, clobbered, aliased }
+        FnItems {
+            block_start,
+            items,
+            vars,
+            var_local,
+            mem,
+            syms,
+            local_of,
+            clobbered,
+            aliased,
+        }
     }
 
     /// Index in `items` of item `item` of `block`.
@@ -489,7 +553,9 @@ impl FnItems {
     /// The variable accesses of an item, with the dense index of each variable.
     pub fn item_vars(&self, fx: &ItemFx) -> impl Iterator<Item = (&VarAccess, usize)> + '_ {
         let r = fx.vars.0 as usize..fx.vars.1 as usize;
-        self.vars[r.clone()].iter().zip(self.var_local[r].iter().map(|&l| l as usize))
+        self.vars[r.clone()]
+            .iter()
+            .zip(self.var_local[r].iter().map(|&l| l as usize))
     }
     pub fn item_mem(&self, fx: &ItemFx) -> &[MemAccess] {
         &self.mem[fx.mem.0 as usize..fx.mem.1 as usize]
@@ -513,7 +579,9 @@ fn decaying_arrays(unit: &TranslationUnit, f: &Function) -> Vec<SymId> {
         let exempt: Option<ExprId> = match &e.kind {
             ExprKind::Index { base, .. } => Some(*base),
             ExprKind::SizeofExpr(a) | ExprKind::Unary(UnOp::AddrOf, a) => Some(*a),
-            ExprKind::Member { base, arrow: false, .. } => Some(*base),
+            ExprKind::Member {
+                base, arrow: false, ..
+            } => Some(*base),
             _ => None,
         };
         f.for_each_child(id, |c| {
@@ -577,7 +645,8 @@ mod tests {
         let sol = solve(&MaxItems, &c);
         // The loop keeps adding items until the cap.
         assert_eq!(*sol.block_entry(c.exit), 100);
-        let (_, c) = cfg_of("int f(int n) { int s = 0; if (n) s = 1; else { s = 2; s++; } return s; }");
+        let (_, c) =
+            cfg_of("int f(int n) { int s = 0; if (n) s = 1; else { s = 2; s++; } return s; }");
         let sol = solve(&MaxItems, &c);
         // s=0, branch, s=2, s++, return: 5 items on the longest path.
         assert_eq!(*sol.block_entry(c.exit), 5);
@@ -613,7 +682,16 @@ mod tests {
         }
         gk.finish(&c);
         let sol = solve(&gk, &c);
-        let ret = *c.rpo.iter().find(|b| c.block(**b).items.iter().any(|i| matches!(i.kind, crate::cfg::ItemKind::Return(_)))).unwrap();
+        let ret = *c
+            .rpo
+            .iter()
+            .find(|b| {
+                c.block(**b)
+                    .items
+                    .iter()
+                    .any(|i| matches!(i.kind, crate::cfg::ItemKind::Return(_)))
+            })
+            .unwrap();
         let at = sol.fact_at(&gk, &c, ret, 0);
         let vals: Vec<i64> = at
             .ones()
@@ -640,7 +718,16 @@ mod tests {
         // One bit, generated only in the then-branch: not available at the join.
         let (_, c) = cfg_of("int f(int n) { int x = 0; if (n) x = 1; else x = 2; return x; }");
         let mut gk = GenKill::new(&c, Direction::Forward, Meet::Intersection, 2);
-        let branch = *c.rpo.iter().find(|b| matches!(c.block(**b).items.last().map(|i| i.kind), Some(crate::cfg::ItemKind::Branch(_)))).unwrap();
+        let branch = *c
+            .rpo
+            .iter()
+            .find(|b| {
+                matches!(
+                    c.block(**b).items.last().map(|i| i.kind),
+                    Some(crate::cfg::ItemKind::Branch(_))
+                )
+            })
+            .unwrap();
         let arms: Vec<BlockId> = c.succs(branch).collect();
         gk.gen(arms[0], 0, 0);
         gk.gen(arms[0], 0, 1);
@@ -673,7 +760,12 @@ mod tests {
         let fx = FnItems::build(&u, f, &c);
         let name = |i: usize| u.sym(fx.syms[i]).name.as_str();
         let clob: Vec<&str> = fx.clobbered.ones().map(name).collect();
-        assert!(clob.contains(&"g") && clob.contains(&"b") && !clob.contains(&"a") && !clob.contains(&"x"));
+        assert!(
+            clob.contains(&"g")
+                && clob.contains(&"b")
+                && !clob.contains(&"a")
+                && !clob.contains(&"x")
+        );
         let al: Vec<&str> = fx.aliased.ones().map(name).collect();
         assert_eq!(al, vec!["b"]);
     }
@@ -709,7 +801,7 @@ mod stress {
             let r = rnd(100);
             let (a, b, c) = (rnd(nv), rnd(nv), rnd(nv));
             if r < 6 && depth < 6 {
-                s.push_str(&format!(" for (i = 0; i < n; i++) {{\n"));
+                s.push_str(" for (i = 0; i < n; i++) {\n");
                 depth += 1;
             } else if r < 10 && depth < 6 {
                 s.push_str(&format!(" if (v{a} > v{b}) {{\n"));
@@ -720,7 +812,9 @@ mod stress {
             } else if r < 20 {
                 s.push_str(&format!(" v{a} = h(v{b}) + G{};\n", r % 3));
             } else if r < 25 {
-                s.push_str(&format!(" p[v{a} * n + i] = q[v{a} * n + i] + a[v{b} & 63];\n"));
+                s.push_str(&format!(
+                    " p[v{a} * n + i] = q[v{a} * n + i] + a[v{b} & 63];\n"
+                ));
             } else if r < 30 {
                 s.push_str(&format!(" a[v{a} & 63] = GA[v{b} % 100] * v{c};\n"));
             } else if r < 33 {
@@ -728,7 +822,9 @@ mod stress {
             } else if r < 36 {
                 s.push_str(&format!(" G{} += v{a};\n", r % 3));
             } else {
-                s.push_str(&format!(" v{a} = v{b} * v{c} + v{a} * v{c} - (v{b} * v{c});\n"));
+                s.push_str(&format!(
+                    " v{a} = v{b} * v{c} + v{a} * v{c} - (v{b} * v{c});\n"
+                ));
             }
             stmts += 1;
         }
@@ -757,7 +853,10 @@ mod stress {
             let t4 = Instant::now();
             n += crate::cse::cse_opportunities_with(u, f, &cfg, &fx, None).len();
             let t5 = Instant::now();
-            for (k, (a, b)) in [(t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5)].iter().enumerate() {
+            for (k, (a, b)) in [(t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5)]
+                .iter()
+                .enumerate()
+            {
                 t[k] += *b - *a;
             }
             std::hint::black_box((&rd.defs.len(), &lv.syms.len(), &du.uses.len()));
@@ -777,7 +876,9 @@ mod stress {
         let fx = FnItems::build(&u, f, &cfg);
         let rd = crate::reaching::reaching_definitions_with(&u, f, &cfg, &fx);
         let du = crate::defuse::def_use_with(f, &cfg, &rd, &fx);
-        let links: usize = (0..du.uses.len() as u32).map(|x| du.defs_of_use(x).len()).sum();
+        let links: usize = (0..du.uses.len() as u32)
+            .map(|x| du.defs_of_use(x).len())
+            .sum();
         println!(
             "synthetic: {} stmts, {} blocks, {} items, {} defs, {} uses, {} use-def links, {} cse; cfg+items {:?}, reaching {:?}, liveness {:?}, def-use {:?}, cse {:?}; total {:?}",
             f.stmts.len(),
@@ -802,7 +903,9 @@ mod stress {
     #[test]
     #[ignore]
     fn stress_file() {
-        let Ok(path) = std::env::var("PPO_STRESS_FILE") else { return };
+        let Ok(path) = std::env::var("PPO_STRESS_FILE") else {
+            return;
+        };
         let src = std::fs::read_to_string(path).unwrap();
         let t0 = Instant::now();
         let u = lower(&src, &SourceMap::identity(src.len() as u32));
@@ -842,7 +945,7 @@ mod stress {
                 (s.elapsed(), f.name.as_str(), rd.ndefs())
             })
             .collect();
-        worst.sort_by(|a, b| b.0.cmp(&a.0));
+        worst.sort_by_key(|w| std::cmp::Reverse(w.0));
         println!(
             "{} functions (lowering {:?}); sequential {:?} [cfg+items {:?}, reaching {:?}, liveness {:?}, def-use {:?}, cse {:?}], rayon {:?}; {} cse ({} par); slowest {:?}",
             u.functions.len(),
@@ -859,5 +962,33 @@ mod stress {
             &worst[..5.min(worst.len())]
         );
         assert_eq!(n, par);
+        if let Some(f) = u.functions.iter().find(|f| f.name == worst[0].1) {
+            let cfg = Cfg::build(f);
+            let fx = FnItems::build(&u, f, &cfg);
+            let rd = crate::reaching::reaching_definitions_with(&u, f, &cfg, &fx);
+            let mut kinds = std::collections::BTreeMap::new();
+            for d in &rd.defs {
+                *kinds.entry(format!("{:?}", d.kind)).or_insert(0) += 1;
+            }
+            let calls = fx.items.iter().filter(|i| i.clobbers()).count();
+            let memw = fx
+                .items
+                .iter()
+                .filter(|i| !i.clobbers() && fx.item_mem(i).iter().any(|m| m.write))
+                .count();
+            println!(
+                "{}: {} blocks ({} reachable), {} items ({} clobbering, {} pointer-writing), {} syms ({} clobbered, {} aliased), defs {:?}",
+                f.name,
+                cfg.graph.node_count(),
+                cfg.rpo.len(),
+                fx.items.len(),
+                calls,
+                memw,
+                fx.syms.len(),
+                fx.clobbered.count_ones(..),
+                fx.aliased.count_ones(..),
+                kinds
+            );
+        }
     }
 }

@@ -52,7 +52,8 @@ pub fn def_use_with(f: &Function, cfg: &Cfg, rd: &ReachingDefs, fx: &FnItems) ->
                 }
                 let id = du.uses.len() as u32;
                 du.use_start.push(du.use_defs.len() as u32);
-                du.use_defs.extend(rd.local_defs_in(set, l).map(|d| d as u32));
+                du.use_defs
+                    .extend(rd.local_defs_in(set, l).map(|d| d as u32));
                 du.uses.push(Use {
                     id,
                     sym: v.sym,
@@ -109,10 +110,19 @@ impl DefUse {
     /// The uses made by a `Var` expression (usually one).
     pub fn uses_of_expr(&self, e: ExprId) -> impl Iterator<Item = &Use> + '_ {
         let lo = self.by_expr.partition_point(|&(x, _)| x < e);
-        self.by_expr[lo..].iter().take_while(move |&&(x, _)| x == e).map(|&(_, u)| &self.uses[u as usize])
+        self.by_expr[lo..]
+            .iter()
+            .take_while(move |&&(x, _)| x == e)
+            .map(|&(_, u)| &self.uses[u as usize])
     }
     pub fn report(&self) -> Vec<UseChain> {
-        self.uses.iter().map(|u| UseChain { use_: u.clone(), defs: self.defs_of_use(u.id).to_vec() }).collect()
+        self.uses
+            .iter()
+            .map(|u| UseChain {
+                use_: u.clone(),
+                defs: self.defs_of_use(u.id).to_vec(),
+            })
+            .collect()
     }
 }
 
@@ -140,13 +150,23 @@ mod tests {
         let t: Vec<String> = du.defs_of_use(xs[2].id).iter().map(|&d| text(d)).collect();
         assert_eq!(t, vec!["x = y;"]);
         // def → uses: `int x = a` reaches the two uses in `x + x`.
-        let d0 = rd.defs_of(sym(&u, "x")).iter().find(|d| text(d.id) == "int x = a;").unwrap();
+        let d0 = rd
+            .defs_of(sym(&u, "x"))
+            .iter()
+            .find(|d| text(d.id) == "int x = a;")
+            .unwrap();
         assert_eq!(du.uses_of_def(d0.id).len(), 2);
         // The parameter's entry definition reaches both reads of a.
-        let ea = rd.defs_of(sym(&u, "a")).iter().find(|d| d.kind == DefKind::Entry).unwrap();
+        let ea = rd
+            .defs_of(sym(&u, "a"))
+            .iter()
+            .find(|d| d.kind == DefKind::Entry)
+            .unwrap();
         assert_eq!(du.uses_of_def(ea.id).len(), 2);
         assert_eq!(du.uses_of_expr(xs[0].expr).count(), 1);
-        assert!(serde_json::to_string(&du.report()).unwrap().contains("\"use\""));
+        assert!(serde_json::to_string(&du.report())
+            .unwrap()
+            .contains("\"use\""));
     }
 
     #[test]
@@ -158,9 +178,16 @@ mod tests {
         let du = def_use(&u, f, &c, &rd);
         // `s += i` reads s: reached by `s = 0` and by itself.
         let s_uses: Vec<&Use> = du.uses.iter().filter(|us| us.sym == sym(&u, "s")).collect();
-        let inc = s_uses.iter().find(|us| &src[f.stmt(us.stmt).span.range()] == "s += i;").unwrap();
+        let inc = s_uses
+            .iter()
+            .find(|us| &src[f.stmt(us.stmt).span.range()] == "s += i;")
+            .unwrap();
         assert_eq!(du.defs_of_use(inc.id).len(), 2);
-        let self_def = rd.defs_of(sym(&u, "s")).iter().find(|d| d.stmt == inc.stmt).unwrap();
+        let self_def = rd
+            .defs_of(sym(&u, "s"))
+            .iter()
+            .find(|d| d.stmt == inc.stmt)
+            .unwrap();
         assert!(du.uses_of_def(self_def.id).contains(&inc.id));
     }
 }

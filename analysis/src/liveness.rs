@@ -58,7 +58,12 @@ pub fn liveness_with(unit: &TranslationUnit, _f: &Function, cfg: &Cfg, fx: &FnIt
     }
     gk.finish(cfg);
     let solution = solve(&gk, cfg);
-    Liveness { syms: fx.syms.clone(), local_of: fx.local_of.clone(), problem: gk, solution }
+    Liveness {
+        syms: fx.syms.clone(),
+        local_of: fx.local_of.clone(),
+        problem: gk,
+        solution,
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -88,10 +93,12 @@ impl Liveness {
         self.syms_of(self.live_out_set(b))
     }
     pub fn is_live_in(&self, b: BlockId, sym: SymId) -> bool {
-        self.local(sym).is_some_and(|l| self.live_in_set(b).contains(l))
+        self.local(sym)
+            .is_some_and(|l| self.live_in_set(b).contains(l))
     }
     pub fn is_live_out(&self, b: BlockId, sym: SymId) -> bool {
-        self.local(sym).is_some_and(|l| self.live_out_set(b).contains(l))
+        self.local(sym)
+            .is_some_and(|l| self.live_out_set(b).contains(l))
     }
     /// Variables live just before item `item` of `block` (`item == items.len()`: the end).
     pub fn live_set_at(&self, cfg: &Cfg, block: BlockId, item: usize) -> FixedBitSet {
@@ -110,7 +117,14 @@ impl Liveness {
         self.solution.walk_block(&self.problem, cfg, block, visit)
     }
     pub fn report(&self, cfg: &Cfg) -> Vec<BlockLive> {
-        cfg.rpo.iter().map(|&b| BlockLive { block: b, live_in: self.live_in(b), live_out: self.live_out(b) }).collect()
+        cfg.rpo
+            .iter()
+            .map(|&b| BlockLive {
+                block: b,
+                live_in: self.live_in(b),
+                live_out: self.live_out(b),
+            })
+            .collect()
     }
 }
 
@@ -157,7 +171,16 @@ mod tests {
         let (u, c) = setup(src);
         let f = &u.functions[0];
         let lv = liveness(&u, f, &c);
-        let br = *c.rpo.iter().find(|b| matches!(c.block(**b).items.last().map(|i| i.kind), Some(ItemKind::Branch(_)))).unwrap();
+        let br = *c
+            .rpo
+            .iter()
+            .find(|b| {
+                matches!(
+                    c.block(**b).items.last().map(|i| i.kind),
+                    Some(ItemKind::Branch(_))
+                )
+            })
+            .unwrap();
         let k = c.block(br).items.len() - 1;
         assert_eq!(names(&u, lv.live_at(&c, br, k)), vec!["a", "x"]);
         assert_eq!(names(&u, lv.live_after(&c, br, k)), vec!["a", "x"]);
@@ -168,7 +191,8 @@ mod tests {
 
     #[test]
     fn loop_carried_liveness() {
-        let src = "int f(int n) { int s = 0; int i = 0; while (i < n) { s = s + i; i++; } return s; }";
+        let src =
+            "int f(int n) { int s = 0; int i = 0; while (i < n) { s = s + i; i++; } return s; }";
         let (u, c) = setup(src);
         let lv = liveness(&u, &u.functions[0], &c);
         let l = &c.loops[0];

@@ -135,7 +135,12 @@ pub fn reaching_definitions(unit: &TranslationUnit, f: &Function, cfg: &Cfg) -> 
 }
 
 /// Reaching definitions from precomputed item accesses.
-pub fn reaching_definitions_with(unit: &TranslationUnit, f: &Function, cfg: &Cfg, fx: &FnItems) -> ReachingDefs {
+pub fn reaching_definitions_with(
+    unit: &TranslationUnit,
+    f: &Function,
+    cfg: &Cfg,
+    fx: &FnItems,
+) -> ReachingDefs {
     let nsyms = fx.syms.len();
     let nblocks = cfg.graph.node_count();
     // Raw definitions: (local sym, global item index or u32::MAX for Entry, phase, def).
@@ -149,13 +154,23 @@ pub fn reaching_definitions_with(unit: &TranslationUnit, f: &Function, cfg: &Cfg
     }
     for (l, &s) in fx.syms.iter().enumerate() {
         let sy = unit.sym(s);
-        let entry = sy.kind == SymKind::Param || ((sy.is_global_storage() || sy.address_taken) && read[l]);
+        let entry =
+            sy.kind == SymKind::Param || ((sy.is_global_storage() || sy.address_taken) && read[l]);
         if entry {
             raw.push((
                 l as u32,
                 u32::MAX,
                 0,
-                Def { id: 0, sym: s, block: cfg.entry, item: 0, stmt: f.body, expr: None, kind: DefKind::Entry, span: sy.span },
+                Def {
+                    id: 0,
+                    sym: s,
+                    block: cfg.entry,
+                    item: 0,
+                    stmt: f.body,
+                    expr: None,
+                    kind: DefKind::Entry,
+                    span: sy.span,
+                },
             ));
         }
     }
@@ -180,7 +195,11 @@ pub fn reaching_definitions_with(unit: &TranslationUnit, f: &Function, cfg: &Cfg
                     }
                     _ => (Some(v.expr), f.expr(v.expr).span),
                 };
-                let kind = if v.whole { DefKind::Whole } else { DefKind::Partial };
+                let kind = if v.whole {
+                    DefKind::Whole
+                } else {
+                    DefKind::Partial
+                };
                 if v.whole {
                     whole_here.push(l as u32);
                 }
@@ -188,16 +207,33 @@ pub fn reaching_definitions_with(unit: &TranslationUnit, f: &Function, cfg: &Cfg
                     l as u32,
                     gi,
                     if v.whole { 2 } else { 1 },
-                    Def { id: 0, sym: v.sym, block: b, item: i as u32, stmt: it.stmt, expr, kind, span },
+                    Def {
+                        id: 0,
+                        sym: v.sym,
+                        block: b,
+                        item: i as u32,
+                        stmt: it.stmt,
+                        expr,
+                        kind,
+                        span,
+                    },
                 ));
             }
             let clob = ifx.clobbers();
             let mem_write = !clob && fx.item_mem(ifx).iter().any(|m| m.write);
             if clob || mem_write {
-                let (set, kind) = if clob { (&fx.clobbered, DefKind::MayCall) } else { (&fx.aliased, DefKind::MayAlias) };
+                let (set, kind) = if clob {
+                    (&fx.clobbered, DefKind::MayCall)
+                } else {
+                    (&fx.aliased, DefKind::MayAlias)
+                };
                 let span = match ifx.call {
                     Some(c) => f.expr(c).span,
-                    None => fx.item_mem(ifx).iter().find(|m| m.write).map_or(f.stmt(it.stmt).span, |m| f.expr(m.expr).span),
+                    None => fx
+                        .item_mem(ifx)
+                        .iter()
+                        .find(|m| m.write)
+                        .map_or(f.stmt(it.stmt).span, |m| f.expr(m.expr).span),
                 };
                 for l in set.ones() {
                     // A may-write of a variable the function never reads reaches no use.
@@ -208,7 +244,16 @@ pub fn reaching_definitions_with(unit: &TranslationUnit, f: &Function, cfg: &Cfg
                         l as u32,
                         gi,
                         0,
-                        Def { id: 0, sym: fx.syms[l], block: b, item: i as u32, stmt: it.stmt, expr: None, kind, span },
+                        Def {
+                            id: 0,
+                            sym: fx.syms[l],
+                            block: b,
+                            item: i as u32,
+                            stmt: it.stmt,
+                            expr: None,
+                            kind,
+                            span,
+                        },
                     ));
                 }
             }
@@ -233,15 +278,19 @@ pub fn reaching_definitions_with(unit: &TranslationUnit, f: &Function, cfg: &Cfg
     }
     // Ops per item, in (item, phase, program order).
     let nitems = fx.items.len();
-    let mut by_item: Vec<(u32, u32, u32)> =
-        raw.iter().enumerate().filter(|(_, r)| r.1 != u32::MAX).map(|(k, r)| (r.1, r.2, k as u32)).collect();
+    let mut by_item: Vec<(u32, u32, u32)> = raw
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.1 != u32::MAX)
+        .map(|(k, r)| (r.1, r.2, k as u32))
+        .collect();
     by_item.sort_unstable();
     let mut item_ops = vec![0u32; nitems + 1];
     let mut ops = Vec::with_capacity(by_item.len() * 2);
     {
         let mut k = 0;
-        for gi in 0..nitems {
-            item_ops[gi] = ops.len() as u32;
+        for (gi, start) in item_ops.iter_mut().enumerate().take(nitems) {
+            *start = ops.len() as u32;
             while k < by_item.len() && by_item[k].0 as usize == gi {
                 let (_, phase, rk) = by_item[k];
                 if phase == 2 {
@@ -319,7 +368,13 @@ pub fn reaching_definitions_with(unit: &TranslationUnit, f: &Function, cfg: &Cfg
         boundary,
     };
     let solution = solve(&problem, cfg);
-    ReachingDefs { defs, syms: fx.syms.clone(), local_of: fx.local_of.clone(), problem, solution }
+    ReachingDefs {
+        defs,
+        syms: fx.syms.clone(),
+        local_of: fx.local_of.clone(),
+        problem,
+        solution,
+    }
 }
 
 /// A block's reaching sets, for reports.
@@ -379,11 +434,19 @@ impl ReachingDefs {
         self.sym_defs_in(&set, sym).map(|d| &self.defs[d]).collect()
     }
     /// Ids of the definitions of `sym` in a reaching set.
-    pub fn sym_defs_in<'a>(&self, set: &'a FixedBitSet, sym: SymId) -> impl Iterator<Item = usize> + 'a {
+    pub fn sym_defs_in<'a>(
+        &self,
+        set: &'a FixedBitSet,
+        sym: SymId,
+    ) -> impl Iterator<Item = usize> + 'a {
         ones_in_range(set, self.def_range(sym))
     }
     /// Ids of the definitions of the variable with dense index `local` in a set.
-    pub fn local_defs_in<'a>(&self, set: &'a FixedBitSet, local: usize) -> impl Iterator<Item = usize> + 'a {
+    pub fn local_defs_in<'a>(
+        &self,
+        set: &'a FixedBitSet,
+        local: usize,
+    ) -> impl Iterator<Item = usize> + 'a {
         let (s, e) = self.problem.sym_range[local];
         ones_in_range(set, s as usize..e as usize)
     }
@@ -458,7 +521,10 @@ pub(crate) mod tests {
 
     #[test]
     fn straight_line_last_write_wins() {
-        let v = at_return("int f(int a) { int x = a; x = x + 1; x = 7; return x; }", "x");
+        let v = at_return(
+            "int f(int a) { int x = a; x = x + 1; x = 7; return x; }",
+            "x",
+        );
         assert_eq!(v, vec!["x = 7;"]);
         let v = at_return("int f(int a) { int x = 1; return a + x; }", "a");
         assert_eq!(v, vec!["entry"]);
@@ -466,7 +532,10 @@ pub(crate) mod tests {
 
     #[test]
     fn if_else_both_reach_and_killed_in_one_branch_only() {
-        let v = at_return("int f(int a) { int x; if (a) x = 1; else x = 2; return x; }", "x");
+        let v = at_return(
+            "int f(int a) { int x; if (a) x = 1; else x = 2; return x; }",
+            "x",
+        );
         assert_eq!(v, vec!["x = 1;", "x = 2;"]);
         let v = at_return("int f(int a) { int x = 0; if (a) x = 1; return x; }", "x");
         assert_eq!(v, vec!["int x = 0;", "x = 1;"]);
@@ -474,7 +543,8 @@ pub(crate) mod tests {
 
     #[test]
     fn loop_carried_definitions() {
-        let src = "int f(int n) { int s = 0; int i = 0; while (i < n) { s = s + i; i++; } return s; }";
+        let src =
+            "int f(int n) { int s = 0; int i = 0; while (i < n) { s = s + i; i++; } return s; }";
         let (u, c) = setup(src);
         let f = &u.functions[0];
         let rd = reaching_definitions(&u, f, &c);
@@ -484,7 +554,10 @@ pub(crate) mod tests {
             for (k, it) in c.block(b).items.iter().enumerate() {
                 if &src[f.stmt(it.stmt).span.range()] == "s = s + i;" {
                     let ds = rd.defs_reaching(&c, b, k, sym(&u, "s"));
-                    let mut t: Vec<&str> = ds.iter().map(|d| &src[f.stmt(d.stmt).span.range()]).collect();
+                    let mut t: Vec<&str> = ds
+                        .iter()
+                        .map(|d| &src[f.stmt(d.stmt).span.range()])
+                        .collect();
                     t.sort();
                     assert_eq!(t, vec!["int s = 0;", "s = s + i;"]);
                     let is = rd.defs_reaching(&c, b, k, sym(&u, "i"));
@@ -504,16 +577,23 @@ pub(crate) mod tests {
 
     #[test]
     fn partial_array_writes_do_not_kill() {
-        let v = at_return("int f(int i) { int a[4]; a[0] = 1; a[i] = 2; return a[0]; }", "a");
+        let v = at_return(
+            "int f(int i) { int a[4]; a[0] = 1; a[i] = 2; return a[0]; }",
+            "a",
+        );
         assert_eq!(v, vec!["a[0] = 1;", "a[i] = 2;"]);
         let (u, c) = setup("int f(int i) { int a[4]; a[0] = 1; a[i] = 2; return a[0]; }");
         let rd = reaching_definitions(&u, &u.functions[0], &c);
-        assert!(rd.defs_of(sym(&u, "a")).iter().all(|d| d.kind == DefKind::Partial));
+        assert!(rd
+            .defs_of(sym(&u, "a"))
+            .iter()
+            .all(|d| d.kind == DefKind::Partial));
     }
 
     #[test]
     fn globals_across_calls() {
-        let src = "int g; void h(void); int f(void) { int l = 0; g = 1; h(); l = l + 1; return g + l; }";
+        let src =
+            "int g; void h(void); int f(void) { int l = 0; g = 1; h(); l = l + 1; return g + l; }";
         let v = at_return(src, "g");
         assert_eq!(v, vec!["call:h()", "g = 1;"]);
         // A local whose address is never taken is not written by the call.
@@ -523,13 +603,17 @@ pub(crate) mod tests {
         let v = at_return("int g; int f(void) { return g; }", "g");
         assert_eq!(v, vec!["entry"]);
         // Whole writes after the call kill the call's may-def.
-        let v = at_return("int g; void h(void); int f(void) { h(); g = 2; return g; }", "g");
+        let v = at_return(
+            "int g; void h(void); int f(void) { h(); g = 2; return g; }",
+            "g",
+        );
         assert_eq!(v, vec!["g = 2;"]);
     }
 
     #[test]
     fn address_taken_locals_written_through_pointers_and_calls() {
-        let src = "void set(int *p); int f(void) { int x = 0; int *q = &x; set(q); *q = 5; return x; }";
+        let src =
+            "void set(int *p); int f(void) { int x = 0; int *q = &x; set(q); *q = 5; return x; }";
         let v = at_return(src, "x");
         assert_eq!(v, vec!["alias:*q", "call:set(q)", "int x = 0;"]);
     }
@@ -542,7 +626,8 @@ pub(crate) mod tests {
 
     #[test]
     fn ids_are_grouped_by_symbol_and_report_serializes() {
-        let (u, c) = setup("int f(int a, int b) { a = b; b = a; a = a + b; if (a) b = 1; return a + b; }");
+        let (u, c) =
+            setup("int f(int a, int b) { a = b; b = a; a = a + b; if (a) b = 1; return a + b; }");
         let rd = reaching_definitions(&u, &u.functions[0], &c);
         for (i, d) in rd.defs.iter().enumerate() {
             assert_eq!(d.id as usize, i);
