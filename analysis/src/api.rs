@@ -5,9 +5,21 @@
 //! when a field is removed or changes meaning (adding a field is compatible).
 
 use crate::cfg::Cfg;
+use crate::constprop::{propagate_constants_with, Const, GlobalConsts};
+use crate::cse::cse_opportunities_with;
+use crate::dataflow::FnItems;
+use crate::defuse::def_use_with;
 use crate::frontend::{parse_source, Frontend};
+use crate::globalopt::{licm_opportunities, strength_reductions};
+use crate::induction::induction_variables;
+use crate::invariant::loop_invariants;
 use crate::ir::*;
+use crate::liveness::liveness_with;
+use crate::loops::{loop_infos, LoopKind, TripCount};
 use crate::preprocess::{PpOptions, SourceLoader};
+use crate::reaching::{reaching_definitions_with, DefKind};
+use crate::ssa::build_ssa;
+use crate::summary::{summarize, FunctionSummary};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -83,6 +95,169 @@ pub struct FunctionReport {
     /// The function contains regions with syntax errors (see diagnostics): they are opaque.
     pub has_errors: bool,
     pub cfg: CfgReport,
+    /// Side effects, bottom-up over the call graph.
+    pub summary: FunctionSummary,
+    /// Reads of a variable whose value is a known constant (sparse conditional constant
+    /// propagation over SSA).
+    pub constants: Vec<ConstantReport>,
+    /// Conditions that are always true or always false.
+    pub constant_branches: Vec<ConstantBranchReport>,
+    /// Expressions recomputed while their value is still available.
+    pub common_subexpressions: Vec<CseReport>,
+    pub data_flow: DataFlowStats,
+    pub loops: Vec<LoopReport>,
+}
+
+/// Sizes of the data-flow results (the full chains are available through the library).
+#[derive(Clone, Debug, Serialize)]
+pub struct DataFlowStats {
+    /// Definitions (assignments, entry values, may-definitions at calls and pointer writes).
+    pub definitions: usize,
+    /// Variable reads.
+    pub uses: usize,
+    /// Use → reaching-definition links (the def-use/use-def chains).
+    pub def_use_links: usize,
+    pub ssa_values: usize,
+    pub phi_nodes: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ConstantReport {
+    pub variable: String,
+    pub value: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ConstantBranchReport {
+    pub condition: String,
+    pub always: bool,
+    /// Written as a constant (`while (1)`) rather than computed to be one.
+    pub literal: bool,
+    pub line: u32,
+    pub column: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CseReport {
+    pub text: String,
+    pub line: u32,
+    pub column: u32,
+    /// Where the same value was computed before (on every path).
+    pub first_line: u32,
+    pub first_column: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CountedReport {
+    pub var: String,
+    pub lower: String,
+    pub upper: String,
+    pub step: i64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct IvReport {
+    pub name: String,
+    /// `basic` (updated by a constant or invariant step) or `derived` (affine in a basic one).
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// Closed form of a derived variable (`j = 4*i + 1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub form: Option<String>,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ReachingReport {
+    pub variable: String,
+    /// `entry` (value on function entry), `assign`, `partial` (element/field write),
+    /// `call` (a call may write it), `alias` (a pointer write may write it).
+    pub kind: &'static str,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ExprSiteReport {
+    pub text: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LicmReport {
+    pub text: String,
+    pub line: u32,
+    pub column: u32,
+    /// A whole statement `x = …;` rather than an expression.
+    pub whole_statement: bool,
+    /// The statement may be moved before the loop as is.
+    pub safe_to_hoist: bool,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StrengthReport {
+    pub text: String,
+    pub line: u32,
+    pub column: u32,
+    pub iv: String,
+    pub replacement: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopExits {
+    #[serde(rename = "break")]
+    pub brk: bool,
+    #[serde(rename = "continue")]
+    pub cont: bool,
+    #[serde(rename = "return")]
+    pub ret: bool,
+    pub goto_out: bool,
+    pub exit_call: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopReport {
+    /// Stable id: `function#ordinal` (0-based, source order).
+    pub id: String,
+    /// Hash of the loop's code (16 hex digits): survives edits elsewhere in the file.
+    pub fingerprint: String,
+    pub kind: LoopKind,
+    #[serde(flatten)]
+    pub range: Range,
+    /// The `for (…)`/`while (…)` header.
+    pub header: Range,
+    pub depth: u32,
+    pub parent: Option<String>,
+    pub perfectly_nested: bool,
+    pub counted: Option<CountedReport>,
+    pub trip_count: TripCount,
+    pub induction_variables: Vec<IvReport>,
+    pub reads: Vec<String>,
+    pub writes: Vec<String>,
+    pub calls: Vec<String>,
+    /// Variables read in the loop whose value comes from before it.
+    pub live_in: Vec<String>,
+    /// Variables written in the loop whose value is used after it.
+    pub live_out: Vec<String>,
+    /// Definitions from outside the loop that reach its header, for variables it reads.
+    pub reaching_definitions: Vec<ReachingReport>,
+    /// Maximal loop-invariant expressions (the outermost loop they are invariant in).
+    pub invariants: Vec<ExprSiteReport>,
+    /// Loop-invariant code motion: invariant statements and expressions to hoist.
+    pub licm: Vec<LicmReport>,
+    pub strength_reduction: Vec<StrengthReport>,
+    pub exits: LoopExits,
+    pub reads_memory: bool,
+    pub writes_memory: bool,
+    pub calls_indirect: bool,
+    /// Contains inline asm or unparsed code.
+    pub opaque: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -117,11 +292,18 @@ pub fn analyze_source(
 ) -> FileReport {
     let fe = parse_source(path, text, &opts.pp, loader);
     let t = Instant::now();
-    let functions =
-        crate::pool().install(|| fe.unit.functions.par_iter().map(|f| function_report(&fe, f)).collect());
+    let functions = crate::pool().install(|| {
+        let (summaries, gconsts) = rayon::join(|| summarize(&fe.unit), || GlobalConsts::new(&fe.unit));
+        fe.unit
+            .functions
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| function_report(&fe, f, summaries.of(FuncId(i as u32)).clone(), &gconsts))
+            .collect()
+    });
     let analyses = t.elapsed();
     let cx = &fe;
-    FileReport {
+    let report = FileReport {
         schema_version: SCHEMA_VERSION,
         file: path.display().to_string(),
         lines: fe.lines.line_count(),
@@ -156,7 +338,10 @@ pub fn analyze_source(
             lower: fe.timings.lower,
             analyses,
         },
-    }
+    };
+    // Freeing the IR of a large file takes a while: do it off the caller's path.
+    crate::pool().spawn(move || drop(fe));
+    report
 }
 
 fn range(fe: &Frontend, s: Span) -> Range {
@@ -176,7 +361,12 @@ fn var_report(fe: &Frontend, s: SymId) -> VarReport {
     }
 }
 
-fn function_report(fe: &Frontend, f: &Function) -> FunctionReport {
+fn function_report(
+    fe: &Frontend,
+    f: &Function,
+    summary: FunctionSummary,
+    gconsts: &GlobalConsts,
+) -> FunctionReport {
     let unit = &fe.unit;
     let cfg = Cfg::build(f);
     let params: Vec<VarReport> = f.params.iter().map(|&p| var_report(fe, p)).collect();
@@ -187,7 +377,199 @@ fn function_report(fe: &Frontend, f: &Function) -> FunctionReport {
         params.iter().map(|p| format!("{} {}", p.ty, p.name)).collect::<Vec<_>>().join(", "),
         if f.variadic { ", ..." } else { "" }
     );
-    let _ = unit;
+    let pos = |sp: Span| fe.lines.line_col(sp.start);
+    let name = |s: SymId| unit.sym(s).name.clone();
+
+    // Data flow over the CFG.
+    let fx = FnItems::build(unit, f, &cfg);
+    let rd = reaching_definitions_with(unit, f, &cfg, &fx);
+    let lv = liveness_with(unit, f, &cfg, &fx);
+    let du = def_use_with(f, &cfg, &rd, &fx);
+    let cse = cse_opportunities_with(unit, f, &cfg, &fx, Some(&fe.text));
+    // SSA-based analyses.
+    let ssa = build_ssa(unit, f, &cfg);
+    let cp = propagate_constants_with(unit, f, &cfg, &ssa, gconsts);
+    let inv = loop_invariants(unit, f, &cfg, &ssa, Some(&cp));
+    let ivs = induction_variables(unit, f, &cfg, &ssa, Some(&cp), Some(&inv));
+    let licm = licm_opportunities(unit, f, &cfg, &ssa, &inv, Some(&cp));
+    let sr = strength_reductions(unit, f, &cfg, &ssa, Some(&cp), Some(&inv));
+    let natural = &ssa.loops.loops;
+    let infos = loop_infos(unit, f);
+
+    let mut loops: Vec<LoopReport> = Vec::with_capacity(infos.len());
+    for info in &infos {
+        let blocks = cfg.loops.iter().find(|l| l.stmt == info.stmt);
+        let body = blocks.and_then(|b| natural.iter().find(|n| n.header == b.header));
+        let in_body = |blk| body.is_some_and(|nl| nl.body.binary_search(&blk).is_ok());
+        let mut live_in = Vec::new();
+        let mut live_out = Vec::new();
+        let mut reaching = Vec::new();
+        if let Some(b) = blocks {
+            for s in lv.live_in(b.header) {
+                let n = name(s);
+                if info.reads.binary_search(&n).is_err() {
+                    continue;
+                }
+                live_in.push(n);
+                // Definitions from outside the loop reaching the header.
+                let set = rd.reaching_entry(b.header);
+                for d in rd.sym_defs_in(set, s) {
+                    let d = rd.def(d as u32);
+                    if in_body(d.block) {
+                        continue;
+                    }
+                    let kind = match d.kind {
+                        DefKind::Entry => "entry",
+                        DefKind::Whole => "assign",
+                        DefKind::Partial => "partial",
+                        DefKind::MayCall => "call",
+                        DefKind::MayAlias => "alias",
+                    };
+                    reaching.push(ReachingReport { variable: name(s), kind, line: pos(d.span).0 });
+                }
+            }
+            if cfg.is_reachable(b.exit) {
+                for s in lv.live_in(b.exit) {
+                    let n = name(s);
+                    if info.writes.binary_search(&n).is_ok() {
+                        live_out.push(n);
+                    }
+                }
+            }
+        }
+        live_in.sort();
+        live_in.dedup();
+        live_out.sort();
+        live_out.dedup();
+        reaching.sort_by(|a, b| (&a.variable, a.line, a.kind).cmp(&(&b.variable, b.line, b.kind)));
+        reaching.dedup_by(|a, b| a.variable == b.variable && a.line == b.line && a.kind == b.kind);
+
+        let mut induction = Vec::new();
+        for l in ivs.iter().filter(|l| l.loop_stmt == Some(info.stmt)) {
+            for b in &l.basic {
+                induction.push(IvReport {
+                    name: b.name.clone(),
+                    kind: "basic",
+                    init: b.init.as_ref().map(|i| i.to_string()),
+                    step: Some(b.step.to_string()),
+                    form: None,
+                    line: b.updates.first().map_or(info_line(fe, info.span), |s| pos(*s).0),
+                });
+            }
+            for d in &l.derived {
+                induction.push(IvReport {
+                    name: d.name.clone(),
+                    kind: "derived",
+                    init: None,
+                    step: None,
+                    form: Some(d.text.clone()),
+                    line: pos(d.span).0,
+                });
+            }
+        }
+        let in_loop = |ls: Option<StmtId>| ls == Some(info.stmt);
+        let mut invariants = Vec::new();
+        let mut licm_r = Vec::new();
+        for o in licm.iter().filter(|o| in_loop(o.loop_stmt)) {
+            let (line, column) = pos(o.span);
+            if !o.whole_statement {
+                invariants.push(ExprSiteReport { text: o.text.clone(), line, column });
+            }
+            licm_r.push(LicmReport {
+                text: o.text.clone(),
+                line,
+                column,
+                whole_statement: o.whole_statement,
+                safe_to_hoist: o.safe_to_hoist_statement,
+                reason: o.reason.clone(),
+            });
+        }
+        let strength = sr
+            .iter()
+            .filter(|o| in_loop(o.loop_stmt))
+            .map(|o| {
+                let (line, column) = pos(o.span);
+                StrengthReport {
+                    text: o.text.clone(),
+                    line,
+                    column,
+                    iv: o.iv_name.clone(),
+                    replacement: o.replacement.clone(),
+                }
+            })
+            .collect();
+        loops.push(LoopReport {
+            id: info.id.clone(),
+            fingerprint: format!("{:016x}", info.fingerprint),
+            kind: info.kind,
+            range: range(fe, info.span),
+            header: range(fe, info.header_span),
+            depth: info.depth,
+            parent: info.parent.map(|p| infos[p].id.clone()),
+            perfectly_nested: info.perfectly_nested,
+            counted: info.counted.as_ref().map(|c| CountedReport {
+                var: c.var_name.clone(),
+                lower: bound_text(&c.lower),
+                upper: bound_text(&c.upper),
+                step: c.step,
+            }),
+            trip_count: info.trip_count.clone(),
+            induction_variables: induction,
+            reads: info.reads.clone(),
+            writes: info.writes.clone(),
+            calls: info.calls.clone(),
+            live_in,
+            live_out,
+            reaching_definitions: reaching,
+            invariants,
+            licm: licm_r,
+            strength_reduction: strength,
+            exits: LoopExits {
+                brk: info.has_break,
+                cont: info.has_continue,
+                ret: info.has_return,
+                goto_out: info.has_goto_out,
+                exit_call: info.calls_exit,
+            },
+            reads_memory: info.reads_memory,
+            writes_memory: info.writes_memory,
+            calls_indirect: info.calls_indirect,
+            opaque: info.opaque,
+        });
+    }
+
+    let mut constants: Vec<ConstantReport> = cp
+        .constant_uses
+        .iter()
+        .map(|c| {
+            let (line, column) = pos(c.span);
+            ConstantReport { variable: name(c.sym), value: const_text(c.value), line, column }
+        })
+        .collect();
+    constants.sort_by_key(|c| (c.line, c.column));
+    let constant_branches = cp
+        .constant_branches
+        .iter()
+        .map(|b| {
+            let (line, column) = pos(b.span);
+            ConstantBranchReport {
+                condition: crate::cprint::expr_to_c(unit, f, b.expr),
+                always: b.always,
+                literal: b.literal,
+                line,
+                column,
+            }
+        })
+        .collect();
+    let common_subexpressions = cse
+        .iter()
+        .map(|c| {
+            let (line, column) = pos(c.span);
+            let (first_line, first_column) = pos(c.first_span);
+            CseReport { text: c.text.clone(), line, column, first_line, first_column }
+        })
+        .collect();
+    let links: usize = (0..du.uses.len() as u32).map(|u| du.defs_of_use(u).len()).sum();
     FunctionReport {
         name: f.name.clone(),
         range: range(fe, f.span),
@@ -198,9 +580,52 @@ fn function_report(fe: &Frontend, f: &Function) -> FunctionReport {
         cfg: CfgReport {
             blocks: cfg.rpo.len(),
             edges: cfg.graph.edge_count(),
-            natural_loops: cfg.natural_loops().len(),
+            natural_loops: natural.len(),
             unreachable_blocks: cfg.graph.node_count() - cfg.rpo.len(),
         },
+        summary,
+        constants,
+        constant_branches,
+        common_subexpressions,
+        data_flow: DataFlowStats {
+            definitions: rd.defs.len(),
+            uses: du.uses.len(),
+            def_use_links: links,
+            ssa_values: ssa.values.len(),
+            phi_nodes: ssa
+                .values
+                .iter()
+                .filter(|v| matches!(v.def, crate::ssa::ValueDef::Phi { .. }))
+                .count(),
+        },
+        loops,
+    }
+}
+
+fn info_line(fe: &Frontend, s: Span) -> u32 {
+    fe.lines.line_col(s.start).0
+}
+
+fn bound_text(b: &crate::loops::Bound) -> String {
+    match b {
+        crate::loops::Bound::Affine(a) => a.render(),
+        crate::loops::Bound::Opaque(t) => t.clone(),
+        crate::loops::Bound::None => "?".into(),
+    }
+}
+
+fn const_text(c: Const) -> String {
+    match c {
+        Const::Int(v) => v.to_string(),
+        Const::Float(v) => format!("{v:?}"),
+    }
+}
+
+fn trip_text(t: &TripCount) -> String {
+    match t {
+        TripCount::Const(n) => n.to_string(),
+        TripCount::Symbolic(s) => s.clone(),
+        TripCount::Unknown(r) => format!("unknown ({r})"),
     }
 }
 
@@ -252,7 +677,174 @@ impl FileReport {
                 f.cfg.natural_loops,
                 if f.has_errors { " (contains syntax errors: not analysed there)" } else { "" }
             );
+            let _ = writeln!(
+                s,
+                "  data flow: {} definitions, {} uses, {} def-use links, {} SSA values ({} phi)",
+                f.data_flow.definitions,
+                f.data_flow.uses,
+                f.data_flow.def_use_links,
+                f.data_flow.ssa_values,
+                f.data_flow.phi_nodes
+            );
+            let _ = writeln!(s, "  effects: {}", summary_text(&f.summary));
+            for c in &f.constants {
+                let _ = writeln!(s, "  constant: {} = {} at {}:{}", c.variable, c.value, c.line, c.column);
+            }
+            for b in f.constant_branches.iter().filter(|b| !b.literal) {
+                let _ = writeln!(
+                    s,
+                    "  constant branch: `{}` is always {} at {}:{}",
+                    b.condition, b.always, b.line, b.column
+                );
+            }
+            for c in &f.common_subexpressions {
+                let _ = writeln!(
+                    s,
+                    "  CSE: `{}` at {}:{} recomputes the value of {}:{}",
+                    c.text, c.line, c.column, c.first_line, c.first_column
+                );
+            }
+            for l in &f.loops {
+                render_loop(&mut s, l);
+            }
         }
         s
+    }
+}
+
+fn summary_text(x: &FunctionSummary) -> String {
+    let mut parts = Vec::new();
+    if x.pure {
+        parts.push("pure".to_string());
+    }
+    if !x.reads_globals.is_empty() {
+        parts.push(format!("reads globals {}", names_of(&x.reads_globals)));
+    }
+    if !x.writes_globals.is_empty() {
+        parts.push(format!("writes globals {}", names_of(&x.writes_globals)));
+    }
+    if !x.writes_params.is_empty() {
+        parts.push(format!("writes through parameters {:?}", x.writes_params));
+    }
+    for (flag, what) in [
+        (x.io, "I/O"),
+        (x.alloc, "allocates"),
+        (x.random, "random numbers"),
+        (x.exits, "may exit"),
+        (x.calls_unknown, "calls unknown functions"),
+        (x.recursive, "recursive"),
+    ] {
+        if flag {
+            parts.push(what.to_string());
+        }
+    }
+    if parts.is_empty() {
+        "reads only its arguments and memory".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+fn names_of<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::Array(a)) => a
+            .iter()
+            .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+fn render_loop(s: &mut String, l: &LoopReport) {
+    let indent = "  ".repeat(l.depth as usize);
+    let kind = match l.kind {
+        LoopKind::For => "for",
+        LoopKind::While => "while",
+        LoopKind::Do => "do",
+    };
+    let _ =
+        writeln!(s, "{indent}loop {} ({kind}, line {}, fingerprint {})", l.id, l.range.line, l.fingerprint);
+    let p = format!("{indent}  ");
+    match &l.counted {
+        Some(c) => {
+            let _ = writeln!(
+                s,
+                "{p}counted: {} = {} .. {} step {}, trip count {}",
+                c.var,
+                c.lower,
+                c.upper,
+                c.step,
+                trip_text(&l.trip_count)
+            );
+        }
+        None => {
+            let _ = writeln!(s, "{p}not counted: trip count {}", trip_text(&l.trip_count));
+        }
+    }
+    for iv in &l.induction_variables {
+        match iv.kind {
+            "basic" => {
+                let _ = writeln!(
+                    s,
+                    "{p}induction variable {} (basic): init {}, step {}",
+                    iv.name,
+                    iv.init.as_deref().unwrap_or("?"),
+                    iv.step.as_deref().unwrap_or("?")
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    s,
+                    "{p}induction variable {} (derived): {}",
+                    iv.name,
+                    iv.form.as_deref().unwrap_or("?")
+                );
+            }
+        }
+    }
+    let _ = writeln!(s, "{p}reads: {}; writes: {}", l.reads.join(", "), l.writes.join(", "));
+    if !l.calls.is_empty() {
+        let _ = writeln!(s, "{p}calls: {}", l.calls.join(", "));
+    }
+    let _ = writeln!(s, "{p}live-in: {}; live-out: {}", l.live_in.join(", "), l.live_out.join(", "));
+    if !l.reaching_definitions.is_empty() {
+        let r: Vec<String> = l
+            .reaching_definitions
+            .iter()
+            .map(|r| format!("{} ({} line {})", r.variable, r.kind, r.line))
+            .collect();
+        let _ = writeln!(s, "{p}reaching definitions: {}", r.join(", "));
+    }
+    for i in &l.invariants {
+        let _ = writeln!(s, "{p}invariant: `{}` at {}:{}", i.text, i.line, i.column);
+    }
+    for h in l.licm.iter().filter(|h| h.whole_statement) {
+        let _ = writeln!(
+            s,
+            "{p}LICM: statement `{}` at line {} {}",
+            h.text,
+            h.line,
+            if h.safe_to_hoist {
+                "can be hoisted".to_string()
+            } else {
+                format!("cannot be hoisted: {}", h.reason)
+            }
+        );
+    }
+    for r in &l.strength_reduction {
+        let _ =
+            writeln!(s, "{p}strength reduction: `{}` at {}:{}: {}", r.text, r.line, r.column, r.replacement);
+    }
+    let e = &l.exits;
+    let exits: Vec<&str> =
+        [(e.brk, "break"), (e.ret, "return"), (e.goto_out, "goto out"), (e.exit_call, "exit()")]
+            .iter()
+            .filter(|(b, _)| *b)
+            .map(|(_, n)| *n)
+            .collect();
+    if !exits.is_empty() {
+        let _ = writeln!(s, "{p}early exits: {}", exits.join(", "));
     }
 }

@@ -14,7 +14,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{EdgeRef, Reversed};
 use petgraph::Direction;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 pub type BlockId = NodeIndex<u32>;
 
@@ -226,46 +226,21 @@ impl Cfg {
         cd
     }
 
-    /// Natural loops (one per header, back edges merged), innermost last in nesting order.
+    /// Natural loops (one per header, back edges merged), outer loops before inner ones.
+    /// Computed by [`crate::ssa::LoopNest`] over the dense dominator tree.
     pub fn natural_loops(&self) -> Vec<NaturalLoop> {
-        let dom = self.dominators();
-        let mut by_header: HashMap<BlockId, HashSet<BlockId>> = HashMap::new();
-        for e in self.graph.edge_references() {
-            let (t, h) = (e.source(), e.target());
-            if !self.is_reachable(t) {
-                continue;
-            }
-            let dominated = dom.dominators(t).is_some_and(|mut it| it.any(|d| d == h));
-            if dominated {
-                let body = by_header.entry(h).or_insert_with(|| HashSet::from([h]));
-                let mut stack = vec![t];
-                while let Some(x) = stack.pop() {
-                    if body.insert(x) {
-                        stack.extend(self.preds(x));
-                    }
-                }
-            }
-        }
-        let mut loops: Vec<NaturalLoop> = by_header
+        let dom = crate::ssa::DomTree::build(self);
+        crate::ssa::LoopNest::build(self, &dom)
+            .loops
             .into_iter()
-            .map(|(header, body)| {
-                let stmt = self.loops.iter().find(|l| l.header == header).map(|l| l.stmt);
-                let mut body: Vec<BlockId> = body.into_iter().collect();
-                body.sort();
-                NaturalLoop { header, body, stmt, parent: None, depth: 1 }
+            .map(|l| NaturalLoop {
+                header: l.header,
+                body: l.body,
+                stmt: l.stmt,
+                parent: l.parent,
+                depth: l.depth,
             })
-            .collect();
-        // Outer loops first: larger bodies first, then by header.
-        loops.sort_by(|a, b| b.body.len().cmp(&a.body.len()).then(a.header.cmp(&b.header)));
-        for i in 0..loops.len() {
-            let parent = (0..i).rev().find(|&j| {
-                loops[j].body.len() > loops[i].body.len()
-                    && loops[j].body.binary_search(&loops[i].header).is_ok()
-            });
-            loops[i].parent = parent;
-            loops[i].depth = parent.map_or(1, |p| loops[p].depth + 1);
-        }
-        loops
+            .collect()
     }
 }
 

@@ -12,10 +12,50 @@
 
 use crate::ir::*;
 use crate::parse::{parse_chunks, Chunk};
-use crate::preprocess::SourceMap;
+use crate::preprocess::{SourceMap, SpanCursor};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use tree_sitter::Node;
+
+/// Field ids of tree-sitter-c, looked up once (`child_by_field_name` searches the grammar's
+/// field-name table on every call, which dominated lowering time on large files).
+mod fid {
+    use std::sync::OnceLock;
+
+    pub struct Field(&'static str, OnceLock<std::num::NonZeroU16>);
+
+    impl Field {
+        #[inline]
+        pub fn get(&self) -> std::num::NonZeroU16 {
+            *self.1.get_or_init(|| {
+                let lang: tree_sitter::Language = tree_sitter_c::LANGUAGE.into();
+                lang.field_id_for_name(self.0).expect("tree-sitter-c has this field")
+            })
+        }
+    }
+    pub static ALTERNATIVE: Field = Field("alternative", OnceLock::new());
+    pub static ARGUMENT: Field = Field("argument", OnceLock::new());
+    pub static ARGUMENTS: Field = Field("arguments", OnceLock::new());
+    pub static BODY: Field = Field("body", OnceLock::new());
+    pub static CONDITION: Field = Field("condition", OnceLock::new());
+    pub static CONSEQUENCE: Field = Field("consequence", OnceLock::new());
+    pub static DECLARATOR: Field = Field("declarator", OnceLock::new());
+    pub static DIRECTIVE: Field = Field("directive", OnceLock::new());
+    pub static FIELD: Field = Field("field", OnceLock::new());
+    pub static FUNCTION: Field = Field("function", OnceLock::new());
+    pub static INDEX: Field = Field("index", OnceLock::new());
+    pub static INITIALIZER: Field = Field("initializer", OnceLock::new());
+    pub static LABEL: Field = Field("label", OnceLock::new());
+    pub static LEFT: Field = Field("left", OnceLock::new());
+    pub static NAME: Field = Field("name", OnceLock::new());
+    pub static OPERATOR: Field = Field("operator", OnceLock::new());
+    pub static PARAMETERS: Field = Field("parameters", OnceLock::new());
+    pub static RIGHT: Field = Field("right", OnceLock::new());
+    pub static SIZE: Field = Field("size", OnceLock::new());
+    pub static TYPE: Field = Field("type", OnceLock::new());
+    pub static UPDATE: Field = Field("update", OnceLock::new());
+    pub static VALUE: Field = Field("value", OnceLock::new());
+}
 
 /// What a file-scope name denotes.
 #[derive(Clone, Debug)]
@@ -41,7 +81,7 @@ struct FileScope {
 struct Ctx<'a> {
     src: &'a [u8],
     base: u32,
-    map: &'a SourceMap,
+    map: SpanCursor<'a>,
 }
 
 impl Ctx<'_> {
@@ -70,8 +110,11 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
     let mut top_pragmas = Vec::new();
     let mut fn_nodes: Vec<(usize, usize)> = Vec::new(); // (chunk, child index) of definitions
     for (ci, ch) in chunks.iter().enumerate() {
-        let cx =
-            Ctx { src: &text.as_bytes()[ch.base as usize..(ch.base + ch.len) as usize], base: ch.base, map };
+        let cx = Ctx {
+            src: &text.as_bytes()[ch.base as usize..(ch.base + ch.len) as usize],
+            base: ch.base,
+            map: map.cursor(),
+        };
         let root = ch.tree.root_node();
         let mut cur = root.walk();
         for (k, n) in root.children(&mut cur).enumerate() {
@@ -81,8 +124,11 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
     let mut init = FnLower::new(Some(&fs), 0);
     for gi in inits {
         let ch = &chunks[gi.chunk];
-        let cx =
-            Ctx { src: &text.as_bytes()[ch.base as usize..(ch.base + ch.len) as usize], base: ch.base, map };
+        let cx = Ctx {
+            src: &text.as_bytes()[ch.base as usize..(ch.base + ch.len) as usize],
+            base: ch.base,
+            map: map.cursor(),
+        };
         let e = init.expr(&cx, gi.value);
         let st = init
             .push_stmt(StmtKind::Decl(vec![VarDecl { sym: gi.sym, init: Some(e), span: gi.span }]), gi.span);
@@ -100,7 +146,7 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
             let cx = Ctx {
                 src: &text.as_bytes()[ch.base as usize..(ch.base + ch.len) as usize],
                 base: ch.base,
-                map,
+                map: map.cursor(),
             };
             let root = ch.tree.root_node();
             let mut out = Vec::new();
@@ -201,8 +247,8 @@ fn collect_top<'t>(
 ) {
     match n.kind() {
         "function_definition" => {
-            let Some(decl) = n.child_by_field_name("declarator") else { return };
-            if decl.has_error() || n.child_by_field_name("type").is_some_and(|t| t.has_error()) {
+            let Some(decl) = n.child_by_field_id(fid::DECLARATOR.get().get()) else { return };
+            if decl.has_error() || n.child_by_field_id(fid::TYPE.get().get()).is_some_and(|t| t.has_error()) {
                 fs.diagnostics.push(syntax_error(cx.span(n), "in a function header"));
                 return;
             }
@@ -223,10 +269,13 @@ fn collect_top<'t>(
             let (is_static, is_extern) = storage(cx, n);
             let (is_const, is_volatile) = qualifiers(cx, n);
             let mut c = n.walk();
-            let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+            let decls: Vec<Node> = n.children_by_field_id(fid::DECLARATOR.get(), &mut c).collect();
             for d in decls {
                 let (inner, value) = if d.kind() == "init_declarator" {
-                    (d.child_by_field_name("declarator").unwrap_or(d), d.child_by_field_name("value"))
+                    (
+                        d.child_by_field_id(fid::DECLARATOR.get().get()).unwrap_or(d),
+                        d.child_by_field_id(fid::VALUE.get().get()),
+                    )
                 } else {
                     (d, None)
                 };
@@ -279,7 +328,7 @@ fn collect_top<'t>(
             let mut ts = TypeScope { fs: Some(fs), locals: None };
             let base = specifier_type(cx, n, &mut ts);
             let mut c = n.walk();
-            let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+            let decls: Vec<Node> = n.children_by_field_id(fid::DECLARATOR.get(), &mut c).collect();
             for d in decls {
                 let mut ts = TypeScope { fs: Some(fs), locals: None };
                 let (name, ty, _) = declarator_type(cx, d, base.clone(), &mut ts);
@@ -300,7 +349,7 @@ fn collect_top<'t>(
         }
         "ERROR" => fs.diagnostics.push(syntax_error(cx.span(n), "unparsable file-scope code")),
         "linkage_specification" => {
-            if let Some(body) = n.child_by_field_name("body") {
+            if let Some(body) = n.child_by_field_id(fid::BODY.get().get()) {
                 let mut c = body.walk();
                 let kids: Vec<Node> = body.children(&mut c).collect();
                 for ch in kids {
@@ -327,11 +376,15 @@ fn collect_top<'t>(
 }
 
 fn pragma_text(cx: &Ctx, n: Node) -> Option<String> {
-    let d = n.child_by_field_name("directive")?;
+    let d = n.child_by_field_id(fid::DIRECTIVE.get().get())?;
     if cx.text(d).trim() != "#pragma" {
         return None;
     }
-    Some(n.child_by_field_name("argument").map(|a| cx.text(a).trim().to_string()).unwrap_or_default())
+    Some(
+        n.child_by_field_id(fid::ARGUMENT.get().get())
+            .map(|a| cx.text(a).trim().to_string())
+            .unwrap_or_default(),
+    )
 }
 
 fn storage(cx: &Ctx, n: Node) -> (bool, bool) {
@@ -429,7 +482,7 @@ impl TypeScope<'_, '_> {
 
 /// The type named by a declaration's specifiers (`type` field plus qualifiers).
 fn specifier_type(cx: &Ctx, n: Node, ts: &mut TypeScope) -> Type {
-    match n.child_by_field_name("type") {
+    match n.child_by_field_id(fid::TYPE.get().get()) {
         Some(t) => type_specifier(cx, t, ts),
         None => Type::int(),
     }
@@ -500,14 +553,14 @@ fn type_specifier(cx: &Ctx, t: Node, ts: &mut TypeScope) -> Type {
         }
         "struct_specifier" | "union_specifier" => {
             let is_union = t.kind() == "union_specifier";
-            let name = match t.child_by_field_name("name") {
+            let name = match t.child_by_field_id(fid::NAME.get().get()) {
                 Some(nm) => cx.text(nm).to_string(),
                 None => {
                     let (s, _) = (cx.span(t).start, 0);
                     format!("<anonymous@{s}>")
                 }
             };
-            if let Some(body) = t.child_by_field_name("body") {
+            if let Some(body) = t.child_by_field_id(fid::BODY.get().get()) {
                 let mut fields = Vec::new();
                 let mut c = body.walk();
                 let kids: Vec<Node> = body.children(&mut c).collect();
@@ -517,7 +570,7 @@ fn type_specifier(cx: &Ctx, t: Node, ts: &mut TypeScope) -> Type {
                     }
                     let base = specifier_type(cx, fd, ts);
                     let mut c2 = fd.walk();
-                    let ds: Vec<Node> = fd.children_by_field_name("declarator", &mut c2).collect();
+                    let ds: Vec<Node> = fd.children_by_field_id(fid::DECLARATOR.get(), &mut c2).collect();
                     if ds.is_empty() {
                         // Anonymous struct/union member: its fields are reachable directly.
                         fields.push((String::new(), base.clone()));
@@ -536,8 +589,11 @@ fn type_specifier(cx: &Ctx, t: Node, ts: &mut TypeScope) -> Type {
             }
         }
         "enum_specifier" => {
-            let name = t.child_by_field_name("name").map(|n| cx.text(n).to_string()).unwrap_or_default();
-            if let Some(body) = t.child_by_field_name("body") {
+            let name = t
+                .child_by_field_id(fid::NAME.get().get())
+                .map(|n| cx.text(n).to_string())
+                .unwrap_or_default();
+            if let Some(body) = t.child_by_field_id(fid::BODY.get().get()) {
                 let mut next = 0i64;
                 let mut c = body.walk();
                 let kids: Vec<Node> = body.children(&mut c).collect();
@@ -545,8 +601,8 @@ fn type_specifier(cx: &Ctx, t: Node, ts: &mut TypeScope) -> Type {
                     if en.kind() != "enumerator" {
                         continue;
                     }
-                    let Some(nm) = en.child_by_field_name("name") else { continue };
-                    if let Some(v) = en.child_by_field_name("value") {
+                    let Some(nm) = en.child_by_field_id(fid::NAME.get().get()) else { continue };
+                    if let Some(v) = en.child_by_field_id(fid::VALUE.get().get()) {
                         if let Some(x) = const_eval(cx, v, ts) {
                             next = x;
                         }
@@ -582,13 +638,13 @@ fn declarator_type(cx: &Ctx, d: Node, base: Type, ts: &mut TypeScope) -> (Option
                 }
             }
             let t = Type::Pointer { pointee: Box::new(base), restrict, is_const };
-            match d.child_by_field_name("declarator") {
+            match d.child_by_field_id(fid::DECLARATOR.get().get()) {
                 Some(inner) => declarator_type(cx, inner, t, ts),
                 None => (None, t, cx.span(d)),
             }
         }
         "array_declarator" | "abstract_array_declarator" => {
-            let len = match d.child_by_field_name("size") {
+            let len = match d.child_by_field_id(fid::SIZE.get().get()) {
                 Some(sz) => match const_eval(cx, sz, ts) {
                     Some(v) if v >= 0 => ArrayLen::Const(v as u64),
                     _ => ArrayLen::Expr(cx.text(sz).to_string()),
@@ -596,7 +652,7 @@ fn declarator_type(cx: &Ctx, d: Node, base: Type, ts: &mut TypeScope) -> (Option
                 None => ArrayLen::Unspecified,
             };
             let t = Type::Array { elem: Box::new(base), len };
-            match d.child_by_field_name("declarator") {
+            match d.child_by_field_id(fid::DECLARATOR.get().get()) {
                 Some(inner) => declarator_type(cx, inner, t, ts),
                 None => (None, t, cx.span(d)),
             }
@@ -604,14 +660,14 @@ fn declarator_type(cx: &Ctx, d: Node, base: Type, ts: &mut TypeScope) -> (Option
         "function_declarator" | "abstract_function_declarator" => {
             let mut params = Vec::new();
             let mut variadic = false;
-            if let Some(pl) = d.child_by_field_name("parameters") {
+            if let Some(pl) = d.child_by_field_id(fid::PARAMETERS.get().get()) {
                 let mut c = pl.walk();
                 let kids: Vec<Node> = pl.children(&mut c).collect();
                 for p in kids {
                     match p.kind() {
                         "parameter_declaration" => {
                             let pb = specifier_type(cx, p, ts);
-                            let pt = match p.child_by_field_name("declarator") {
+                            let pt = match p.child_by_field_id(fid::DECLARATOR.get().get()) {
                                 Some(pd) => declarator_type(cx, pd, pb, ts).1,
                                 None => pb,
                             };
@@ -625,7 +681,7 @@ fn declarator_type(cx: &Ctx, d: Node, base: Type, ts: &mut TypeScope) -> (Option
                 }
             }
             let t = Type::Function { ret: Box::new(base), params, variadic };
-            match d.child_by_field_name("declarator") {
+            match d.child_by_field_id(fid::DECLARATOR.get().get()) {
                 Some(inner) => declarator_type(cx, inner, t, ts),
                 None => (None, t, cx.span(d)),
             }
@@ -640,7 +696,7 @@ fn declarator_type(cx: &Ctx, d: Node, base: Type, ts: &mut TypeScope) -> (Option
                 None => (None, base, cx.span(d)),
             }
         }
-        "init_declarator" => match d.child_by_field_name("declarator") {
+        "init_declarator" => match d.child_by_field_id(fid::DECLARATOR.get().get()) {
             Some(i) => declarator_type(cx, i, base, ts),
             None => (None, base, cx.span(d)),
         },
@@ -662,8 +718,8 @@ fn const_eval(cx: &Ctx, n: Node, ts: &TypeScope) -> Option<i64> {
         "true" => 1,
         "false" => 0,
         "unary_expression" => {
-            let a = const_eval(cx, n.child_by_field_name("argument")?, ts)?;
-            match cx.text(n.child_by_field_name("operator")?) {
+            let a = const_eval(cx, n.child_by_field_id(fid::ARGUMENT.get().get())?, ts)?;
+            match cx.text(n.child_by_field_id(fid::OPERATOR.get().get())?) {
                 "-" => a.wrapping_neg(),
                 "+" => a,
                 "!" => (a == 0) as i64,
@@ -672,25 +728,25 @@ fn const_eval(cx: &Ctx, n: Node, ts: &TypeScope) -> Option<i64> {
             }
         }
         "binary_expression" => {
-            let a = const_eval(cx, n.child_by_field_name("left")?, ts)?;
-            let b = const_eval(cx, n.child_by_field_name("right")?, ts)?;
-            let op = BinOp::parse(cx.text(n.child_by_field_name("operator")?))?;
+            let a = const_eval(cx, n.child_by_field_id(fid::LEFT.get().get())?, ts)?;
+            let b = const_eval(cx, n.child_by_field_id(fid::RIGHT.get().get())?, ts)?;
+            let op = BinOp::parse(cx.text(n.child_by_field_id(fid::OPERATOR.get().get())?))?;
             fold_binop(op, a, b)?
         }
         "conditional_expression" => {
-            let c = const_eval(cx, n.child_by_field_name("condition")?, ts)?;
+            let c = const_eval(cx, n.child_by_field_id(fid::CONDITION.get().get())?, ts)?;
             if c != 0 {
-                const_eval(cx, n.child_by_field_name("consequence")?, ts)?
+                const_eval(cx, n.child_by_field_id(fid::CONSEQUENCE.get().get())?, ts)?
             } else {
-                const_eval(cx, n.child_by_field_name("alternative")?, ts)?
+                const_eval(cx, n.child_by_field_id(fid::ALTERNATIVE.get().get())?, ts)?
             }
         }
-        "cast_expression" => const_eval(cx, n.child_by_field_name("value")?, ts)?,
+        "cast_expression" => const_eval(cx, n.child_by_field_id(fid::VALUE.get().get())?, ts)?,
         "sizeof_expression" => {
-            let t = n.child_by_field_name("type")?;
-            let inner = t.child_by_field_name("type")?;
+            let t = n.child_by_field_id(fid::TYPE.get().get())?;
+            let inner = t.child_by_field_id(fid::TYPE.get().get())?;
             let ty = prim(cx.text(inner));
-            if t.child_by_field_name("declarator").is_some() {
+            if t.child_by_field_id(fid::DECLARATOR.get().get()).is_some() {
                 8
             } else {
                 size_of_basic(&ty)? as i64
@@ -888,7 +944,7 @@ struct GlobalsLowered {
 
 fn lower_function(cx: &Ctx, n: Node, fs: &FileScope, nglobals: u32) -> Option<Lowered> {
     let mut l = FnLower::new(Some(fs), nglobals);
-    let decl = n.child_by_field_name("declarator")?;
+    let decl = n.child_by_field_id(fid::DECLARATOR.get().get())?;
     let base = {
         let mut ts = TypeScope { fs: None, locals: Some(&mut l) };
         specifier_type(cx, n, &mut ts)
@@ -902,16 +958,16 @@ fn lower_function(cx: &Ctx, n: Node, fs: &FileScope, nglobals: u32) -> Option<Lo
             "function_declarator" => break,
             "pointer_declarator" => {
                 ret = Type::Pointer { pointee: Box::new(ret), restrict: false, is_const: false };
-                fd = fd.child_by_field_name("declarator")?;
+                fd = fd.child_by_field_id(fid::DECLARATOR.get().get())?;
             }
             "parenthesized_declarator" | "attributed_declarator" => fd = fd.named_child(0)?,
             _ => return None,
         }
     }
     let name_node = {
-        let mut d = fd.child_by_field_name("declarator")?;
+        let mut d = fd.child_by_field_id(fid::DECLARATOR.get().get())?;
         while d.kind() != "identifier" {
-            d = d.child_by_field_name("declarator").or_else(|| d.named_child(0))?;
+            d = d.child_by_field_id(fid::DECLARATOR.get().get()).or_else(|| d.named_child(0))?;
         }
         d
     };
@@ -919,7 +975,7 @@ fn lower_function(cx: &Ctx, n: Node, fs: &FileScope, nglobals: u32) -> Option<Lo
     l.marks.push(l.scope.len());
     let mut params = Vec::new();
     let mut variadic = false;
-    if let Some(pl) = fd.child_by_field_name("parameters") {
+    if let Some(pl) = fd.child_by_field_id(fid::PARAMETERS.get().get()) {
         let mut c = pl.walk();
         let kids: Vec<Node> = pl.children(&mut c).collect();
         for p in kids {
@@ -930,7 +986,7 @@ fn lower_function(cx: &Ctx, n: Node, fs: &FileScope, nglobals: u32) -> Option<Lo
                         specifier_type(cx, p, &mut ts)
                     };
                     let (is_const, is_volatile) = qualifiers(cx, p);
-                    let Some(pd) = p.child_by_field_name("declarator") else { continue };
+                    let Some(pd) = p.child_by_field_id(fid::DECLARATOR.get().get()) else { continue };
                     let (pname, pty, pspan) = {
                         let mut ts = TypeScope { fs: None, locals: Some(&mut l) };
                         declarator_type(cx, pd, pb, &mut ts)
@@ -956,7 +1012,7 @@ fn lower_function(cx: &Ctx, n: Node, fs: &FileScope, nglobals: u32) -> Option<Lo
             }
         }
     }
-    let body_node = n.child_by_field_name("body")?;
+    let body_node = n.child_by_field_id(fid::BODY.get().get())?;
     let body = l.stmt(cx, body_node);
     let func = Function {
         name,
@@ -1110,7 +1166,9 @@ impl<'a> FnLower<'a> {
             let mut c = n.walk();
             let header_error = match n.kind() {
                 "compound_statement" => false,
-                "case_statement" => n.child_by_field_name("value").is_some_and(|v| v.has_error()),
+                "case_statement" => {
+                    n.child_by_field_id(fid::VALUE.get().get()).is_some_and(|v| v.has_error())
+                }
                 "labeled_statement" => false,
                 _ => n.children(&mut c).enumerate().any(|(i, ch)| {
                     let f = n.field_name_for_child(i as u32);
@@ -1152,7 +1210,7 @@ impl<'a> FnLower<'a> {
                     specifier_type(cx, n, &mut ts)
                 };
                 let mut c = n.walk();
-                let ds: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+                let ds: Vec<Node> = n.children_by_field_id(fid::DECLARATOR.get(), &mut c).collect();
                 for d in ds {
                     let (name, ty, _) = {
                         let mut ts = TypeScope { fs: None, locals: Some(self) };
@@ -1170,27 +1228,27 @@ impl<'a> FnLower<'a> {
                 self.push_stmt(StmtKind::Empty, sp)
             }
             "if_statement" => {
-                let cond = self.cond_expr(cx, n.child_by_field_name("condition"));
-                let then = self.child_stmt(cx, n.child_by_field_name("consequence"), sp);
-                let els = n.child_by_field_name("alternative").map(|a| {
+                let cond = self.cond_expr(cx, n.child_by_field_id(fid::CONDITION.get().get()));
+                let then = self.child_stmt(cx, n.child_by_field_id(fid::CONSEQUENCE.get().get()), sp);
+                let els = n.child_by_field_id(fid::ALTERNATIVE.get().get()).map(|a| {
                     let inner = if a.kind() == "else_clause" { a.named_child(0) } else { Some(a) };
                     self.child_stmt(cx, inner, cx.span(a))
                 });
                 self.push_stmt(StmtKind::If { cond, then, els }, sp)
             }
             "while_statement" => {
-                let cond = self.cond_expr(cx, n.child_by_field_name("condition"));
-                let body = self.child_stmt(cx, n.child_by_field_name("body"), sp);
+                let cond = self.cond_expr(cx, n.child_by_field_id(fid::CONDITION.get().get()));
+                let body = self.child_stmt(cx, n.child_by_field_id(fid::BODY.get().get()), sp);
                 self.push_stmt(StmtKind::While { cond, body }, sp)
             }
             "do_statement" => {
-                let body = self.child_stmt(cx, n.child_by_field_name("body"), sp);
-                let cond = self.cond_expr(cx, n.child_by_field_name("condition"));
+                let body = self.child_stmt(cx, n.child_by_field_id(fid::BODY.get().get()), sp);
+                let cond = self.cond_expr(cx, n.child_by_field_id(fid::CONDITION.get().get()));
                 self.push_stmt(StmtKind::DoWhile { body, cond }, sp)
             }
             "for_statement" => {
                 self.marks.push(self.scope.len());
-                let init = n.child_by_field_name("initializer").map(|i| {
+                let init = n.child_by_field_id(fid::INITIALIZER.get().get()).map(|i| {
                     if i.kind() == "declaration" {
                         self.local_decl(cx, i)
                     } else {
@@ -1199,20 +1257,20 @@ impl<'a> FnLower<'a> {
                         self.push_stmt(StmtKind::Expr(e), s)
                     }
                 });
-                let cond = n.child_by_field_name("condition").map(|c| self.expr(cx, c));
-                let step = n.child_by_field_name("update").map(|u| self.expr(cx, u));
-                let body = self.child_stmt(cx, n.child_by_field_name("body"), sp);
+                let cond = n.child_by_field_id(fid::CONDITION.get().get()).map(|c| self.expr(cx, c));
+                let step = n.child_by_field_id(fid::UPDATE.get().get()).map(|u| self.expr(cx, u));
+                let body = self.child_stmt(cx, n.child_by_field_id(fid::BODY.get().get()), sp);
                 let m = self.marks.pop().unwrap_or(0);
                 self.scope.truncate(m);
                 self.push_stmt(StmtKind::For { init, cond, step, body }, sp)
             }
             "switch_statement" => {
-                let cond = self.cond_expr(cx, n.child_by_field_name("condition"));
-                let body = self.child_stmt(cx, n.child_by_field_name("body"), sp);
+                let cond = self.cond_expr(cx, n.child_by_field_id(fid::CONDITION.get().get()));
+                let body = self.child_stmt(cx, n.child_by_field_id(fid::BODY.get().get()), sp);
                 self.push_stmt(StmtKind::Switch { cond, body }, sp)
             }
             "case_statement" => {
-                let value = n.child_by_field_name("value").map(|v| self.expr(cx, v));
+                let value = n.child_by_field_id(fid::VALUE.get().get()).map(|v| self.expr(cx, v));
                 let mut body = Vec::new();
                 let mut c = n.walk();
                 let kids: Vec<(Option<&str>, Node)> = n
@@ -1235,12 +1293,17 @@ impl<'a> FnLower<'a> {
                 self.push_stmt(StmtKind::Return(e), sp)
             }
             "goto_statement" => {
-                let l = n.child_by_field_name("label").map(|l| cx.text(l).to_string()).unwrap_or_default();
+                let l = n
+                    .child_by_field_id(fid::LABEL.get().get())
+                    .map(|l| cx.text(l).to_string())
+                    .unwrap_or_default();
                 self.push_stmt(StmtKind::Goto(l), sp)
             }
             "labeled_statement" => {
-                let label =
-                    n.child_by_field_name("label").map(|l| cx.text(l).to_string()).unwrap_or_default();
+                let label = n
+                    .child_by_field_id(fid::LABEL.get().get())
+                    .map(|l| cx.text(l).to_string())
+                    .unwrap_or_default();
                 let mut c = n.walk();
                 let inner = n
                     .named_children(&mut c)
@@ -1329,10 +1392,13 @@ impl<'a> FnLower<'a> {
         let (is_const, is_volatile) = qualifiers(cx, n);
         let mut out = Vec::new();
         let mut c = n.walk();
-        let decls: Vec<Node> = n.children_by_field_name("declarator", &mut c).collect();
+        let decls: Vec<Node> = n.children_by_field_id(fid::DECLARATOR.get(), &mut c).collect();
         for d in decls {
             let (inner, value) = if d.kind() == "init_declarator" {
-                (d.child_by_field_name("declarator").unwrap_or(d), d.child_by_field_name("value"))
+                (
+                    d.child_by_field_id(fid::DECLARATOR.get().get()).unwrap_or(d),
+                    d.child_by_field_id(fid::VALUE.get().get()),
+                )
             } else {
                 (d, None)
             };
@@ -1394,7 +1460,7 @@ impl<'a> FnLower<'a> {
             let mut ts = TypeScope { fs: None, locals: Some(self) };
             specifier_type(cx, t, &mut ts)
         };
-        match t.child_by_field_name("declarator") {
+        match t.child_by_field_id(fid::DECLARATOR.get().get()) {
             Some(d) => {
                 let mut ts = TypeScope { fs: None, locals: Some(self) };
                 declarator_type(cx, d, base, &mut ts).1
@@ -1458,10 +1524,13 @@ impl<'a> FnLower<'a> {
                 };
             }
             "binary_expression" => {
-                let op = n.child_by_field_name("operator").map(|o| cx.text(o)).and_then(BinOp::parse);
-                let (Some(l), Some(r), Some(op)) =
-                    (n.child_by_field_name("left"), n.child_by_field_name("right"), op)
-                else {
+                let op =
+                    n.child_by_field_id(fid::OPERATOR.get().get()).map(|o| cx.text(o)).and_then(BinOp::parse);
+                let (Some(l), Some(r), Some(op)) = (
+                    n.child_by_field_id(fid::LEFT.get().get()),
+                    n.child_by_field_id(fid::RIGHT.get().get()),
+                    op,
+                ) else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
                 let l = self.expr(cx, l);
@@ -1469,7 +1538,7 @@ impl<'a> FnLower<'a> {
                 ExprKind::Binary(op, l, r)
             }
             "unary_expression" | "pointer_expression" => {
-                let op = match n.child_by_field_name("operator").map(|o| cx.text(o)) {
+                let op = match n.child_by_field_id(fid::OPERATOR.get().get()).map(|o| cx.text(o)) {
                     Some("-") => UnOp::Neg,
                     Some("+") => UnOp::Plus,
                     Some("!") => UnOp::Not,
@@ -1478,7 +1547,7 @@ impl<'a> FnLower<'a> {
                     Some("&") => UnOp::AddrOf,
                     _ => return self.push_expr(ExprKind::Error, sp),
                 };
-                let Some(a) = n.child_by_field_name("argument") else {
+                let Some(a) = n.child_by_field_id(fid::ARGUMENT.get().get()) else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
                 let a = self.expr(cx, a);
@@ -1488,8 +1557,8 @@ impl<'a> FnLower<'a> {
                 ExprKind::Unary(op, a)
             }
             "update_expression" => {
-                let op = n.child_by_field_name("operator");
-                let arg = n.child_by_field_name("argument");
+                let op = n.child_by_field_id(fid::OPERATOR.get().get());
+                let arg = n.child_by_field_id(fid::ARGUMENT.get().get());
                 let (Some(op), Some(arg)) = (op, arg) else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
@@ -1500,9 +1569,9 @@ impl<'a> FnLower<'a> {
             }
             "assignment_expression" => {
                 let (Some(l), Some(r), Some(o)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                    n.child_by_field_name("operator"),
+                    n.child_by_field_id(fid::LEFT.get().get()),
+                    n.child_by_field_id(fid::RIGHT.get().get()),
+                    n.child_by_field_id(fid::OPERATOR.get().get()),
                 ) else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
@@ -1513,9 +1582,9 @@ impl<'a> FnLower<'a> {
                 ExprKind::Assign { op, lhs: l, rhs: r }
             }
             "conditional_expression" => {
-                let c = n.child_by_field_name("condition").map(|x| self.expr(cx, x));
-                let t = n.child_by_field_name("consequence").map(|x| self.expr(cx, x));
-                let e = n.child_by_field_name("alternative").map(|x| self.expr(cx, x));
+                let c = n.child_by_field_id(fid::CONDITION.get().get()).map(|x| self.expr(cx, x));
+                let t = n.child_by_field_id(fid::CONSEQUENCE.get().get()).map(|x| self.expr(cx, x));
+                let e = n.child_by_field_id(fid::ALTERNATIVE.get().get()).map(|x| self.expr(cx, x));
                 match (c, e) {
                     // GNU `a ?: b` has no consequence: it is `a ? a : b`.
                     (Some(c), Some(e)) => ExprKind::Cond { cond: c, then: t.unwrap_or(c), els: e },
@@ -1523,7 +1592,8 @@ impl<'a> FnLower<'a> {
                 }
             }
             "comma_expression" => {
-                let (Some(l), Some(r)) = (n.child_by_field_name("left"), n.child_by_field_name("right"))
+                let (Some(l), Some(r)) =
+                    (n.child_by_field_id(fid::LEFT.get().get()), n.child_by_field_id(fid::RIGHT.get().get()))
                 else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
@@ -1532,7 +1602,7 @@ impl<'a> FnLower<'a> {
                 ExprKind::Comma(l, r)
             }
             "call_expression" => {
-                let Some(f) = n.child_by_field_name("function") else {
+                let Some(f) = n.child_by_field_id(fid::FUNCTION.get().get()) else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
                 let callee = if f.kind() == "identifier" {
@@ -1543,7 +1613,7 @@ impl<'a> FnLower<'a> {
                     self.expr(cx, f)
                 };
                 let mut args = Vec::new();
-                if let Some(al) = n.child_by_field_name("arguments") {
+                if let Some(al) = n.child_by_field_id(fid::ARGUMENTS.get().get()) {
                     let mut c = al.walk();
                     let kids: Vec<Node> =
                         al.named_children(&mut c).filter(|c| c.kind() != "comment").collect();
@@ -1554,8 +1624,10 @@ impl<'a> FnLower<'a> {
                 ExprKind::Call { callee, args }
             }
             "subscript_expression" => {
-                let (Some(b), Some(i)) = (n.child_by_field_name("argument"), n.child_by_field_name("index"))
-                else {
+                let (Some(b), Some(i)) = (
+                    n.child_by_field_id(fid::ARGUMENT.get().get()),
+                    n.child_by_field_id(fid::INDEX.get().get()),
+                ) else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
                 let b = self.expr(cx, b);
@@ -1563,11 +1635,14 @@ impl<'a> FnLower<'a> {
                 ExprKind::Index { base: b, index: i }
             }
             "field_expression" => {
-                let (Some(b), Some(f)) = (n.child_by_field_name("argument"), n.child_by_field_name("field"))
-                else {
+                let (Some(b), Some(f)) = (
+                    n.child_by_field_id(fid::ARGUMENT.get().get()),
+                    n.child_by_field_id(fid::FIELD.get().get()),
+                ) else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
-                let arrow = n.child_by_field_name("operator").is_some_and(|o| cx.text(o) == "->");
+                let arrow =
+                    n.child_by_field_id(fid::OPERATOR.get().get()).is_some_and(|o| cx.text(o) == "->");
                 let b = self.expr(cx, b);
                 if !arrow {
                     // `&s.f` takes the address of `s`: handled by mark_address_taken.
@@ -1575,20 +1650,20 @@ impl<'a> FnLower<'a> {
                 ExprKind::Member { base: b, field: cx.text(f).to_string(), arrow }
             }
             "cast_expression" => {
-                let ty = match n.child_by_field_name("type") {
+                let ty = match n.child_by_field_id(fid::TYPE.get().get()) {
                     Some(t) => self.type_descriptor(cx, t),
                     None => Type::Unknown,
                 };
-                let Some(v) = n.child_by_field_name("value") else {
+                let Some(v) = n.child_by_field_id(fid::VALUE.get().get()) else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
                 let v = self.expr(cx, v);
                 ExprKind::Cast { ty, expr: v }
             }
             "sizeof_expression" | "alignof_expression" => {
-                if let Some(t) = n.child_by_field_name("type") {
+                if let Some(t) = n.child_by_field_id(fid::TYPE.get().get()) {
                     ExprKind::SizeofType(self.type_descriptor(cx, t))
-                } else if let Some(v) = n.child_by_field_name("value") {
+                } else if let Some(v) = n.child_by_field_id(fid::VALUE.get().get()) {
                     let v = self.expr(cx, v);
                     ExprKind::SizeofExpr(v)
                 } else {
@@ -1601,8 +1676,11 @@ impl<'a> FnLower<'a> {
                 let mut c = n.walk();
                 let kids: Vec<Node> = n.named_children(&mut c).filter(|c| c.kind() != "comment").collect();
                 for k in kids {
-                    let v =
-                        if k.kind() == "initializer_pair" { k.child_by_field_name("value") } else { Some(k) };
+                    let v = if k.kind() == "initializer_pair" {
+                        k.child_by_field_id(fid::VALUE.get().get())
+                    } else {
+                        Some(k)
+                    };
                     if let Some(v) = v {
                         items.push(self.expr(cx, v));
                     }
@@ -1610,11 +1688,11 @@ impl<'a> FnLower<'a> {
                 ExprKind::InitList(items)
             }
             "compound_literal_expression" => {
-                let ty = match n.child_by_field_name("type") {
+                let ty = match n.child_by_field_id(fid::TYPE.get().get()) {
                     Some(t) => self.type_descriptor(cx, t),
                     None => Type::Unknown,
                 };
-                let Some(v) = n.child_by_field_name("value") else {
+                let Some(v) = n.child_by_field_id(fid::VALUE.get().get()) else {
                     return self.push_expr(ExprKind::Error, sp);
                 };
                 let v = self.expr(cx, v);

@@ -129,12 +129,49 @@ impl SourceMap {
     }
 
     pub fn span(&self, start: u32, end: u32) -> Span {
-        Span::new(self.start(start), self.end(end).max(self.start(start)))
+        let s = self.start(start);
+        Span::new(s, self.end(end).max(s))
+    }
+
+    /// A span mapper for many lookups at nearby offsets (a tree walk in source order): it
+    /// remembers the last segment and tries it before searching.
+    pub fn cursor(&self) -> SpanCursor<'_> {
+        SpanCursor { map: self, hint: std::cell::Cell::new(0) }
     }
 
     /// True when the map is the identity (nothing was expanded).
     pub fn is_identity(&self) -> bool {
         self.segments.iter().all(|s| s.copied && s.exp_start == s.orig_start)
+    }
+}
+
+/// See [`SourceMap::cursor`].
+pub struct SpanCursor<'a> {
+    map: &'a SourceMap,
+    hint: std::cell::Cell<usize>,
+}
+
+impl SpanCursor<'_> {
+    /// Same result as [`SourceMap::span`].
+    #[inline]
+    pub fn span(&self, start: u32, end: u32) -> Span {
+        let segs = &self.map.segments;
+        let h = self.hint.get();
+        // Fast path: both ends inside one copied segment at (or just after) the hint.
+        for i in [h, h + 1] {
+            if let Some(seg) = segs.get(i) {
+                if seg.copied && seg.exp_start <= start && end <= seg.exp_end && start < seg.exp_end {
+                    self.hint.set(i);
+                    let s = seg.orig_start + (start - seg.exp_start);
+                    return Span::new(s, (seg.orig_start + (end - seg.exp_start)).max(s));
+                }
+            }
+        }
+        let i = segs.partition_point(|s| s.exp_end <= start);
+        if i < segs.len() {
+            self.hint.set(i);
+        }
+        self.map.span(start, end)
     }
 }
 
