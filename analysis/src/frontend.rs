@@ -28,10 +28,11 @@ pub struct FrontendTimings {
 pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn SourceLoader) -> Frontend {
     let t0 = Instant::now();
     let pre = preprocess(text, path, opts, loader);
+    let compacted = crate::compact::compact(&pre.text, &pre.map);
     let t1 = Instant::now();
-    let chunks = parse_chunks(&pre.text);
+    let chunks = parse_chunks(&compacted.text);
     let t2 = Instant::now();
-    let mut unit = lower_chunks(&pre.text, &pre.map, &chunks);
+    let mut unit = lower_chunks(&compacted.text, &compacted.map, &chunks);
     // Dropping the syntax trees is not free for big files: do it off the caller's path.
     rayon::spawn(move || drop(chunks));
     let t3 = Instant::now();

@@ -375,6 +375,14 @@ fn collect_top<'t>(
     }
 }
 
+/// The first named child that is not a comment (comments are "extras" that tree-sitter
+/// attaches anywhere, e.g. between `else` and its statement).
+fn first_named(n: Node) -> Option<Node> {
+    let mut c = n.walk();
+    let r = n.named_children(&mut c).find(|ch| ch.kind() != "comment");
+    r
+}
+
 fn pragma_text(cx: &Ctx, n: Node) -> Option<String> {
     let d = n.child_by_field_id(fid::DIRECTIVE.get().get())?;
     if cx.text(d).trim() != "#pragma" {
@@ -713,7 +721,7 @@ fn const_eval(cx: &Ctx, n: Node, ts: &TypeScope) -> Option<i64> {
             Num::Float(_) => return None,
         },
         "char_literal" => char_value(cx.text(n)),
-        "parenthesized_expression" => const_eval(cx, n.named_child(0)?, ts)?,
+        "parenthesized_expression" => const_eval(cx, first_named(n)?, ts)?,
         "identifier" => ts.enum_value(cx.text(n))?,
         "true" => 1,
         "false" => 0,
@@ -960,14 +968,14 @@ fn lower_function(cx: &Ctx, n: Node, fs: &FileScope, nglobals: u32) -> Option<Lo
                 ret = Type::Pointer { pointee: Box::new(ret), restrict: false, is_const: false };
                 fd = fd.child_by_field_id(fid::DECLARATOR.get().get())?;
             }
-            "parenthesized_declarator" | "attributed_declarator" => fd = fd.named_child(0)?,
+            "parenthesized_declarator" | "attributed_declarator" => fd = first_named(fd)?,
             _ => return None,
         }
     }
     let name_node = {
         let mut d = fd.child_by_field_id(fid::DECLARATOR.get().get())?;
         while d.kind() != "identifier" {
-            d = d.child_by_field_id(fid::DECLARATOR.get().get()).or_else(|| d.named_child(0))?;
+            d = d.child_by_field_id(fid::DECLARATOR.get().get()).or_else(|| first_named(d))?;
         }
         d
     };
@@ -1196,8 +1204,8 @@ impl<'a> FnLower<'a> {
                 self.scope.truncate(m);
                 self.push_stmt(StmtKind::Compound(items), sp)
             }
-            "expression_statement" => match n.named_child(0) {
-                Some(e) if e.kind() != "comment" => {
+            "expression_statement" => match first_named(n) {
+                Some(e) => {
                     let e = self.expr(cx, e);
                     self.push_stmt(StmtKind::Expr(e), sp)
                 }
@@ -1231,7 +1239,7 @@ impl<'a> FnLower<'a> {
                 let cond = self.cond_expr(cx, n.child_by_field_id(fid::CONDITION.get().get()));
                 let then = self.child_stmt(cx, n.child_by_field_id(fid::CONSEQUENCE.get().get()), sp);
                 let els = n.child_by_field_id(fid::ALTERNATIVE.get().get()).map(|a| {
-                    let inner = if a.kind() == "else_clause" { a.named_child(0) } else { Some(a) };
+                    let inner = if a.kind() == "else_clause" { first_named(a) } else { Some(a) };
                     self.child_stmt(cx, inner, cx.span(a))
                 });
                 self.push_stmt(StmtKind::If { cond, then, els }, sp)
@@ -1289,7 +1297,7 @@ impl<'a> FnLower<'a> {
             "break_statement" => self.push_stmt(StmtKind::Break, sp),
             "continue_statement" => self.push_stmt(StmtKind::Continue, sp),
             "return_statement" => {
-                let e = n.named_child(0).filter(|c| c.kind() != "comment").map(|c| self.expr(cx, c));
+                let e = first_named(n).map(|c| self.expr(cx, c));
                 self.push_stmt(StmtKind::Return(e), sp)
             }
             "goto_statement" => {
@@ -1506,8 +1514,14 @@ impl<'a> FnLower<'a> {
                 Num::Float(f) => ExprKind::Float(f),
             },
             "char_literal" => ExprKind::Char(char_value(cx.text(n))),
-            "string_literal" | "concatenated_string" | "raw_string_literal" => {
-                ExprKind::Str(cx.text(n).to_string())
+            "string_literal" | "raw_string_literal" => ExprKind::Str(cx.text(n).to_string()),
+            // `"a" /* c */ "b"`: the parts joined by one space (layout and comments between
+            // the parts are not part of the value).
+            "concatenated_string" => {
+                let mut c = n.walk();
+                let parts: Vec<&str> =
+                    n.named_children(&mut c).filter(|p| p.kind() != "comment").map(|p| cx.text(p)).collect();
+                ExprKind::Str(parts.join(" "))
             }
             "true" => ExprKind::Int(1),
             "false" | "null" => ExprKind::Int(0),
@@ -1701,7 +1715,7 @@ impl<'a> FnLower<'a> {
             "generic_expression" | "gnu_asm_expression" | "extension_expression" => {
                 // `__extension__ e` is `e`.
                 if n.kind() == "extension_expression" {
-                    if let Some(i) = n.named_child(0) {
+                    if let Some(i) = first_named(n) {
                         return self.expr(cx, i);
                     }
                 }
@@ -1849,6 +1863,15 @@ mod tests {
         assert!(!n.is_extern);
         let gi = u.global_init.as_ref().unwrap();
         assert_eq!(gi.stmt_children(gi.body).len(), 2);
+    }
+
+    #[test]
+    fn comments_between_keywords_and_statements_are_skipped() {
+        let src = "int f(int a) {\n  if (a) { a = 1; } else /* why */ { int res = 2; a = res; }\n  return /* r */ a;\n}\n";
+        let u = lower_str(src);
+        let f = &u.functions[0];
+        assert!(f.locals.iter().any(|&s| u.sym(s).name == "res"));
+        assert!(f.stmts.iter().any(|s| matches!(s.kind, StmtKind::Return(Some(_)))));
     }
 
     #[test]
