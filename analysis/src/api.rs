@@ -470,7 +470,12 @@ fn function_report(
         let in_loop = |ls: Option<StmtId>| ls == Some(info.stmt);
         let mut invariants = Vec::new();
         let mut licm_r = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for o in licm.iter().filter(|o| in_loop(o.loop_stmt)) {
+            // Several expressions of one macro expansion share the invocation's span.
+            if !seen.insert((o.span, o.whole_statement)) {
+                continue;
+            }
             let (line, column) = pos(o.span);
             if !o.whole_statement {
                 invariants.push(ExprSiteReport { text: o.text.clone(), line, column });
@@ -484,9 +489,10 @@ fn function_report(
                 reason: o.reason.clone(),
             });
         }
+        let mut seen_sr = std::collections::HashSet::new();
         let strength = sr
             .iter()
-            .filter(|o| in_loop(o.loop_stmt))
+            .filter(|o| in_loop(o.loop_stmt) && seen_sr.insert(o.span))
             .map(|o| {
                 let (line, column) = pos(o.span);
                 StrengthReport {
@@ -503,7 +509,7 @@ fn function_report(
             fingerprint: format!("{:016x}", info.fingerprint),
             kind: info.kind,
             range: range(fe, info.span),
-            header: range(fe, info.header_span),
+            header: range(fe, trim_end(&fe.text, info.header_span)),
             depth: info.depth,
             parent: info.parent.map(|p| infos[p].id.clone()),
             perfectly_nested: info.perfectly_nested,
@@ -561,14 +567,22 @@ fn function_report(
             }
         })
         .collect();
-    let common_subexpressions = cse
+    // Code expanded from one macro invocation maps to the invocation's span: a repeat inside
+    // it is not something the user can edit at that position, so it is not reported.
+    let mut common_subexpressions: Vec<CseReport> = cse
         .iter()
+        .filter(|c| {
+            c.span != c.first_span && !c.span.contains(c.first_span) && !c.first_span.contains(c.span)
+        })
         .map(|c| {
             let (line, column) = pos(c.span);
             let (first_line, first_column) = pos(c.first_span);
             CseReport { text: c.text.clone(), line, column, first_line, first_column }
         })
         .collect();
+    common_subexpressions.dedup_by(|a, b| {
+        (a.line, a.column, a.first_line, a.first_column) == (b.line, b.column, b.first_line, b.first_column)
+    });
     let links: usize = (0..du.uses.len() as u32).map(|u| du.defs_of_use(u).len()).sum();
     FunctionReport {
         name: f.name.clone(),
@@ -600,6 +614,12 @@ fn function_report(
         },
         loops,
     }
+}
+
+/// `s` without trailing whitespace.
+fn trim_end(text: &str, s: Span) -> Span {
+    let t = text.get(s.range()).unwrap_or("");
+    Span::new(s.start, s.start + t.trim_end().len() as u32)
 }
 
 fn info_line(fe: &Frontend, s: Span) -> u32 {
@@ -717,11 +737,11 @@ fn summary_text(x: &FunctionSummary) -> String {
     if x.pure {
         parts.push("pure".to_string());
     }
-    if !x.reads_globals.is_empty() {
-        parts.push(format!("reads globals {}", names_of(&x.reads_globals)));
+    if !x.reads_global_names.is_empty() {
+        parts.push(format!("reads globals {}", x.reads_global_names.join(", ")));
     }
-    if !x.writes_globals.is_empty() {
-        parts.push(format!("writes globals {}", names_of(&x.writes_globals)));
+    if !x.writes_global_names.is_empty() {
+        parts.push(format!("writes globals {}", x.writes_global_names.join(", ")));
     }
     if !x.writes_params.is_empty() {
         parts.push(format!("writes through parameters {:?}", x.writes_params));
@@ -742,18 +762,6 @@ fn summary_text(x: &FunctionSummary) -> String {
         "reads only its arguments and memory".into()
     } else {
         parts.join("; ")
-    }
-}
-
-fn names_of<T: Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::Array(a)) => a
-            .iter()
-            .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
-            .collect::<Vec<_>>()
-            .join(", "),
-        Ok(other) => other.to_string(),
-        Err(_) => String::new(),
     }
 }
 

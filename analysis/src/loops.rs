@@ -238,6 +238,7 @@ impl Serialize for Bound {
 
 /// Number of executions of the loop body.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "lowercase")]
 pub enum TripCount {
     Const(u64),
     /// A C expression over the values at loop entry. For `for`/`while` loops the count is

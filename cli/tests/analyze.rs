@@ -12,8 +12,29 @@ fn analyze_prints_the_text_report() {
     let f = write(t.path(), "a.c", SRC);
     let r = ppo(&["analyze".as_ref(), f.as_os_str()]);
     r.assert_code(0).assert_no_panic();
-    assert!(r.stdout.contains("function add (line 1)"), "{}", r.stdout);
-    assert!(r.stdout.contains("function twice (line 2)"), "{}", r.stdout);
+    assert!(r.stdout.contains("function int add(int a, int b) (lines 1-1)"), "{}", r.stdout);
+    assert!(r.stdout.contains("function int twice(int x) (lines 2-2)"), "{}", r.stdout);
+    assert!(r.stdout.contains("effects: pure"), "{}", r.stdout);
+}
+
+#[test]
+fn analyze_reports_loops_with_bounds_and_induction_variables() {
+    let t = tempfile::tempdir().unwrap();
+    let f = write(
+        t.path(),
+        "l.c",
+        "#define N 64\ndouble a[N];\nvoid f(int n) {\n  for (int i = 0; i < N; i++)\n    a[i] = i * n;\n}\n",
+    );
+    let r = ppo(&["analyze".as_ref(), f.as_os_str()]);
+    r.assert_code(0).assert_no_panic();
+    assert!(r.stdout.contains("loop f#0 (for, line 4"), "{}", r.stdout);
+    assert!(r.stdout.contains("counted: i = 0 .. 63 step 1, trip count 64"), "{}", r.stdout);
+    assert!(r.stdout.contains("induction variable i (basic): init 0, step 1"), "{}", r.stdout);
+    assert!(r.stdout.contains("strength reduction: `i * n`"), "{}", r.stdout);
+    let r = ppo(&["analyze".as_ref(), f.as_os_str(), "--summary".as_ref(), "--timings".as_ref()]);
+    r.assert_code(0);
+    assert!(r.stdout.contains("1 functions"), "{}", r.stdout);
+    assert!(r.stderr.contains("timings: preprocess"), "{}", r.stderr);
 }
 
 #[test]
