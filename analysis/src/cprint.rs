@@ -19,7 +19,8 @@ fn prec_bin(op: BinOp) -> u8 {
     }
 }
 
-fn prec(f: &Function, e: ExprId) -> u8 {
+/// Precedence of `e` as C (1 comma … 14 unary and casts, 16 primary and postfix).
+pub fn prec(f: &Function, e: ExprId) -> u8 {
     match &f.expr(e).kind {
         ExprKind::Comma(..) => 1,
         ExprKind::Assign { .. } => 2,
