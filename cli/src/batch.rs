@@ -332,6 +332,19 @@ impl Run<'_> {
         };
         self.summary.analysed += 1;
         self.summary.functions += report.functions.len();
+        // Front-end problems (syntax errors, broken conditionals, …): the file is still
+        // processed, but the user should know which code was not analysed.
+        for d in &report.diagnostics {
+            if d.severity >= analysis::ir::Severity::Warning {
+                self.diag.warning(
+                    path,
+                    format_args!(
+                        "line {}, column {}: [{}] {}",
+                        d.range.line, d.range.column, d.code, d.message
+                    ),
+                );
+            }
+        }
         let new_text = self.transformer.transform(rel, &text, &report);
         if new_text.is_some() {
             self.summary.transformed += 1;

@@ -138,3 +138,19 @@ fn analyze_takes_no_batch_flags() {
     let f = write(t.path(), "a.c", SRC);
     ppo(&["-i".as_ref(), t.path().as_os_str(), "analyze".as_ref(), f.as_os_str()]).assert_code(2);
 }
+
+#[test]
+fn batch_reports_syntax_errors_with_file_and_line() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    let bad = "int f(int n) {\n  int s = 0;\n  for (int i = 0; i < n; i++ { s += i; }\n  return s;\n}\n";
+    write(&src, "bad.c", bad);
+    let out = t.path().join("out");
+    let r = ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str()]);
+    r.assert_code(0).assert_no_panic();
+    assert!(r.stderr.contains("bad.c: line 3, column"), "{}", r.stderr);
+    assert!(r.stderr.contains("[PPO010] syntax error"), "{}", r.stderr);
+    // The file is still mirrored unchanged.
+    assert_eq!(fs::read_to_string(out.join("bad.c")).unwrap(), bad);
+}
