@@ -242,50 +242,69 @@ pub fn reaching_definitions_with(
             }
         }
     }
-    // Number by variable (stable: entry first, then program order).
-    let mut order: Vec<u32> = (0..raw.len() as u32).collect();
-    order.sort_by_key(|&k| {
-        let r = &raw[k as usize];
-        (r.0, r.1 != u32::MAX, k)
-    });
+    // Number by variable, stably (entry first, then program order): `raw` holds the entry
+    // definitions first and then the items' in program order, so a counting sort by
+    // variable gives that order.
     let ndefs = raw.len();
     let mut sym_range = vec![(0u32, 0u32); nsyms];
-    let mut new_id = vec![0u32; ndefs];
-    for (id, &k) in order.iter().enumerate() {
-        new_id[k as usize] = id as u32;
-        let l = raw[k as usize].0 as usize;
-        if sym_range[l].1 == 0 {
-            sym_range[l].0 = id as u32;
-        }
-        sym_range[l].1 = id as u32 + 1;
+    for r in &raw {
+        sym_range[r.0 as usize].1 += 1;
     }
-    // Ops per item, in (item, phase, program order).
-    let nitems = fx.items.len();
-    let mut by_item: Vec<(u32, u32, u32)> =
-        raw.iter().enumerate().filter(|(_, r)| r.1 != u32::MAX).map(|(k, r)| (r.1, r.2, k as u32)).collect();
-    by_item.sort_unstable();
-    let mut item_ops = vec![0u32; nitems + 1];
-    let mut ops = Vec::with_capacity(by_item.len() * 2);
+    let mut next = 0u32;
+    for r in sym_range.iter_mut() {
+        let n = r.1;
+        *r = (next, next + n);
+        next += n;
+    }
+    let mut new_id = vec![0u32; ndefs];
     {
-        let mut k = 0;
+        let mut fill: Vec<u32> = sym_range.iter().map(|r| r.0).collect();
+        for (k, r) in raw.iter().enumerate() {
+            let f = &mut fill[r.0 as usize];
+            new_id[k] = *f;
+            *f += 1;
+        }
+    }
+    // An unused variable's empty range reads as (0, 0), as before.
+    for r in sym_range.iter_mut() {
+        if r.0 == r.1 {
+            *r = (0, 0);
+        }
+    }
+    // Ops per item, in (phase, program order): `raw` holds each item's definitions
+    // contiguously, in item order.
+    let nitems = fx.items.len();
+    let mut item_ops = vec![0u32; nitems + 1];
+    let mut ops = Vec::with_capacity(ndefs + ndefs / 8);
+    {
+        let mut k = raw.iter().position(|r| r.1 != u32::MAX).unwrap_or(ndefs);
         for (gi, start) in item_ops.iter_mut().enumerate().take(nitems) {
             *start = ops.len() as u32;
-            while k < by_item.len() && by_item[k].0 as usize == gi {
-                let (_, phase, rk) = by_item[k];
-                if phase == 2 {
-                    ops.push(KILL | raw[rk as usize].0);
-                }
-                ops.push(new_id[rk as usize]);
+            let k0 = k;
+            while k < ndefs && raw[k].1 as usize == gi {
                 k += 1;
+            }
+            for phase in 0..3 {
+                for (rk, r) in raw[k0..k].iter().enumerate() {
+                    if r.2 == phase {
+                        if phase == 2 {
+                            ops.push(KILL | r.0);
+                        }
+                        ops.push(new_id[k0 + rk]);
+                    }
+                }
             }
         }
         item_ops[nitems] = ops.len() as u32;
     }
     let mut defs: Vec<Def> = Vec::with_capacity(ndefs);
     {
-        let mut slots: Vec<Option<Def>> = raw.into_iter().map(|r| Some(r.3)).collect();
+        let mut order = vec![0u32; ndefs];
+        for (k, &id) in new_id.iter().enumerate() {
+            order[id as usize] = k as u32;
+        }
         for (id, &k) in order.iter().enumerate() {
-            let mut d = slots[k as usize].take().expect("each def once");
+            let mut d = raw[k as usize].3.clone();
             d.id = id as u32;
             defs.push(d);
         }
