@@ -605,62 +605,9 @@ pub fn cse_opportunities_with(
     out
 }
 
-/// Rebuild the text of a (pure) expression from the IR.
+/// The text of an expression rebuilt from the IR (the shared C printer).
 pub fn expr_text(unit: &TranslationUnit, f: &Function, e: ExprId) -> String {
-    let mut s = String::new();
-    write_expr(unit, f, e, &mut s, false);
-    s
-}
-
-fn write_expr(unit: &TranslationUnit, f: &Function, e: ExprId, s: &mut String, paren: bool) {
-    use std::fmt::Write;
-    match &f.expr(e).kind {
-        ExprKind::Var(v) => s.push_str(&unit.sym(*v).name),
-        ExprKind::Int(x) => {
-            let _ = write!(s, "{x}");
-        }
-        ExprKind::Char(x) => {
-            let _ = write!(s, "{x}");
-        }
-        ExprKind::Float(x) => {
-            let _ = write!(s, "{x:?}");
-        }
-        ExprKind::EnumConst(n, _) | ExprKind::FuncName(n) | ExprKind::Unresolved(n) => s.push_str(n),
-        ExprKind::Binary(op, a, b) => {
-            if paren {
-                s.push('(');
-            }
-            write_expr(unit, f, *a, s, true);
-            let _ = write!(s, " {} ", op.as_str());
-            write_expr(unit, f, *b, s, true);
-            if paren {
-                s.push(')');
-            }
-        }
-        ExprKind::Unary(op, a) => {
-            s.push_str(op.as_str());
-            write_expr(unit, f, *a, s, true);
-        }
-        ExprKind::Index { base, index } => {
-            write_expr(unit, f, *base, s, true);
-            s.push('[');
-            write_expr(unit, f, *index, s, false);
-            s.push(']');
-        }
-        ExprKind::Member { base, field, arrow } => {
-            write_expr(unit, f, *base, s, true);
-            s.push_str(if *arrow { "->" } else { "." });
-            s.push_str(field);
-        }
-        ExprKind::Cast { ty, expr } => {
-            let _ = write!(s, "({ty})");
-            write_expr(unit, f, *expr, s, true);
-        }
-        ExprKind::SizeofType(t) => {
-            let _ = write!(s, "sizeof({t})");
-        }
-        _ => s.push('…'),
-    }
+    crate::cprint::expr_to_c(unit, f, e)
 }
 
 #[cfg(test)]
