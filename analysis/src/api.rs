@@ -292,14 +292,18 @@ pub fn analyze_source(
 ) -> FileReport {
     let fe = parse_source(path, text, &opts.pp, loader);
     let t = Instant::now();
+    // Summaries (bottom-up over the call graph) and the per-function analyses are independent
+    // until the report is assembled: run them side by side so the threads stay busy.
     let functions = crate::pool().install(|| {
-        let (summaries, gconsts) = rayon::join(|| summarize(&fe.unit), || GlobalConsts::new(&fe.unit));
-        fe.unit
-            .functions
-            .par_iter()
-            .enumerate()
-            .map(|(i, f)| function_report(&fe, f, summaries.of(FuncId(i as u32)).clone(), &gconsts))
-            .collect()
+        let gconsts = GlobalConsts::new(&fe.unit);
+        let (summaries, mut reports): (_, Vec<FunctionReport>) = rayon::join(
+            || summarize(&fe.unit),
+            || fe.unit.functions.par_iter().map(|f| function_report(&fe, f, &gconsts)).collect(),
+        );
+        for (i, r) in reports.iter_mut().enumerate() {
+            r.summary = summaries.of(FuncId(i as u32)).clone();
+        }
+        reports
     });
     let analyses = t.elapsed();
     let cx = &fe;
@@ -361,12 +365,7 @@ fn var_report(fe: &Frontend, s: SymId) -> VarReport {
     }
 }
 
-fn function_report(
-    fe: &Frontend,
-    f: &Function,
-    summary: FunctionSummary,
-    gconsts: &GlobalConsts,
-) -> FunctionReport {
+fn function_report(fe: &Frontend, f: &Function, gconsts: &GlobalConsts) -> FunctionReport {
     let unit = &fe.unit;
     let cfg = Cfg::build(f);
     let params: Vec<VarReport> = f.params.iter().map(|&p| var_report(fe, p)).collect();
@@ -597,7 +596,8 @@ fn function_report(
             natural_loops: natural.len(),
             unreachable_blocks: cfg.graph.node_count() - cfg.rpo.len(),
         },
-        summary,
+        // Filled in by the caller from the unit's summaries.
+        summary: FunctionSummary::default(),
         constants,
         constant_branches,
         common_subexpressions,
