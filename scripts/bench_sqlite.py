@@ -9,12 +9,21 @@ breakdown reported by `ppo analyze --timings`, and peak resident memory.
 Usage: python3 scripts/bench_sqlite.py [--runs N] [--file PATH]
 Targets (issue 2): parse + all analyses < 1.5 s on the 2-core machine, peak RSS < 1 GB.
 """
-import argparse, json, os, resource, statistics, subprocess, sys, tempfile, time
+import argparse, glob, json, os, re, resource, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+WANT = "0.39"  # libsqlite3-sys 0.39.x ships the 271k-line amalgamation the targets refer to
+
+
+def version_key(path):
+    m = re.search(r"libsqlite3-sys-(\d+)\.(\d+)\.(\d+)", path)
+    return tuple(int(x) for x in m.groups()) if m else (0, 0, 0)
+
+
 def find_sqlite():
+    # 1. A workspace crate depends on it (rusqlite with `bundled`, later issues).
     meta = json.loads(subprocess.check_output(
         ["cargo", "metadata", "--format-version", "1"], cwd=ROOT))
     for p in meta["packages"]:
@@ -22,12 +31,20 @@ def find_sqlite():
             f = os.path.join(os.path.dirname(p["manifest_path"]), "sqlite3", "sqlite3.c")
             if os.path.exists(f):
                 return f
+    # 2. Already in the cargo registry: the wanted version, else the newest.
+    home = os.environ.get("CARGO_HOME", os.path.expanduser("~/.cargo"))
+    found = sorted(glob.glob(os.path.join(home, "registry", "src", "*", "libsqlite3-sys-*", "sqlite3", "sqlite3.c")),
+                   key=version_key)
+    wanted = [f for f in found if ".".join(map(str, version_key(f)[:2])) == WANT]
+    if wanted or found:
+        return (wanted or found)[-1]
+    # 3. Fetch it with a throw-away manifest.
     with tempfile.TemporaryDirectory() as d:
         os.makedirs(os.path.join(d, "src"))
         open(os.path.join(d, "src", "lib.rs"), "w").close()
         with open(os.path.join(d, "Cargo.toml"), "w") as fh:
             fh.write('[package]\nname = "fetch-sqlite"\nversion = "0.0.0"\nedition = "2021"\n'
-                     '[dependencies]\nlibsqlite3-sys = { version = "0.30", features = ["bundled"] }\n')
+                     '[dependencies]\nlibsqlite3-sys = { version = "' + WANT + '", features = ["bundled"] }\n')
         meta = json.loads(subprocess.check_output(
             ["cargo", "metadata", "--format-version", "1"], cwd=d))
         for p in meta["packages"]:

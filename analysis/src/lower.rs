@@ -139,26 +139,23 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
     // (Done in collect_top.) Phase 3: bodies, in parallel per chunk.
     let nglobals = fs.symbols.len() as u32;
     let fs_ref = &fs;
-    let mut per_chunk: Vec<Vec<Lowered>> = chunks
+    // Functions one by one (not chunk by chunk): a few huge functions would otherwise
+    // leave a thread idle.
+    let defs: Vec<(usize, Node)> = fn_nodes
+        .iter()
+        .filter_map(|&(ci, k)| chunks[ci].tree.root_node().child(k as u32).map(|n| (ci, n)))
+        .collect();
+    let lowered: Vec<Option<Lowered>> = defs
         .par_iter()
-        .enumerate()
-        .map(|(ci, ch)| {
+        .with_min_len(4)
+        .map(|&(ci, n)| {
+            let ch = &chunks[ci];
             let cx = Ctx {
                 src: &text.as_bytes()[ch.base as usize..(ch.base + ch.len) as usize],
                 base: ch.base,
                 map: map.cursor(),
             };
-            let root = ch.tree.root_node();
-            let mut out = Vec::new();
-            for &(c, k) in fn_nodes.iter().filter(|(c, _)| *c == ci) {
-                debug_assert_eq!(c, ci);
-                if let Some(n) = root.child(k as u32) {
-                    if let Some(l) = lower_function(&cx, n, fs_ref, nglobals) {
-                        out.push(l);
-                    }
-                }
-            }
-            out
+            lower_function(&cx, n, fs_ref, nglobals)
         })
         .collect();
 
@@ -177,7 +174,7 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
     }
     unit.diagnostics.extend(gl.diags);
     unit.global_init = Some(gl.func);
-    for lowered in per_chunk.iter_mut().flat_map(|v| v.drain(..)) {
+    for lowered in lowered.into_iter().flatten() {
         let fid = FuncId(unit.functions.len() as u32);
         let base = unit.symbols.len() as u32;
         let shift = |s: SymId| if s.0 >= nglobals { SymId(s.0 - nglobals + base) } else { s };
@@ -1872,6 +1869,20 @@ mod tests {
         let f = &u.functions[0];
         assert!(f.locals.iter().any(|&s| u.sym(s).name == "res"));
         assert!(f.stmts.iter().any(|s| matches!(s.kind, StmtKind::Return(Some(_)))));
+    }
+
+    #[test]
+    fn gnu_attributes_do_not_break_parsing() {
+        let src = "#define fall __attribute__((fallthrough));\nint f(int n) __attribute__((noinline));\nint f(int n) {\n  switch (n) { case 1: n++; fall case 2: n--; }\n  return n;\n}\n";
+        let pre = crate::preprocess::preprocess(
+            src,
+            std::path::Path::new("a.c"),
+            &Default::default(),
+            &crate::preprocess::MemLoader(Default::default()),
+        );
+        let u = lower(&pre.text, &pre.map);
+        assert!(u.diagnostics.is_empty(), "{:?}", u.diagnostics);
+        assert!(!u.functions[0].has_errors());
     }
 
     #[test]

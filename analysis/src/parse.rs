@@ -35,7 +35,7 @@ pub fn parse_chunks(text: &str) -> Vec<Chunk> {
         vec![(0usize, text.len())]
     } else {
         // A few pieces per thread keep the threads evenly loaded.
-        let want = (threads * 3).min(text.len() / MIN_CHUNK).max(1);
+        let want = (threads * 6).min(text.len() / MIN_CHUNK).max(1);
         split_points(text.as_bytes(), want)
     };
     crate::pool().install(|| parse_pieces(text, &pieces))

@@ -2504,6 +2504,9 @@ fn apply(op: [u8; 2], l: V, r: V, ev: bool) -> Result<V, String> {
 // Predefined macros (GCC 12, x86-64 Linux, -std=gnu17 without `linux`/`unix`).
 
 const PREDEFINED: &[&str] = &[
+    // GNU attributes carry nothing the analyses use, and tree-sitter-c cannot parse some of
+    // their positions (`__attribute__((fallthrough));` as a statement): drop them.
+    "__attribute__(x)",
     "__GNUC__ 12",
     "__GNUC_MINOR__ 2",
     "__GNUC_PATCHLEVEL__ 0",
