@@ -263,6 +263,7 @@ pub struct LoopReport {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Timings {
     pub preprocess: Duration,
+    pub compact: Duration,
     pub parse: Duration,
     pub lower: Duration,
     pub analyses: Duration,
@@ -338,6 +339,7 @@ pub fn analyze_source(
         functions,
         timings: Timings {
             preprocess: fe.timings.preprocess,
+            compact: fe.timings.compact,
             parse: fe.timings.parse,
             lower: fe.timings.lower,
             analyses,

@@ -20,6 +20,7 @@ pub struct Frontend {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FrontendTimings {
     pub preprocess: Duration,
+    pub compact: Duration,
     pub parse: Duration,
     pub lower: Duration,
 }
@@ -28,6 +29,7 @@ pub struct FrontendTimings {
 pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn SourceLoader) -> Frontend {
     let t0 = Instant::now();
     let pre = preprocess(text, path, opts, loader);
+    let tp = Instant::now();
     let compacted = crate::compact::compact(&pre.text, &pre.map);
     let t1 = Instant::now();
     let chunks = parse_chunks(&compacted.text);
@@ -45,6 +47,6 @@ pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn Sour
         lines: LineIndex::new(text),
         pre,
         unit,
-        timings: FrontendTimings { preprocess: t1 - t0, parse: t2 - t1, lower: t3 - t2 },
+        timings: FrontendTimings { preprocess: tp - t0, compact: t1 - tp, parse: t2 - t1, lower: t3 - t2 },
     }
 }

@@ -92,8 +92,9 @@ fn analyze(a: &AnalyzeArgs) -> i32 {
     if a.timings {
         let t = &report.timings;
         eprintln!(
-            "timings: preprocess {:.1} ms, parse {:.1} ms, lower {:.1} ms, analyses {:.1} ms",
+            "timings: preprocess {:.1} ms, compact {:.1} ms, parse {:.1} ms, lower {:.1} ms, analyses {:.1} ms",
             t.preprocess.as_secs_f64() * 1e3,
+            t.compact.as_secs_f64() * 1e3,
             t.parse.as_secs_f64() * 1e3,
             t.lower.as_secs_f64() * 1e3,
             t.analyses.as_secs_f64() * 1e3
