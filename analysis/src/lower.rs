@@ -1886,6 +1886,20 @@ mod tests {
     }
 
     #[test]
+    fn va_arg_with_a_type_argument_parses_without_stdarg_include() {
+        let src = "#include <stdio.h>\nint f(int n, ...) {\n  va_list ap;\n  va_start(ap, n);\n  const char *s = va_arg(ap, const char*);\n  long x = va_arg(ap, long int);\n  va_end(ap);\n  return s[0] + (int)x;\n}\n";
+        let pre = crate::preprocess::preprocess(
+            src,
+            std::path::Path::new("a.c"),
+            &Default::default(),
+            &crate::preprocess::MemLoader(Default::default()),
+        );
+        let u = lower(&pre.text, &pre.map);
+        assert!(u.diagnostics.is_empty(), "{:?}", u.diagnostics);
+        assert!(!u.functions[0].has_errors());
+    }
+
+    #[test]
     fn deep_nesting_is_bounded() {
         let src = format!("int f(int x) {{ return {}; }}\n", vec!["x"; 5000].join(" + "));
         let u = lower_str(&src);

@@ -2507,6 +2507,11 @@ const PREDEFINED: &[&str] = &[
     // GNU attributes carry nothing the analyses use, and tree-sitter-c cannot parse some of
     // their positions (`__attribute__((fallthrough));` as a statement): drop them.
     "__attribute__(x)",
+    // `va_arg(ap, T)` takes a type, which no expression grammar accepts: expand it to an
+    // equivalent parseable expression that reads a `T` through the argument pointer. It is
+    // a reserved standard name, often reached through a system header other than
+    // <stdarg.h>, so it is always defined.
+    "va_arg(ap, T) (*(T*)__builtin_va_arg_ptr(ap))",
     "__GNUC__ 12",
     "__GNUC_MINOR__ 2",
     "__GNUC_PATCHLEVEL__ 0",
@@ -2794,9 +2799,6 @@ const H_SIGNAL: &[&str] =
     &["SIGINT 2", "SIGILL 4", "SIGABRT 6", "SIGFPE 8", "SIGKILL 9", "SIGSEGV 11", "SIGTERM 15"];
 const H_UNISTD: &[&str] = &["NULL ((void*)0)", "STDIN_FILENO 0", "STDOUT_FILENO 1", "STDERR_FILENO 2"];
 const H_NONE: &[&str] = &[];
-/// `va_arg(ap, T)` takes a type, which no expression grammar accepts: expand it to an
-/// equivalent parseable expression that reads a `T` through the argument pointer.
-const H_STDARG: &[&str] = &["va_arg(ap, T) (*(T*)__builtin_va_arg_ptr(ap))"];
 
 /// Macros of the standard headers `#include <…>` makes known (without reading the header).
 fn system_macros(name: &str) -> Option<(&'static str, &'static [&'static str])> {
@@ -2817,10 +2819,11 @@ fn system_macros(name: &str) -> Option<(&'static str, &'static [&'static str])> 
         "time.h" => ("time.h", H_TIME),
         "signal.h" => ("signal.h", H_SIGNAL),
         "unistd.h" => ("unistd.h", H_UNISTD),
-        "stdarg.h" => ("stdarg.h", H_STDARG),
-        "assert.h" | "ctype.h" | "setjmp.h" | "complex.h" | "omp.h" | "pthread.h" | "fenv.h" | "iso646.h"
-        | "stdalign.h" | "stdatomic.h" | "stdnoreturn.h" | "tgmath.h" | "threads.h" | "uchar.h"
-        | "wctype.h" | "fcntl.h" | "sys/types.h" | "sys/stat.h" | "sys/time.h" | "strings.h" => ("", H_NONE),
+        "stdarg.h" | "assert.h" | "ctype.h" | "setjmp.h" | "complex.h" | "omp.h" | "pthread.h" | "fenv.h"
+        | "iso646.h" | "stdalign.h" | "stdatomic.h" | "stdnoreturn.h" | "tgmath.h" | "threads.h"
+        | "uchar.h" | "wctype.h" | "fcntl.h" | "sys/types.h" | "sys/stat.h" | "sys/time.h" | "strings.h" => {
+            ("", H_NONE)
+        }
         _ => return None,
     };
     Some(r)
