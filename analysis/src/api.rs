@@ -15,7 +15,7 @@ use crate::induction::induction_variables;
 use crate::invariant::loop_invariants;
 use crate::ir::*;
 use crate::liveness::liveness_with;
-use crate::loops::{loop_infos, LoopKind, TripCount};
+use crate::loops::{loop_infos_with, LoopKind, TripCount};
 use crate::preprocess::{PpOptions, SourceLoader};
 use crate::reaching::{reaching_definitions_with, DefKind};
 use crate::ssa::build_ssa;
@@ -395,7 +395,11 @@ fn function_report(fe: &Frontend, f: &Function, gconsts: &GlobalConsts) -> Funct
     let licm = licm_opportunities(unit, f, &cfg, &ssa, &inv, Some(&cp));
     let sr = strength_reductions(unit, f, &cfg, &ssa, Some(&cp), Some(&inv));
     let natural = &ssa.loops.loops;
-    let infos = loop_infos(unit, f);
+    let consts = |e: ExprId| match cp.expr_value(e) {
+        Some(Const::Int(v)) => Some(v),
+        _ => None,
+    };
+    let infos = loop_infos_with(unit, f, &consts);
 
     let mut loops: Vec<LoopReport> = Vec::with_capacity(infos.len());
     for info in &infos {

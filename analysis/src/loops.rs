@@ -463,6 +463,16 @@ struct Ctx {
 
 /// The loops of `f`, in source order (preorder of the statement tree).
 pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
+    loop_infos_with(unit, f, &|_| None)
+}
+
+/// Integer value of an expression where it is known to be constant (e.g. from constant
+/// propagation): used to make trip counts constant when the bounds are.
+pub type ConstOracle<'a> = dyn Fn(ExprId) -> Option<i64> + 'a;
+
+/// [`loop_infos`], with constant bounds known to `consts` folded into the trip counts (the
+/// bounds themselves stay as written: `n - 1`).
+pub fn loop_infos_with(unit: &TranslationUnit, f: &Function, consts: &ConstOracle) -> Vec<LoopInfo> {
     let mut raws: Vec<Raw> = Vec::new();
     let mut acc = Accesses::default();
     let mut gotos: Vec<(Option<usize>, &str)> = Vec::new();
@@ -616,7 +626,7 @@ pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
         let mut calls: Vec<String> = total.calls.iter().map(|s| s.to_string()).collect();
         calls.sort();
         calls.dedup();
-        let counted = counted_form(unit, f, r, body_stmt);
+        let counted = counted_form(unit, f, r, body_stmt, consts);
         let trip_count = match &counted {
             Ok(c) => c.trip_count.clone(),
             Err(e) => TripCount::Unknown(e.clone()),
@@ -780,7 +790,13 @@ fn unsigned(t: &Type) -> bool {
 }
 
 /// The canonical form of a counted loop, or why the loop is not counted.
-fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> Result<CountedLoop, String> {
+fn counted_form(
+    unit: &TranslationUnit,
+    f: &Function,
+    r: &Raw,
+    body: StmtId,
+    consts: &ConstOracle,
+) -> Result<CountedLoop, String> {
     let (init_stmt, cond, step_expr) = match &f.stmt(r.stmt).kind {
         StmtKind::For { init, cond, step, .. } => (*init, *cond, *step),
         StmtKind::While { cond, .. } | StmtKind::DoWhile { cond, .. } => (r.prev, Some(*cond), None),
@@ -879,12 +895,17 @@ fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> 
         return Err("the limit reads memory the loop may modify".into());
     }
     let limit_a = affine_or_opaque(unit, f, limit);
+    let limit_c = consts(limit).map(Affine::constant).unwrap_or_else(|| limit_a.clone());
     // Initial value.
     let entry = || Affine::atom(Atom::Sym(v, sym.name.clone()));
-    let init_a = match init_stmt.map(|s| init_value(unit, f, s, v)) {
-        Some(Ok(Some(e))) => affine_or_opaque(unit, f, e),
+    let (init_a, init_c) = match init_stmt.map(|s| init_value(unit, f, s, v)) {
+        Some(Ok(Some(e))) => {
+            let a = affine_or_opaque(unit, f, e);
+            let c = consts(e).map(Affine::constant).unwrap_or_else(|| a.clone());
+            (a, c)
+        }
         Some(Err(())) if r.kind == LoopKind::For => return Err("unrecognized initialization".into()),
-        _ => entry(),
+        _ => (entry(), entry()),
     };
     let ovf = || "overflow".to_string();
     let lower = match (r.kind, in_cond) {
@@ -905,6 +926,26 @@ fn counted_form(unit: &TranslationUnit, f: &Function, r: &Raw, body: StmtId) -> 
     let num = if step > 0 { upper.sub(&lower) } else { lower.sub(&upper) }
         .and_then(|x| x.add_const(d))
         .ok_or_else(ovf)?;
+    // The same count over the constant values of the bounds, when they are known.
+    let num_c = {
+        let lower_c = match (r.kind, in_cond) {
+            (LoopKind::While, Some(true)) => init_c.add_const(step),
+            _ => Some(init_c.clone()),
+        };
+        let upper_c = match (op, step > 0) {
+            (CmpOp::Lt, true) | (CmpOp::Gt, false) => limit_c.add_const(-step.signum()),
+            (CmpOp::Ne, _) => limit_c.add_const(-step),
+            _ => Some(limit_c.clone()),
+        };
+        match (lower_c, upper_c) {
+            (Some(l), Some(u)) => if step > 0 { u.sub(&l) } else { l.sub(&u) }.and_then(|x| x.add_const(d)),
+            _ => None,
+        }
+    };
+    let num = match num_c {
+        Some(c) if c.as_const().is_some() => c,
+        _ => num,
+    };
     let trip_count = match num.as_const() {
         Some(c) => {
             let t = (c / d).max(0) as u64;
