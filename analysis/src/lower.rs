@@ -121,7 +121,9 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
             collect_top(&cx, n, &mut fs, &mut inits, &mut top_pragmas, &mut fn_nodes, ci, k);
         }
     }
-    let mut init = FnLower::new(Some(&fs), 0);
+    // Locals of global initializers (GNU statement expressions) are numbered after the
+    // globals, like every function's, and are the first locals appended below.
+    let mut init = FnLower::new(Some(&fs), fs.symbols.len() as u32);
     for gi in inits {
         let ch = &chunks[gi.chunk];
         let cx = Ctx {
@@ -173,6 +175,8 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
         unit.symbols[s.index()].address_taken = true;
     }
     unit.diagnostics.extend(gl.diags);
+    debug_assert_eq!(unit.symbols.len() as u32, nglobals);
+    unit.symbols.extend(gl.locals);
     unit.global_init = Some(gl.func);
     for lowered in lowered.into_iter().flatten() {
         let fid = FuncId(unit.functions.len() as u32);
@@ -942,6 +946,7 @@ pub const MAX_NESTING: u32 = 400;
 
 struct GlobalsLowered {
     func: Function,
+    locals: Vec<Symbol>,
     addr_taken: Vec<SymId>,
     diags: Vec<Diagnostic>,
     pragmas: Vec<Pragma>,
@@ -1080,9 +1085,10 @@ impl<'a> FnLower<'a> {
                 body,
                 stmts: self.stmts,
                 exprs: self.exprs,
-                locals: Vec::new(),
+                locals: self.local_ids,
                 error_spans: self.error_spans,
             },
+            locals: self.locals,
             addr_taken: self.addr_taken,
             diags: self.diags,
             pragmas: self.pragmas,
@@ -1897,6 +1903,23 @@ mod tests {
         let u = lower(&pre.text, &pre.map);
         assert!(u.diagnostics.is_empty(), "{:?}", u.diagnostics);
         assert!(!u.functions[0].has_errors());
+    }
+
+    #[test]
+    fn locals_inside_global_initializers_have_their_own_symbols() {
+        let src = "int g = ({ int t = 2; t * 3; });\nint h;\nint f(void) { int x = g + h; return x; }\n";
+        let u = lower_str(src);
+        let gi = u.global_init.as_ref().unwrap();
+        assert_eq!(gi.locals.len(), 1);
+        assert_eq!(u.sym(gi.locals[0]).name, "t");
+        // Every variable of the initializer and of f resolves to a symbol of its own name.
+        for f in u.functions.iter().chain([gi]) {
+            for e in &f.exprs {
+                if let ExprKind::Var(s) = e.kind {
+                    assert_eq!(u.sym(s).name, src[e.span.range()].to_string());
+                }
+            }
+        }
     }
 
     #[test]

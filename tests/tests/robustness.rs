@@ -137,6 +137,9 @@ fn pathological_inputs_do_not_panic() {
         "/* unterminated comment".to_string(),
         "\"unterminated string\nint x;".to_string(),
         "int a[9999999999999999999999]; int f(void) { return a[0x7fffffffffffffffff]; }".to_string(),
+        "int g = ({ int t = 2; t * 3; }); int f(void) { static int s = ({ int u = 1; u; }); return g + s; }".to_string(),
+        "void f(int n) { int a[n][n]; for (int i = 0; i < n; i++) for (int j = i; j < n; j++) a[i][j] = a[j][i]; }"
+            .to_string(),
     ];
     for c in &cases {
         analyze(Path::new("case.c"), c);
