@@ -152,15 +152,15 @@ int main(void)
     iv[i] = i % 10;
   }
 
+  halves(ga, N);
   add_plain(ga + 1, ga, N - 1);
   add_restrict(gb, ga + N, N);
   add_checked(gb, gc, N);
-  add_checked(ga + 3, ga, N);
+  add_checked(ga + N + 3, ga + N, N - 3);
   scale_into(gc + 2, N - 2);
   counter(&cnt, iv, N);
   d1 = dot(gb, gc, N);
   d2 = dot(gb, gb, N);
-  halves(ga, N);
   m1 = two_mallocs(N);
 
   for (i = 0; i < 2 * N; i++)

@@ -175,13 +175,13 @@ int main(void)
     u[i] = (unsigned)(i % 29);
   }
 
+  offset_n(N);
   flow1(N);
   flow3(N);
   anti1(N);
   output1(N);
   zero_distance(N);
   sym_k(N / 2, 5);
-  offset_n(N);
   offset_m(N, 2);
   even_odd(N / 2);
   halves(N);

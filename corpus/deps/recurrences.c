@@ -249,7 +249,7 @@ int main(void)
   pointer_bump(N);
 
   for (i = 0; i < N; i++)
-    hx = mixu(hx, x[i] ^ f[i] ^ (y[i] << 1) ^ (pm[i] << 2) ^ (out[i] << 3) ^ (dif[i] << 4) ^ (unsigned)vis[i] ^ (unsigned)dst[i]);
+    hx = mixu(hx, x[i] ^ f[i] ^ (y[i] << 1) ^ (pm[i] << 2) ^ (out[i] << 3) ^ (dif[i] << 4) ^ (unsigned)vis[i] ^ (unsigned)dst[i] ^ ((unsigned)v[i % S] << 5));
 
   printf("hash %u m %d horner %u balance %lld\n", hx, m, horner(N, 31u), bal);
   printf("v %d %d %d sat %u el %d %d\n", v[0], v[S / 2], v[S - 1], sat[E - 1][E - 1], el[E - 1][E - 1], el[E / 2][E - 1]);

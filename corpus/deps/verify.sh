@@ -15,13 +15,13 @@
 # --evidence (informational, not required to pass): for every loop marked
 # "sequential", insert a bare "#pragma omp parallel for" and report whether it
 # compiles and whether the output with OMP_NUM_THREADS=4 differs from
-# .expected in any of RUNS (default 3) runs at -O2 (and, if not, at -O0).
+# .expected in any of RUNS (default 5) runs at -O2 (and, if not, at -O0).
 #
 # CC overrides the compiler; RUNS the number of evidence runs per level.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cc=${CC:-gcc}
-runs=${RUNS:-3}
+runs=${RUNS:-5}
 mode=verify
 if [ "${1:-}" = "--evidence" ]; then mode=evidence; shift; fi
 tmp=$(mktemp -d)
