@@ -7,6 +7,7 @@ bash scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
-if [ -f corpus/ppo/check.sh ]; then
-    bash corpus/ppo/check.sh
-fi
+# The corpus programs compile and reproduce their reference outputs.
+for check in corpus/*/check.sh; do
+    bash "$check"
+done
