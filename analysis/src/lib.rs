@@ -6,6 +6,8 @@ pub mod constprop;
 pub mod cprint;
 pub mod cse;
 pub mod dataflow;
+pub mod depend;
+pub mod deptest;
 pub mod defuse;
 pub mod effects;
 pub mod frontend;
@@ -21,6 +23,7 @@ pub mod parse;
 pub mod preprocess;
 pub mod reaching;
 pub mod ssa;
+pub mod subscript;
 pub mod summary;
 
 /// The thread pool the analyses run on. Its threads have large stacks: lowering and the
