@@ -87,8 +87,11 @@ impl Dependence {
     /// A sentence for people: `loop-carried flow dependence on a[i] (distance 1) between
     /// line 12 and line 12`.
     pub fn message(&self) -> String {
-        let place =
-            format!("between {} and {}", Self::at(self.source_span, self.source_line), Self::at(self.sink_span, self.sink_line));
+        let place = format!(
+            "between {} and {}",
+            Self::at(self.source_span, self.source_line),
+            Self::at(self.sink_span, self.sink_line)
+        );
         match self.kind {
             DepKind::Unknown => format!(
                 "possible dependence between {} and {} ({}) {place}",
@@ -157,7 +160,12 @@ impl LoopDeps {
         let v: Vec<Blocker> = self
             .carried_at(level)
             .into_iter()
-            .map(|d| Blocker { message: d.message(), kind: d.kind, source_span: d.source_span, sink_span: d.sink_span })
+            .map(|d| Blocker {
+                message: d.message(),
+                kind: d.kind,
+                source_span: d.source_span,
+                sink_span: d.sink_span,
+            })
             .collect();
         if v.is_empty() {
             Ok(())
@@ -311,7 +319,8 @@ fn add_edges(
         }
     }
     for (rev, level, dirs) in groups {
-        if level.is_none() && i == j {
+        // A reference with itself: the reversed vectors mirror the forward ones.
+        if i == j && (level.is_none() || rev) {
             continue;
         }
         let (s, t) = if rev { (j, i) } else { (i, j) };
@@ -323,7 +332,8 @@ fn add_edges(
         };
         let mut d = mk(kind, s, t, nl);
         d.direction = dirs;
-        d.distance = distance.iter().map(|x| x.as_ref().map(|x| if rev { x.neg() } else { x.clone() })).collect();
+        d.distance =
+            distance.iter().map(|x| x.as_ref().map(|x| if rev { x.neg() } else { x.clone() })).collect();
         d.level = level;
         d.carrier = level.map(|l| nest.loops[refs[i].chain[l - 1]].stmt);
         d.blocks = level.into_iter().collect();
@@ -336,7 +346,9 @@ fn add_edges(
 #[derive(Clone, Debug, PartialEq)]
 enum Storage {
     /// An array object (local or global): its own storage.
-    Array { local: bool },
+    Array {
+        local: bool,
+    },
     /// A `restrict` pointer.
     Restrict,
     /// A pointer whose every assignment in the function is a distinct allocation call.
@@ -421,14 +433,16 @@ impl AliasInfo {
     fn may_alias(&self, unit: &TranslationUnit, p: SymId, q: SymId) -> Option<String> {
         use Storage::*;
         let (sp, sq) = (self.storage(unit, p), self.storage(unit, q));
-        let independent = match (&sp, &sq) {
-            (Restrict, _) | (_, Restrict) => true,
-            (Array { .. }, Array { .. }) => true,
-            (Fresh, Fresh) | (Fresh, Array { .. }) | (Array { .. }, Fresh) => true,
-            (Fresh, Param) | (Param, Fresh) => true,
-            (Array { local: true }, Param) | (Param, Array { local: true }) => true,
-            _ => false,
-        };
+        let independent = matches!(
+            (&sp, &sq),
+            (Restrict, _)
+                | (_, Restrict)
+                | (Array { .. }, Array { .. })
+                | (Fresh, Fresh | Array { .. } | Param)
+                | (Array { .. } | Param, Fresh)
+                | (Array { local: true }, Param)
+                | (Param, Array { local: true })
+        );
         if independent {
             return None;
         }
@@ -472,7 +486,8 @@ mod tests {
 
     #[test]
     fn flow_distance_one() {
-        let d = deps("void f(int n, double *restrict a) {\n for (int i = 1; i < n; i++)\n  a[i] = a[i-1];\n}");
+        let d =
+            deps("void f(int n, double *restrict a) {\n for (int i = 1; i < n; i++)\n  a[i] = a[i-1];\n}");
         let e = only(&d);
         assert_eq!(e.kind, DepKind::Flow);
         assert_eq!(e.level, Some(1));
@@ -520,7 +535,8 @@ mod tests {
             "double a[4000]; void f(void) { for (int i = 0; i < 100; i++) for (int j = 0; j < 10; j++) \
              a[2*i + 4*j] = a[2*i + 4*j + 1]; }",
         );
-        assert_eq!(d.dependences().count(), 0);
+        // The write overlaps itself (i + 2, j - 1), but never meets the read.
+        assert!(d.dependences().all(|e| e.kind == DepKind::Output));
         assert!(d.independent_pairs.iter().any(|p| p.2 == "GCD"), "{:?}", d.independent_pairs);
     }
 
@@ -555,7 +571,7 @@ mod tests {
     #[test]
     fn jacobi_and_gauss_seidel() {
         let jacobi = deps(
-            "void f(int n, double a[n][n], double b[n][n]) {} double a[64][64], b[64][64];\n\
+            "double a[64][64], b[64][64];\n\
              void g(void) { for (int i = 1; i < 63; i++) for (int j = 1; j < 63; j++)\n\
              b[i][j] = (a[i-1][j] + a[i+1][j] + a[i][j-1] + a[i][j+1]) / 4; }",
         );
@@ -574,10 +590,14 @@ mod tests {
 
     #[test]
     fn symbolic_distance() {
-        let d = deps("void f(int n, int k, double *restrict a) { for (int i = 0; i < n; i++) a[i+k] = a[i]; }");
+        let d =
+            deps("void f(int n, int k, double *restrict a) { for (int i = 0; i < n; i++) a[i+k] = a[i]; }");
         assert!(!par(&d, 1));
         let ds: Vec<&Dependence> = d.dependences().collect();
-        assert!(ds.iter().all(|e| matches!(&e.distance[0], Some(Distance::Symbolic(s)) if s.contains('k'))), "{ds:#?}");
+        assert!(
+            ds.iter().all(|e| matches!(&e.distance[0], Some(Distance::Symbolic(s)) if s.contains('k'))),
+            "{ds:#?}"
+        );
     }
 
     #[test]
@@ -629,7 +649,9 @@ mod tests {
         // Non-linear and written-variable subscripts.
         let d = deps("double a[100]; void f(void) { for (int i = 0; i < 10; i++) a[i*i] = 1; }");
         assert!(!par(&d, 1));
-        let d = deps("double a[100]; void f(void) { int k = 0; for (int i = 0; i < 10; i++) { a[k] = 1; k += 2; } }");
+        let d = deps(
+            "double a[100]; void f(void) { int k = 0; for (int i = 0; i < 10; i++) { a[k] = 1; k += 2; } }",
+        );
         assert_eq!(only(&d).kind, DepKind::Unknown);
         assert!(only(&d).message().contains("`k` is modified"), "{}", only(&d).message());
     }
@@ -641,13 +663,15 @@ mod tests {
         assert_eq!(e.kind, DepKind::MayAlias);
         assert!(e.message().contains("without `restrict`"));
         assert!(!par(&d, 1));
-        let d = deps("void f(int n, double *restrict a, double *b) { for (int i = 0; i < n; i++) a[i] = b[i]; }");
+        let d =
+            deps("void f(int n, double *restrict a, double *b) { for (int i = 0; i < n; i++) a[i] = b[i]; }");
         assert!(par(&d, 1));
     }
 
     #[test]
     fn distinct_mallocs_do_not_alias() {
-        let src = "void *malloc(unsigned long);\nvoid f(int n) { double *a = (double *)malloc(n * 8); double *b;\n\
+        let src =
+            "void *malloc(unsigned long);\nvoid f(int n) { double *a = (double *)malloc(n * 8); double *b;\n\
                    b = malloc(n * 8); for (int i = 0; i < n; i++) a[i] = b[i] * 2; }";
         assert!(par(&deps(src), 1));
         // The same allocation twice: b = a.
@@ -681,8 +705,12 @@ mod tests {
             "double a[100]; void f(void) { for (int i = 0; i < 5; i++) for (int j = 0; j < 5; j++) \
              a[i+j] = a[i+j+20]; }",
         );
-        assert_eq!(d.dependences().count(), 0);
-        assert!(d.independent_pairs.iter().any(|p| p.2 == "Banerjee" || p.2 == "ILP"), "{:?}", d.independent_pairs);
+        assert!(d.dependences().all(|e| e.kind == DepKind::Output));
+        assert!(
+            d.independent_pairs.iter().any(|p| p.2 == "Banerjee" || p.2 == "ILP"),
+            "{:?}",
+            d.independent_pairs
+        );
     }
 
     #[test]
@@ -700,7 +728,9 @@ mod tests {
 
     #[test]
     fn pointer_arithmetic_and_arrays_of_rows() {
-        let d = deps("void f(int n, double *restrict p) { for (int i = 1; i < n; i++) *(p + i) = *(p + i - 1) * 2; }");
+        let d = deps(
+            "void f(int n, double *restrict p) { for (int i = 1; i < n; i++) *(p + i) = *(p + i - 1) * 2; }",
+        );
         let e = only(&d);
         assert_eq!(e.kind, DepKind::Flow);
         assert_eq!(e.distance, vec![Some(Distance::Const(1))]);
@@ -730,7 +760,9 @@ mod tests {
     #[test]
     fn weak_zero_siv() {
         // a[5] is written once (i == 5) and read every iteration.
-        let d = deps("double a[100], b[100]; void f(void) { for (int i = 0; i < 100; i++) b[i] = a[5] + (a[i] = 1); }");
+        let d = deps(
+            "double a[100], b[100]; void f(void) { for (int i = 0; i < 100; i++) b[i] = a[5] + (a[i] = 1); }",
+        );
         assert!(!par(&d, 1));
         // Outside the range: a[200] is never written by a[i], i < 100.
         let d = deps("double a[300]; void f(void) { for (int i = 0; i < 100; i++) a[i] = a[200]; }");

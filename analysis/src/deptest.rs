@@ -148,7 +148,10 @@ pub fn test_pair(nest: &Nest, a: &ArrayRef, b: &ArrayRef, same: bool) -> PairTes
     let mut dims: Vec<Dim> = Vec::with_capacity(a.dims.len());
     for (da, db) in a.dims.iter().zip(&b.dims) {
         match (da, db) {
-            (Subscript::Affine { coeffs: ca, rest: ra, .. }, Subscript::Affine { coeffs: cb, rest: rb, .. }) => {
+            (
+                Subscript::Affine { coeffs: ca, rest: ra, .. },
+                Subscript::Affine { coeffs: cb, rest: rb, .. },
+            ) => {
                 let Some(rhs) = rb.sub(ra) else {
                     return PairTest::Dependent { vectors: all(), distance: vec![None; nl], by: "none" };
                 };
@@ -205,14 +208,18 @@ pub fn test_pair(nest: &Nest, a: &ArrayRef, b: &ArrayRef, same: bool) -> PairTes
                             exact = false;
                         }
                         match &dist[k] {
-                            Some(Distance::Const(o)) if *o != dd => return PairTest::Independent("strong SIV"),
+                            Some(Distance::Const(o)) if *o != dd => {
+                                return PairTest::Independent("strong SIV")
+                            }
                             _ => dist[k] = Some(Distance::Const(dd)),
                         }
                     }
                     None => {
                         exact = false;
                         let neg = d.rhs.scale(-1);
-                        if let Some(neg) = neg.filter(|n| n.constant % c == 0 && n.terms.iter().all(|t| t.0 % c == 0)) {
+                        if let Some(neg) =
+                            neg.filter(|n| n.constant % c == 0 && n.terms.iter().all(|t| t.0 % c == 0))
+                        {
                             let q = Affine {
                                 constant: neg.constant / c,
                                 terms: neg.terms.iter().map(|(x, at)| (x / c, at.clone())).collect(),
@@ -227,7 +234,11 @@ pub fn test_pair(nest: &Nest, a: &ArrayRef, b: &ArrayRef, same: bool) -> PairTes
             // Weak-zero SIV: one side only.
             (Some(k), None) | (None, Some(k)) if na.len() + nb.len() == 1 => {
                 exact = false;
-                let (c, l) = if na.len() == 1 { (d.ca[k], &loops[a.chain[k]]) } else { (-d.cb[k], &loops[b.chain[k]]) };
+                let (c, l) = if na.len() == 1 {
+                    (d.ca[k], &loops[a.chain[k]])
+                } else {
+                    (-d.cb[k], &loops[b.chain[k]])
+                };
                 if let Some(r) = rc {
                     if r % c != 0 {
                         return PairTest::Independent("weak-zero SIV");
@@ -267,7 +278,9 @@ pub fn test_pair(nest: &Nest, a: &ArrayRef, b: &ArrayRef, same: bool) -> PairTes
     }
     // Loops that are not counted or have symbolic bounds make Banerjee approximate.
     let chain_loops = || a.chain.iter().chain(b.chain.iter()).map(|&k| &loops[k]);
-    if chain_loops().any(|l| l.var.is_none() || range(l).0.is_none() || range(l).1.is_none() || l.step.abs() != 1) {
+    if chain_loops()
+        .any(|l| l.var.is_none() || range(l).0.is_none() || range(l).1.is_none() || l.step.abs() != 1)
+    {
         exact = false;
     }
     let ilp = !exact && ilp_applicable(nest, a, b);
@@ -343,13 +356,14 @@ fn refine(
         }
         prefix.push(d);
         let ok = dims.iter().all(|dm| banerjee(nest, a, b, dm, prefix, nl));
-        let ok = ok && (!ilp || {
-            let f = ilp_feasible(nest, a, b, dims, prefix);
-            if !f {
-                *pruned_by_ilp = true;
-            }
-            f
-        });
+        let ok = ok
+            && (!ilp || {
+                let f = ilp_feasible(nest, a, b, dims, prefix);
+                if !f {
+                    *pruned_by_ilp = true;
+                }
+                f
+            });
         if ok {
             refine(nest, a, b, dims, dist, nl, ilp, prefix, out, pruned_by_ilp);
         }
@@ -446,29 +460,30 @@ fn ilp_feasible(nest: &Nest, a: &ArrayRef, b: &ArrayRef, dims: &[Dim], prefix: &
     let mut atoms: Vec<(Atom, Variable)> = Vec::new();
     let mut cons = Vec::new();
     // Bounds and steps of each side's loops.
-    let mut side = |chain: &[usize], vs: &[Variable], pv: &mut ProblemVariables, atoms: &mut Vec<(Atom, Variable)>| {
-        for (k, &li) in chain.iter().enumerate() {
-            let l = &nest.loops[li];
-            let to_expr = |aff: &Affine, pv: &mut ProblemVariables, atoms: &mut Vec<(Atom, Variable)>| {
-                affine_expr(nest, chain, vs, aff, pv, atoms)
-            };
-            let mn = l.min.as_ref().and_then(|m| to_expr(m, pv, atoms));
-            let mx = l.max.as_ref().and_then(|m| to_expr(m, pv, atoms));
-            if let Some(m) = &mn {
-                cons.push(constraint::geq(vs[k], m.clone()));
-            }
-            if let Some(m) = &mx {
-                cons.push(constraint::leq(vs[k], m.clone()));
-            }
-            if l.step.abs() > 1 {
-                let first = if l.step > 0 { mn } else { mx };
-                if let Some(first) = first {
-                    let t = pv.add(variable().integer().min(0));
-                    cons.push(constraint::eq(vs[k], first + (l.step as f64) * t));
+    let mut side =
+        |chain: &[usize], vs: &[Variable], pv: &mut ProblemVariables, atoms: &mut Vec<(Atom, Variable)>| {
+            for (k, &li) in chain.iter().enumerate() {
+                let l = &nest.loops[li];
+                let to_expr = |aff: &Affine, pv: &mut ProblemVariables, atoms: &mut Vec<(Atom, Variable)>| {
+                    affine_expr(nest, chain, vs, aff, pv, atoms)
+                };
+                let mn = l.min.as_ref().and_then(|m| to_expr(m, pv, atoms));
+                let mx = l.max.as_ref().and_then(|m| to_expr(m, pv, atoms));
+                if let Some(m) = &mn {
+                    cons.push(constraint::geq(vs[k], m.clone()));
+                }
+                if let Some(m) = &mx {
+                    cons.push(constraint::leq(vs[k], m.clone()));
+                }
+                if l.step.abs() > 1 {
+                    let first = if l.step > 0 { mn } else { mx };
+                    if let Some(first) = first {
+                        let t = pv.add(variable().integer().min(0));
+                        cons.push(constraint::eq(vs[k], first + (l.step as f64) * t));
+                    }
                 }
             }
-        }
-    };
+        };
     side(&a.chain, &xs, &mut pv, &mut atoms);
     side(&b.chain, &ys, &mut pv, &mut atoms);
     for d in dims {

@@ -121,7 +121,17 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
             None => (None, String::new(), None, None, 1),
         };
         let level = parent.map_or(1, |p: usize| loops[p].level + 1);
-        loops.push(NestLoop { stmt: info.stmt, span: info.span, parent, level, var, var_name, min, max, step });
+        loops.push(NestLoop {
+            stmt: info.stmt,
+            span: info.span,
+            parent,
+            level,
+            var,
+            var_name,
+            min,
+            max,
+            step,
+        });
         for &c in info.children.iter().rev() {
             todo.push((c, Some(idx)));
         }
@@ -245,7 +255,8 @@ pub(crate) struct Lin {
 
 enum SubSrc {
     Expr(ExprId),
-    Neg(ExprId),
+    /// `Σ sign·e` (pointer offsets).
+    Sum(Vec<(ExprId, i64)>),
     Zero,
     Unknown(String),
 }
@@ -397,7 +408,7 @@ impl RefWalker<'_> {
         let dims: Vec<Subscript> = srcs.iter().map(|src| self.subscript(src)).collect();
         let lin = match srcs.as_slice() {
             [SubSrc::Expr(x)] => self.lin(*x, 1).ok(),
-            [SubSrc::Neg(x)] => self.lin(*x, -1).ok(),
+            [SubSrc::Sum(parts)] => self.lin_sum(parts).ok(),
             _ => None,
         };
         let sym = self.unit.sym(base);
@@ -454,6 +465,29 @@ impl RefWalker<'_> {
         (t.is_pointer() || t.is_array()).then_some(s)
     }
 
+    /// `p + e1 - e2 + …`: the pointer variable, and the offsets with their signs.
+    fn pointer_offset(&self, e: ExprId, sign: i64, parts: &mut Vec<(ExprId, i64)>) -> Option<SymId> {
+        if let Some(s) = self.is_ptr_var(e) {
+            return Some(s);
+        }
+        let is_ptr = |x: ExprId| self.type_of(x).is_some_and(|t| t.is_pointer() || t.is_array());
+        match &self.f.expr(e).kind {
+            ExprKind::Binary(BinOp::Add, a, b) if is_ptr(*a) => {
+                parts.push((*b, sign));
+                self.pointer_offset(*a, sign, parts)
+            }
+            ExprKind::Binary(BinOp::Add, a, b) if is_ptr(*b) => {
+                parts.push((*a, sign));
+                self.pointer_offset(*b, sign, parts)
+            }
+            ExprKind::Binary(BinOp::Sub, a, b) if is_ptr(*a) && !is_ptr(*b) => {
+                parts.push((*b, -sign));
+                self.pointer_offset(*a, sign, parts)
+            }
+            _ => None,
+        }
+    }
+
     /// Base symbol and per-dimension subscript sources of an element lvalue.
     fn decompose(&self, e: ExprId) -> Option<(SymId, Vec<SubSrc>)> {
         let f = self.f;
@@ -470,30 +504,30 @@ impl RefWalker<'_> {
                     return Some((s, v));
                 }
                 let root = self.root(*base)?;
-                Some((root, vec![SubSrc::Unknown(format!("`{}` is reached through a computed pointer", expr_to_c(self.unit, f, *base))), SubSrc::Expr(*index)]))
+                Some((
+                    root,
+                    vec![
+                        SubSrc::Unknown(format!(
+                            "`{}` is reached through a computed pointer",
+                            expr_to_c(self.unit, f, *base)
+                        )),
+                        SubSrc::Expr(*index),
+                    ],
+                ))
             }
             ExprKind::Unary(UnOp::Deref, p) => {
-                if let Some(s) = self.is_ptr_var(*p) {
-                    return Some((s, vec![SubSrc::Zero]));
-                }
-                match &f.expr(*p).kind {
-                    ExprKind::Binary(BinOp::Add, a, b) => {
-                        if let Some(s) = self.is_ptr_var(*a) {
-                            return Some((s, vec![SubSrc::Expr(*b)]));
-                        }
-                        if let Some(s) = self.is_ptr_var(*b) {
-                            return Some((s, vec![SubSrc::Expr(*a)]));
-                        }
-                    }
-                    ExprKind::Binary(BinOp::Sub, a, b) => {
-                        if let Some(s) = self.is_ptr_var(*a) {
-                            return Some((s, vec![SubSrc::Neg(*b)]));
-                        }
-                    }
-                    _ => {}
+                let mut parts = Vec::new();
+                if let Some(s) = self.pointer_offset(*p, 1, &mut parts) {
+                    return Some((s, vec![if parts.is_empty() { SubSrc::Zero } else { SubSrc::Sum(parts) }]));
                 }
                 let root = self.root(*p)?;
-                Some((root, vec![SubSrc::Unknown(format!("`{}` is not a pointer plus an offset", expr_to_c(self.unit, f, *p)))]))
+                Some((
+                    root,
+                    vec![SubSrc::Unknown(format!(
+                        "`{}` is not a pointer plus an offset",
+                        expr_to_c(self.unit, f, *p)
+                    ))],
+                ))
             }
             _ => None,
         }
@@ -501,10 +535,21 @@ impl RefWalker<'_> {
 
     fn subscript(&self, src: &SubSrc) -> Subscript {
         let (e, sign) = match src {
-            SubSrc::Zero => return self.finish(Lin { coeffs: vec![0; self.chain.len()], rest: Affine::constant(0), mult: Vec::new() }),
+            SubSrc::Zero => {
+                return self.finish(Lin {
+                    coeffs: vec![0; self.chain.len()],
+                    rest: Affine::constant(0),
+                    mult: Vec::new(),
+                })
+            }
             SubSrc::Unknown(r) => return Subscript::NonAffine(r.clone()),
             SubSrc::Expr(e) => (*e, 1),
-            SubSrc::Neg(e) => (*e, -1),
+            SubSrc::Sum(parts) => {
+                return match self.lin_sum(parts) {
+                    Ok(l) => self.finish(l),
+                    Err(r) => Subscript::NonAffine(r),
+                }
+            }
         };
         match self.lin(e, sign) {
             Ok(l) => self.finish(l),
@@ -524,11 +569,25 @@ impl RefWalker<'_> {
         Subscript::Affine { coeffs: l.coeffs, rest: l.rest, text }
     }
 
+    fn lin_sum(&self, parts: &[(ExprId, i64)]) -> Result<Lin, String> {
+        let mut out = Lin { coeffs: vec![0; self.chain.len()], rest: Affine::constant(0), mult: Vec::new() };
+        for &(e, sign) in parts {
+            let l = self.lin(e, sign)?;
+            for (o, c) in out.coeffs.iter_mut().zip(&l.coeffs) {
+                *o += c;
+            }
+            out.rest = out.rest.add(&l.rest).ok_or("overflow")?;
+            out.mult.extend(l.mult);
+        }
+        Ok(out)
+    }
+
     fn lin(&self, e: ExprId, sign: i64) -> Result<Lin, String> {
         let text = || expr_to_c(self.unit, self.f, e);
         let p = poly(self.unit, self.f, e, 0).ok_or_else(|| format!("`{}` is not affine", text()))?;
         let p = Poly::default().add(p, sign).ok_or("overflow")?;
-        let mut l = Lin { coeffs: vec![0; self.chain.len()], rest: Affine::constant(p.konst), mult: Vec::new() };
+        let mut l =
+            Lin { coeffs: vec![0; self.chain.len()], rest: Affine::constant(p.konst), mult: Vec::new() };
         let pos = |s: SymId| self.chain.iter().position(|&k| self.loops[k].var == Some(s));
         for (c, m) in p.terms {
             let idx: Vec<usize> = m.iter().filter_map(|&s| pos(s)).collect();
@@ -542,7 +601,9 @@ impl RefWalker<'_> {
                     let atom = if m.len() == 1 {
                         Atom::Sym(m[0], self.unit.sym(m[0]).name.clone())
                     } else {
-                        Atom::Opaque(m.iter().map(|s| self.unit.sym(*s).name.as_str()).collect::<Vec<_>>().join("*"))
+                        Atom::Opaque(
+                            m.iter().map(|s| self.unit.sym(*s).name.as_str()).collect::<Vec<_>>().join("*"),
+                        )
                     };
                     l.rest = l.rest.add(&Affine { constant: 0, terms: vec![(c, atom)] }).ok_or("overflow")?;
                 }
@@ -559,7 +620,13 @@ impl RefWalker<'_> {
 }
 
 /// C text of `Σ c_k i_k + rest`.
-pub(crate) fn render(unit: &TranslationUnit, loops: &[NestLoop], chain: &[usize], coeffs: &[i64], rest: &Affine) -> String {
+pub(crate) fn render(
+    unit: &TranslationUnit,
+    loops: &[NestLoop],
+    chain: &[usize],
+    coeffs: &[i64],
+    rest: &Affine,
+) -> String {
     let mut a = rest.clone();
     for (k, &c) in coeffs.iter().enumerate() {
         if c != 0 {
@@ -645,7 +712,13 @@ fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], refs: &mut [ArrayRef]
 /// Split one linear form over `n`: `[outer][inner]` with `0 <= inner <= n - 1` proved by the
 /// loop bounds. With `n` unknown (no reference to the base has a symbolic coefficient yet) an
 /// empty placeholder is returned.
-fn split_one(unit: &TranslationUnit, loops: &[NestLoop], chain: &[usize], l: &Lin, n: Option<SymId>) -> Option<Vec<Subscript>> {
+fn split_one(
+    unit: &TranslationUnit,
+    loops: &[NestLoop],
+    chain: &[usize],
+    l: &Lin,
+    n: Option<SymId>,
+) -> Option<Vec<Subscript>> {
     let Some(n) = n else { return Some(Vec::new()) };
     let n_atom = Atom::Sym(n, unit.sym(n).name.clone());
     let mut outer = vec![0i64; chain.len()];
