@@ -781,6 +781,64 @@ mod tests {
     }
 
     #[test]
+    fn globals_in_subscripts_with_calls() {
+        let src = "int k; double a[100]; void g(void); void f(void) { for (int i = 0; i < 10; i++) { a[i + k] = a[i]; } }";
+        assert!(deps(src).nest.refs.iter().all(|r| r.is_affine()));
+        let src = "int k; double a[100]; void g(void); void f(void) { for (int i = 0; i < 10; i++) { g(); a[i + k] = 1; } }";
+        let d = deps(src);
+        assert_eq!(d.calls, ["g"]);
+        assert_eq!(only(&d).kind, DepKind::Unknown);
+    }
+
+    #[test]
+    fn uncounted_inner_loop() {
+        let d = deps(
+            "void f(int n, int *restrict b) { for (int i = 0; i < n; i++) { while (b[i] > 0) { b[i] = b[i] / 2; } } }",
+        );
+        assert_eq!(d.nest.loops.len(), 2);
+        assert!(d.nest.loops[1].var.is_none());
+        assert!(par(&d, 1));
+        assert!(!par(&d, 2));
+    }
+
+    #[test]
+    fn fields_through_pointers() {
+        // Every iteration writes p->count: an output dependence.
+        let d = deps(
+            "struct s { int count; }; void f(int n, struct s *restrict p, double *restrict a) \
+             { for (int i = 0; i < n; i++) { p->count = i; a[i] = 0; } }",
+        );
+        assert_eq!(only(&d).kind, DepKind::Output);
+        assert!(!par(&d, 1));
+        // Struct elements of arrays: q[i].x is element i.
+        let d = deps(
+            "struct s { int x; }; void f(int n, struct s *restrict q) { for (int i = 0; i < n; i++) (q + i)->x = q[i].x + 1; }",
+        );
+        assert!(par(&d, 1), "{:#?}", d.dependences().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn many_references_stay_fast() {
+        // A 3-deep stencil nest with 28 references to one array and symbolic bounds.
+        let mut body = String::new();
+        for k in 0..27 {
+            let (a, b, c) = (k % 3, (k / 3) % 3, k / 9);
+            body.push_str(&format!(" + u[i - {a}][j + {b}][k - {c}]"));
+        }
+        let src = format!(
+            "void f(int n, double u[n][n][n]) {{ for (int i = 2; i < n; i++) for (int j = 0; j < n - 2; j++) \
+             for (int k = 2; k < n; k++) u[i][j][k] = 0{body}; }}"
+        );
+        let t = std::time::Instant::now();
+        let d = deps(&src);
+        let el = t.elapsed();
+        assert_eq!(d.nest.refs.len(), 28);
+        assert!(!par(&d, 1) && !par(&d, 2) && !par(&d, 3));
+        assert!(el.as_secs_f64() < 5.0, "{el:?}");
+        eprintln!("28 references, {} dependences: {el:?}", d.dependences().count());
+    }
+
+    #[test]
     fn serializes_to_json() {
         let d = deps("void f(int n, double *restrict a) { for (int i = 1; i < n; i++) a[i] = a[i-1]; }");
         let j = serde_json::to_value(&d).unwrap();

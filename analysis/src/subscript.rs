@@ -163,7 +163,9 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
     }
     calls.sort();
     calls.dedup();
-    let mut w = RefWalker { unit, f, loops: &loops, written: &written, refs: Vec::new(), chain: Vec::new() };
+    let clobber = !calls.is_empty();
+    let mut w =
+        RefWalker { unit, f, loops: &loops, written: &written, clobber, refs: Vec::new(), chain: Vec::new() };
     w.stmt(loop_stmt);
     let mut refs = w.refs;
     delinearize(unit, &loops, &mut refs);
@@ -266,6 +268,8 @@ struct RefWalker<'a> {
     f: &'a Function,
     loops: &'a [NestLoop],
     written: &'a HashSet<SymId>,
+    /// The nest calls functions: globals and address-taken variables may change.
+    clobber: bool,
     refs: Vec<ArrayRef>,
     /// Current loop chain.
     chain: Vec<usize>,
@@ -338,6 +342,11 @@ impl RefWalker<'_> {
             ExprKind::Member { base, arrow: false, .. } if self.is_element(*base) => {
                 self.element(s, *base, false);
             }
+            ExprKind::Member { arrow: true, .. } => {
+                if self.element(s, e, false).is_none() {
+                    f.for_each_child(e, |c| self.expr(s, c));
+                }
+            }
             ExprKind::Unary(UnOp::AddrOf, a) => self.address(s, *a),
             ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) | ExprKind::StmtExpr(_) => {}
             _ => f.for_each_child(e, |c| self.expr(s, c)),
@@ -353,7 +362,9 @@ impl RefWalker<'_> {
                 self.address(s, *base);
             }
             ExprKind::Member { base, arrow: false, .. } => self.address(s, *base),
-            ExprKind::Unary(UnOp::Deref, p) => self.expr(s, *p),
+            ExprKind::Unary(UnOp::Deref, p) | ExprKind::Member { base: p, arrow: true, .. } => {
+                self.expr(s, *p)
+            }
             ExprKind::Var(_) => {}
             _ => self.expr(s, e),
         }
@@ -373,6 +384,14 @@ impl RefWalker<'_> {
             ExprKind::Member { base, arrow: false, .. } if self.is_element(*base) => {
                 self.lvalue(s, *base, true);
             }
+            ExprKind::Member { arrow: true, .. } if self.is_element(e) => {
+                if also_read {
+                    self.element(s, e, false);
+                    self.push_ref(s, e, true);
+                } else {
+                    self.element(s, e, true);
+                }
+            }
             ExprKind::Cast { expr, .. } => self.lvalue(s, *expr, also_read),
             ExprKind::Var(_) => {}
             _ => self.expr(s, e),
@@ -384,6 +403,8 @@ impl RefWalker<'_> {
             ExprKind::Index { .. } | ExprKind::Unary(UnOp::Deref, _) => {
                 !self.type_of(e).is_some_and(|t| t.is_array())
             }
+            // `p->f` is treated as an access to the whole `*p` (fields are not told apart).
+            ExprKind::Member { arrow: true, .. } => true,
             _ => false,
         }
     }
@@ -515,7 +536,7 @@ impl RefWalker<'_> {
                     ],
                 ))
             }
-            ExprKind::Unary(UnOp::Deref, p) => {
+            ExprKind::Unary(UnOp::Deref, p) | ExprKind::Member { base: p, arrow: true, .. } => {
                 let mut parts = Vec::new();
                 if let Some(s) = self.pointer_offset(*p, 1, &mut parts) {
                     return Some((s, vec![if parts.is_empty() { SubSrc::Zero } else { SubSrc::Sum(parts) }]));
@@ -594,6 +615,10 @@ impl RefWalker<'_> {
             for &s in &m {
                 if pos(s).is_none() && self.written.contains(&s) {
                     return Err(format!("`{}` is modified in the loop", self.unit.sym(s).name));
+                }
+                let sym = self.unit.sym(s);
+                if pos(s).is_none() && self.clobber && (sym.is_global_storage() || sym.address_taken) {
+                    return Err(format!("`{}` may be modified by the calls in the loop", sym.name));
                 }
             }
             match (idx.len(), m.len()) {
