@@ -7,6 +7,8 @@ pub mod cprint;
 pub mod cse;
 pub mod dataflow;
 pub mod defuse;
+pub mod depend;
+pub mod deptest;
 pub mod effects;
 pub mod frontend;
 pub mod globalopt;
@@ -21,6 +23,7 @@ pub mod parse;
 pub mod preprocess;
 pub mod reaching;
 pub mod ssa;
+pub mod subscript;
 pub mod summary;
 
 /// The thread pool the analyses run on. Its threads have large stacks: lowering and the
