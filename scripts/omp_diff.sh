@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# omp_diff.sh -- check OpenMP-annotated C programs against the outputs of the originals.
+#
+# Usage: scripts/omp_diff.sh ORIG_DIR OMP_DIR [EXPECTED_DIR]
+#
+# For every ORIG_DIR/NAME.c that has a counterpart OMP_DIR/NAME.c:
+#   - compile OMP_DIR/NAME.c with
+#       $CC -std=c11 -O2 -fopenmp -Wall -Wextra -Werror -I OMP_DIR -I ORIG_DIR ... -lm
+#     (-Werror: the transformation must not introduce warnings). If the ORIGINAL already
+#     warns with these flags, both are compiled without -Werror and the warnings are only
+#     reported;
+#   - run it with OMP_NUM_THREADS=1, 2 and 4 (20 s time limit each, stdin /dev/null);
+#   - compare its stdout byte for byte with EXPECTED_DIR/NAME.expected
+#     (default EXPECTED_DIR: ORIG_DIR).
+# Prints `ok   NAME` or `FAIL NAME (threads=N): ...` per program, then
+# `N passed, M failed` alone on the last line. Exits 1 if any program failed or if no
+# program was checked, 2 on a usage error.
+#
+# Environment: CC (default gcc), OMP_DIFF_TIMEOUT (seconds per run, default 20),
+# OMP_DIFF_THREADS (default "1 2 4").
+set -euo pipefail
+
+usage() {
+  echo "usage: $0 ORIG_DIR OMP_DIR [EXPECTED_DIR]" >&2
+  exit 2
+}
+
+[ $# -ge 2 ] && [ $# -le 3 ] || usage
+orig_dir=$1
+omp_dir=$2
+exp_dir=${3:-$1}
+for d in "$orig_dir" "$omp_dir" "$exp_dir"; do
+  if [ ! -d "$d" ]; then
+    echo "$0: not a directory: $d" >&2
+    exit 2
+  fi
+done
+
+cc=${CC:-gcc}
+limit=${OMP_DIFF_TIMEOUT:-20}
+read -r -a thread_counts <<<"${OMP_DIFF_THREADS:-1 2 4}"
+base_flags=(-std=c11 -O2 -fopenmp -Wall -Wextra)
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/omp_diff.XXXXXX")
+trap 'rm -rf -- "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# compile OUT SRC FLAG... : compile SRC into OUT, compiler messages in OUT.log.
+compile() {
+  local out=$1 src=$2
+  shift 2
+  "$cc" "${base_flags[@]}" "$@" -I "$omp_dir" -I "$orig_dir" -o "$out" "$src" -lm \
+    >"$out.log" 2>&1
+}
+
+# indent FILE [MAX]: print the first MAX (default 20) lines of FILE, indented.
+indent() {
+  sed -n "1,${2:-20}p" "$1" | sed 's/^/    /'
+}
+
+# first_diff EXPECTED GOT: describe the first line where GOT differs from EXPECTED.
+first_diff() {
+  local line
+  line=$(awk '
+    FILENAME == ARGV[1] { e[FNR] = $0; n = FNR; next }
+    { m = FNR
+      if (FNR > n || e[FNR] != $0) { print FNR; found = 1; exit } }
+    END { if (!found) print (m < n ? m + 1 : 0) }' "$1" "$2")
+  if [ "$line" -eq 0 ]; then
+    printf 'outputs differ only in the final newline'
+    return
+  fi
+  local want got
+  if [ "$(awk 'END { print NR }' "$1")" -ge "$line" ]; then
+    want="'$(sed -n "${line}p" "$1")'"
+  else
+    want='<end of output>'
+  fi
+  if [ "$(awk 'END { print NR }' "$2")" -ge "$line" ]; then
+    got="'$(sed -n "${line}p" "$2")'"
+  else
+    got='<end of output>'
+  fi
+  printf 'first differing line %s: expected %s, got %s' "$line" "$want" "$got"
+}
+
+pass=0
+fail=0
+shopt -s nullglob
+for src in "$orig_dir"/*.c; do
+  file=${src##*/}
+  name=${file%.c}
+  omp_src=$omp_dir/$file
+  if [ ! -f "$omp_src" ]; then
+    echo "skip $name (no $file in OMP_DIR)"
+    continue
+  fi
+  expected=$exp_dir/$name.expected
+  if [ ! -f "$expected" ]; then
+    echo "FAIL $name: no expected output $expected"
+    fail=$((fail + 1))
+    continue
+  fi
+  work=$tmp/$((pass + fail))
+  mkdir "$work"
+
+  # Does the original already warn? Then -Werror would blame the transformation for it.
+  werror=(-Werror)
+  if ! compile "$work/orig" "$src" -Werror; then
+    if compile "$work/orig" "$src"; then
+      echo "note $name: the original warns with ${base_flags[*]}; compiling without -Werror"
+      indent "$work/orig.log" 10
+      werror=()
+    else
+      echo "FAIL $name: the original does not compile"
+      indent "$work/orig.log"
+      fail=$((fail + 1))
+      continue
+    fi
+  fi
+
+  if ! compile "$work/omp" "$omp_src" ${werror[@]+"${werror[@]}"}; then
+    if [ ${#werror[@]} -gt 0 ]; then
+      echo "FAIL $name: the OpenMP version does not compile with -Werror"
+    else
+      echo "FAIL $name: the OpenMP version does not compile"
+    fi
+    indent "$work/omp.log"
+    fail=$((fail + 1))
+    continue
+  fi
+  if [ ${#werror[@]} -eq 0 ] && [ -s "$work/omp.log" ]; then
+    echo "note $name: warnings from the OpenMP version:"
+    indent "$work/omp.log" 10
+  fi
+
+  failed=""
+  for t in "${thread_counts[@]}"; do
+    rc=0
+    OMP_NUM_THREADS=$t timeout -k 5 "$limit" "$work/omp" </dev/null \
+      >"$work/out.$t" 2>"$work/err.$t" || rc=$?
+    if [ "$rc" -eq 124 ]; then
+      failed="FAIL $name (threads=$t): timed out after ${limit}s"
+    elif [ "$rc" -gt 128 ] && sig=$(kill -l "$((rc - 128))" 2>/dev/null); then
+      failed="FAIL $name (threads=$t): killed by SIG$sig (exit status $rc)"
+    elif [ "$rc" -ne 0 ]; then
+      failed="FAIL $name (threads=$t): exit status $rc"
+    elif ! cmp -s "$expected" "$work/out.$t"; then
+      failed="FAIL $name (threads=$t): $(first_diff "$expected" "$work/out.$t")"
+    fi
+    if [ -n "$failed" ]; then
+      echo "$failed"
+      [ -s "$work/err.$t" ] && indent "$work/err.$t" 10
+      break
+    fi
+  done
+  if [ -n "$failed" ]; then
+    fail=$((fail + 1))
+  else
+    echo "ok   $name"
+    pass=$((pass + 1))
+  fi
+done
+
+echo "$pass passed, $fail failed"
+if [ "$fail" -ne 0 ] || [ "$pass" -eq 0 ]; then
+  exit 1
+fi
