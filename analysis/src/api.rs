@@ -221,6 +221,30 @@ pub struct LoopExits {
     pub exit_call: bool,
 }
 
+/// Why a loop stays sequential.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReasonReport {
+    /// Stable check code (`PPO1nn`, documented in `docs/checks/`).
+    pub code: &'static str,
+    pub message: String,
+    /// The conflicting accesses or statements.
+    pub ranges: Vec<Range>,
+}
+
+/// The parallelization verdict of a loop.
+#[derive(Clone, Debug, Serialize)]
+pub struct VerdictReport {
+    /// The loop can run in parallel (ignoring profitability and nesting).
+    pub legal: bool,
+    /// The loop gets a directive (legal, worth it, outermost parallel loop of its nest).
+    pub parallelize: bool,
+    /// The directive ppo inserts (`#pragma omp parallel for private(j)`), when it does.
+    pub directive: Option<String>,
+    pub collapse: u32,
+    pub schedule: crate::parallel::Schedule,
+    pub reasons: Vec<ReasonReport>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct LoopReport {
     /// Stable id: `function#ordinal` (0-based, source order).
@@ -258,6 +282,8 @@ pub struct LoopReport {
     pub calls_indirect: bool,
     /// Contains inline asm or unparsed code.
     pub opaque: bool,
+    /// Can it run as `#pragma omp parallel for`, and if not, why.
+    pub parallel: VerdictReport,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -293,18 +319,18 @@ pub fn analyze_source(
 ) -> FileReport {
     let fe = parse_source(path, text, &opts.pp, loader);
     let t = Instant::now();
-    // Summaries (bottom-up over the call graph) and the per-function analyses are independent
-    // until the report is assembled: run them side by side so the threads stay busy.
     let functions = crate::pool().install(|| {
-        let gconsts = GlobalConsts::new(&fe.unit);
-        let (summaries, mut reports): (_, Vec<FunctionReport>) = rayon::join(
-            || summarize(&fe.unit),
-            || fe.unit.functions.par_iter().map(|f| function_report(&fe, f, &gconsts)).collect(),
-        );
-        for (i, r) in reports.iter_mut().enumerate() {
-            r.summary = summaries.of(FuncId(i as u32)).clone();
-        }
-        reports
+        let (summaries, gconsts) = rayon::join(|| summarize(&fe.unit), || GlobalConsts::new(&fe.unit));
+        fe.unit
+            .functions
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let mut r = function_report(&fe, f, &gconsts, &summaries);
+                r.summary = summaries.of(FuncId(i as u32)).clone();
+                r
+            })
+            .collect()
     });
     let analyses = t.elapsed();
     let cx = &fe;
@@ -367,7 +393,12 @@ fn var_report(fe: &Frontend, s: SymId) -> VarReport {
     }
 }
 
-fn function_report(fe: &Frontend, f: &Function, gconsts: &GlobalConsts) -> FunctionReport {
+fn function_report(
+    fe: &Frontend,
+    f: &Function,
+    gconsts: &GlobalConsts,
+    summaries: &crate::summary::Summaries,
+) -> FunctionReport {
     let unit = &fe.unit;
     let cfg = Cfg::build(f);
     let params: Vec<VarReport> = f.params.iter().map(|&p| var_report(fe, p)).collect();
@@ -400,6 +431,7 @@ fn function_report(fe: &Frontend, f: &Function, gconsts: &GlobalConsts) -> Funct
         _ => None,
     };
     let infos = loop_infos_with(unit, f, &consts);
+    let verdicts = crate::parallel::function_verdicts(unit, f, summaries);
 
     let mut loops: Vec<LoopReport> = Vec::with_capacity(infos.len());
     for info in &infos {
@@ -546,6 +578,7 @@ fn function_report(fe: &Frontend, f: &Function, gconsts: &GlobalConsts) -> Funct
             writes_memory: info.writes_memory,
             calls_indirect: info.calls_indirect,
             opaque: info.opaque,
+            parallel: verdict_report(fe, verdicts.iter().find(|v| v.stmt == info.stmt)),
         });
     }
 
@@ -619,6 +652,45 @@ fn function_report(fe: &Frontend, f: &Function, gconsts: &GlobalConsts) -> Funct
                 .count(),
         },
         loops,
+    }
+}
+
+fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> VerdictReport {
+    match v {
+        Some(v) => VerdictReport {
+            legal: v.legal,
+            parallelize: v.parallelize,
+            directive: v.parallelize.then(|| {
+                if v.clauses.is_empty() {
+                    "#pragma omp parallel for".to_string()
+                } else {
+                    format!("#pragma omp parallel for {}", v.clauses)
+                }
+            }),
+            collapse: v.collapse,
+            schedule: v.schedule,
+            reasons: v
+                .reasons
+                .iter()
+                .map(|r| ReasonReport {
+                    code: r.code,
+                    message: r.message.clone(),
+                    ranges: r.spans.iter().map(|s| range(fe, *s)).collect(),
+                })
+                .collect(),
+        },
+        None => VerdictReport {
+            legal: false,
+            parallelize: false,
+            directive: None,
+            collapse: 1,
+            schedule: crate::parallel::Schedule::Static,
+            reasons: vec![ReasonReport {
+                code: crate::parallel::codes::NOT_CANONICAL,
+                message: "loop not modelled (inside a statement expression)".into(),
+                ranges: Vec::new(),
+            }],
+        },
     }
 }
 
@@ -781,6 +853,21 @@ fn render_loop(s: &mut String, l: &LoopReport) {
     let _ =
         writeln!(s, "{indent}loop {} ({kind}, line {}, fingerprint {})", l.id, l.range.line, l.fingerprint);
     let p = format!("{indent}  ");
+    let v = &l.parallel;
+    match &v.directive {
+        Some(d) => {
+            let _ = writeln!(s, "{p}parallel: {d}");
+        }
+        None if v.legal => {
+            let why: Vec<String> = v.reasons.iter().map(|r| format!("{} {}", r.code, r.message)).collect();
+            let _ = writeln!(s, "{p}parallel, not annotated: {}", why.join("; "));
+        }
+        None => {
+            for r in &v.reasons {
+                let _ = writeln!(s, "{p}sequential: {} {}", r.code, r.message);
+            }
+        }
+    }
     match &l.counted {
         Some(c) => {
             let _ = writeln!(

@@ -73,3 +73,24 @@ pub struct LoopVerdict {
     /// Why the loop is sequential (empty when `parallelize`).
     pub reasons: Vec<Reason>,
 }
+
+// TEMPORARY development shim, replaced by the implementation on branch `par`.
+pub fn function_verdicts(
+    unit: &crate::ir::TranslationUnit,
+    f: &crate::ir::Function,
+    _summaries: &crate::summary::Summaries,
+) -> Vec<LoopVerdict> {
+    crate::loops::loop_infos(unit, f)
+        .into_iter()
+        .map(|l| LoopVerdict {
+            stmt: l.stmt,
+            id: l.id,
+            legal: l.counted.is_some() && l.depth == 1,
+            parallelize: l.counted.is_some() && l.depth == 1,
+            clauses: String::new(),
+            collapse: 1,
+            schedule: Schedule::Static,
+            reasons: vec![],
+        })
+        .collect()
+}

@@ -13,6 +13,8 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 10_000_000;
 /// as `-o mp`. Adding a flag is one line here (plus its clap definition).
 pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-input", "--input"),
+    ("-omp", "--omp"),
+    ("-report", "--report"),
     ("-output", "--output"),
     ("-quiet", "--quiet"),
     ("-json", "--json"),
@@ -109,6 +111,16 @@ pub struct BatchArgs {
     /// Print errors only (no warnings, no summary)
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+
+    /// Insert `#pragma omp parallel for` (with its data-sharing clauses) before every loop
+    /// proven parallel; explain every loop left sequential
+    #[arg(long = "omp")]
+    pub omp: bool,
+
+    /// With -omp: write one JSON entry per loop (verdict, directive, reasons with check
+    /// codes) to FILE
+    #[arg(long = "report", value_name = "FILE.json", requires = "omp")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

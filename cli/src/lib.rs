@@ -5,6 +5,7 @@ pub mod args;
 pub mod batch;
 pub mod diag;
 pub mod fsutil;
+pub mod omp;
 
 use analysis::api::AnalyzeOptions;
 use args::{AnalyzeArgs, BatchArgs, Cli, Command};
@@ -51,10 +52,31 @@ fn batch(a: &BatchArgs) -> i32 {
         analyze: AnalyzeOptions { pp: a.pp.to_pp_options() },
         max_file_size: a.limits.max_file_size,
     };
+    if let Some(r) = &a.report {
+        if let Err(e) = fsutil::refuse_inside(r, input) {
+            diag::error(e);
+            return EXIT_SETUP;
+        }
+    }
     let mut d = Diag::new(a.quiet);
-    match batch::run_batch(&opts, &batch::Unchanged, &mut d) {
+    let omp = omp::OpenMp::default();
+    let transformer: &dyn batch::Transformer = if a.omp { &omp } else { &batch::Unchanged };
+    match batch::run_batch(&opts, transformer, &mut d) {
         Ok(summary) => {
             batch::print_summary(&summary, output, &d);
+            if a.omp && !a.quiet {
+                eprintln!("ppo: {}", omp.summary_line());
+                for p in omp.not_placed.borrow().iter() {
+                    diag::warning(format_args!("{p}: directive not inserted"));
+                }
+            }
+            if let Some(path) = &a.report {
+                let json = serde_json::to_string_pretty(&omp.report()).unwrap_or_default() + "\n";
+                if let Err(e) = fsutil::write_atomic(path, None, &mut json.as_bytes()) {
+                    diag::error(format_args!("{}: cannot write the report: {e}", path.display()));
+                    return EXIT_FILE_ERRORS;
+                }
+            }
             if summary.errors > 0 {
                 EXIT_FILE_ERRORS
             } else {

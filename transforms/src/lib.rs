@@ -1,1 +1,4 @@
-//! Transformations (OpenMP/TBB insertion, loop optimizations, MPI, CAPE). Filled by later issues.
+//! Transformations (OpenMP/TBB insertion, loop optimizations, MPI, CAPE). Each returns
+//! [`edit::Edit`]s on the user's original text; none writes files.
+pub mod edit;
+pub mod openmp;

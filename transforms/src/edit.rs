@@ -1,0 +1,54 @@
+//! Text edits on the user's original source. Transformations return edits; they never
+//! write files.
+
+use serde::Serialize;
+
+/// Replace bytes `start..end` of the original text with `text` (an insertion when
+/// `start == end`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Edit {
+    pub start: u32,
+    pub end: u32,
+    pub text: String,
+}
+
+impl Edit {
+    pub fn insert(at: u32, text: impl Into<String>) -> Edit {
+        Edit { start: at, end: at, text: text.into() }
+    }
+}
+
+/// Apply non-overlapping edits to `text`. Edits at the same position apply in the order
+/// given. Returns `None` if two edits overlap or one lies outside the text.
+pub fn apply(text: &str, edits: &[Edit]) -> Option<String> {
+    let mut sorted: Vec<(usize, &Edit)> = edits.iter().enumerate().collect();
+    sorted.sort_by_key(|(i, e)| (e.start, e.end, *i));
+    let mut out = String::with_capacity(text.len() + edits.iter().map(|e| e.text.len()).sum::<usize>());
+    let mut pos = 0usize;
+    for (_, e) in sorted {
+        let (s, t) = (e.start as usize, e.end as usize);
+        if s < pos || t < s || t > text.len() || !text.is_char_boundary(s) || !text.is_char_boundary(t) {
+            return None;
+        }
+        out.push_str(&text[pos..s]);
+        out.push_str(&e.text);
+        pos = t;
+    }
+    out.push_str(&text[pos..]);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn applies_in_order_and_refuses_overlaps() {
+        let t = "abcdef";
+        let e = [Edit::insert(3, "X"), Edit { start: 0, end: 1, text: "A".into() }, Edit::insert(3, "Y")];
+        assert_eq!(apply(t, &e).unwrap(), "AbcXYdef");
+        let bad = [Edit { start: 0, end: 3, text: String::new() }, Edit { start: 2, end: 4, text: String::new() }];
+        assert!(apply(t, &bad).is_none());
+        assert!(apply(t, &[Edit::insert(7, "z")]).is_none());
+    }
+}
