@@ -543,3 +543,84 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
     lg.reasons = rs;
     lg
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::parse_source;
+    use crate::preprocess::{MemLoader, PpOptions};
+    use crate::summary::summarize;
+    use std::path::Path;
+
+    fn verdicts(src: &str) -> Vec<LoopVerdict> {
+        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &loader);
+        let sums = summarize(&fe.unit);
+        fe.unit.functions.iter().flat_map(|f| function_verdicts(&fe.unit, f, &sums)).collect()
+    }
+
+    fn codes_of(v: &LoopVerdict) -> Vec<&'static str> {
+        v.reasons.iter().map(|r| r.code).collect()
+    }
+
+    #[test]
+    fn doall_and_private() {
+        let v = verdicts("void f(double *restrict a, double *restrict b, int n) { int i; double t;\n for (i = 0; i < n; i++) { t = b[i] * 2; a[i] = t + 1; } }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "private(t)");
+    }
+
+    #[test]
+    fn reductions() {
+        let v = verdicts("double f(double *a, int n) { int i; double s = 0, m = 0;\n for (i = 0; i < n; i++) { s += a[i]; if (a[i] > m) m = a[i]; } return s + m; }");
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "reduction(+:s) reduction(max:m)");
+    }
+
+    #[test]
+    fn carried_scalar_and_iv() {
+        let v = verdicts("double f(double *a, int n) { int i, k = 0; double x = 1;\n for (i = 0; i < n; i++) { x = x * 2 + a[i]; }\n for (i = 0; i < n; i++) { a[k] = 0; k += 2; } return x; }");
+        assert!(!v[0].legal);
+        assert!(codes_of(&v[0]).contains(&codes::SCALAR_DEP));
+        assert!(codes_of(&v[1]).contains(&codes::DERIVED_IV));
+    }
+
+    #[test]
+    fn lastprivate_and_conditional() {
+        let v = verdicts("int f(int *restrict a, int n) { int i, x = -1, y = 0;\n for (i = 0; i < n; i++) { x = 3 * i; a[i] = x; }\n for (i = 0; i < n; i++) { if (a[i] > 0) y = i; a[i] = 0; } return x + y; }");
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "firstprivate(x) lastprivate(x)");
+        assert!(!v[1].legal);
+        assert!(codes_of(&v[1]).contains(&codes::SCALAR_DEP));
+    }
+
+    #[test]
+    fn flow_dep_exits_calls_and_shapes() {
+        let v = verdicts(
+            "#include <stdio.h>\nvoid f(double *a, int n) { int i = 0;\n for (i = 1; i < n; i++) a[i] = a[i-1] + 1;\n for (i = 0; i < n; i++) { if (a[i] < 0) break; a[i] = 1; }\n for (i = 0; i < n; i++) printf(\"%f\", a[i]);\n while (i < n) { a[i] = 0; i++; } }",
+        );
+        assert!(codes_of(&v[0]).contains(&codes::FLOW_DEP));
+        assert!(codes_of(&v[1]).contains(&codes::EARLY_EXIT));
+        assert!(codes_of(&v[2]).contains(&codes::IMPURE_CALL));
+        assert!(codes_of(&v[3]).contains(&codes::NOT_CANONICAL));
+    }
+
+    #[test]
+    fn nesting_collapse_and_profitability() {
+        let v = verdicts("void f(double a[100][100], int n) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n   a[i][j] = 0;\n for (i = 0; i < 2; i++) a[0][i] = 1; }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "private(j) collapse(2)");
+        assert!(v[1].legal && !v[1].parallelize);
+        assert_eq!(codes_of(&v[1]), vec![codes::INNER]);
+        assert_eq!(codes_of(&v[2]), vec![codes::NOT_PROFITABLE]);
+    }
+
+    #[test]
+    fn histogram_array_reduction() {
+        let v = verdicts(
+            "void f(int *restrict key, int n) { int h[64]; int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "reduction(+:h[0:64])");
+    }
+}

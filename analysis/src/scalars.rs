@@ -276,13 +276,9 @@ fn reduction_expr(unit: &TranslationUnit, f: &Function, sym: SymId, e: ExprId) -
             match &f.expr(r).kind {
                 ExprKind::Binary(op, a, b) => {
                     let red = binop_red(*op)?;
-                    if is_var(f, *a, sym) && !mentions(f, *b, sym) {
-                        Some(red)
-                    } else if *op != BinOp::Sub && is_var(f, *b, sym) && !mentions(f, *a, sym) {
-                        Some(red)
-                    } else {
-                        None
-                    }
+                    let left = is_var(f, *a, sym) && !mentions(f, *b, sym);
+                    let right = *op != BinOp::Sub && is_var(f, *b, sym) && !mentions(f, *a, sym);
+                    (left || right).then_some(red)
                 }
                 ExprKind::Cond { cond, then, els } => {
                     let ExprKind::Binary(op, a, b) = &f.expr(strip(f, *cond)).kind else { return None };
