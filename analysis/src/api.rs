@@ -431,7 +431,29 @@ fn function_report(
         _ => None,
     };
     let infos = loop_infos_with(unit, f, &consts);
-    let verdicts = crate::parallel::function_verdicts(unit, f, summaries);
+    let natural_loops: Vec<crate::cfg::NaturalLoop> = natural
+        .iter()
+        .map(|l| crate::cfg::NaturalLoop {
+            header: l.header,
+            body: l.body.clone(),
+            stmt: l.stmt,
+            parent: l.parent,
+            depth: l.depth,
+        })
+        .collect();
+    let verdicts = crate::parallel::loop_verdicts(
+        unit,
+        f,
+        &crate::parallel::VerdictFacts {
+            cfg: &cfg,
+            fx: &fx,
+            liveness: &lv,
+            natural: &natural_loops,
+            infos: &infos,
+            summaries,
+            lines: Some(&fe.lines),
+        },
+    );
 
     let mut loops: Vec<LoopReport> = Vec::with_capacity(infos.len());
     for info in &infos {

@@ -23,6 +23,7 @@ pub mod parallel;
 pub mod parse;
 pub mod preprocess;
 pub mod reaching;
+pub mod scalars;
 pub mod ssa;
 pub mod subscript;
 pub mod summary;

@@ -74,23 +74,553 @@ pub struct LoopVerdict {
     pub reasons: Vec<Reason>,
 }
 
-// TEMPORARY development shim, replaced by the implementation on branch `par`.
-pub fn function_verdicts(
-    unit: &crate::ir::TranslationUnit,
-    f: &crate::ir::Function,
-    _summaries: &crate::summary::Summaries,
-) -> Vec<LoopVerdict> {
-    crate::loops::loop_infos(unit, f)
-        .into_iter()
-        .map(|l| LoopVerdict {
-            stmt: l.stmt,
-            id: l.id,
-            legal: l.counted.is_some() && l.depth == 1,
-            parallelize: l.counted.is_some() && l.depth == 1,
-            clauses: String::new(),
-            collapse: 1,
-            schedule: Schedule::Static,
-            reasons: vec![],
-        })
-        .collect()
+// ---------------------------------------------------------------- implementation
+
+use crate::cfg::{Cfg, NaturalLoop};
+use crate::dataflow::FnItems;
+use crate::depend::{loop_dependences_with_lines, DepKind};
+use crate::ir::{ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
+use crate::liveness::{liveness_with, Liveness};
+use crate::loops::{loop_infos, Bound, LoopInfo, LoopKind, TripCount};
+use crate::scalars::{array_reductions, classify_scalars, LoopCtx, ScalarClass};
+use crate::summary::Summaries;
+
+/// A loop with a constant trip count below this is not worth a parallel region.
+pub const MIN_TRIP_COUNT: u64 = 4;
+/// A non-nested loop without array accesses or calls needs at least this many statements.
+pub const MIN_BODY_STMTS: usize = 3;
+/// `collapse` only when the outer constant trip count is below this (or unknown).
+pub const COLLAPSE_MAX_OUTER_TRIP: u64 = 64;
+
+/// The per-function facts the verdicts use (computed once by the caller).
+pub struct VerdictFacts<'a> {
+    pub cfg: &'a Cfg,
+    pub fx: &'a FnItems,
+    pub liveness: &'a Liveness,
+    /// `cfg.natural_loops()` (also `ssa.loops.loops`).
+    pub natural: &'a [NaturalLoop],
+    /// `loop_infos(_with)` of the function.
+    pub infos: &'a [LoopInfo],
+    pub summaries: &'a Summaries,
+    /// For line numbers in messages.
+    pub lines: Option<&'a LineIndex>,
+}
+
+/// Legality facts of one loop, before placement.
+struct Legal {
+    reasons: Vec<Reason>,
+    private: Vec<String>,
+    firstprivate: Vec<String>,
+    lastprivate: Vec<String>,
+    reductions: Vec<(String, String)>,
+    has_refs: bool,
+}
+
+/// Verdicts of every loop of `f` (in the order of `facts.infos`).
+pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts) -> Vec<LoopVerdict> {
+    let infos = facts.infos;
+    let legal: Vec<Legal> = infos.iter().map(|info| legality(unit, f, facts, info)).collect();
+    let mut out: Vec<LoopVerdict> = Vec::with_capacity(infos.len());
+    // Index of the parallelized loop enclosing each loop (itself included).
+    let mut par_of: Vec<Option<usize>> = vec![None; infos.len()];
+    for (k, info) in infos.iter().enumerate() {
+        let lg = &legal[k];
+        let is_legal = lg.reasons.is_empty();
+        let mut reasons = lg.reasons.clone();
+        let enclosing = info.parent.and_then(|p| par_of[p]);
+        if is_legal {
+            if let Some(p) = enclosing {
+                reasons.push(Reason {
+                    code: codes::INNER,
+                    message: format!("inside parallelized loop {}", infos[p].id),
+                    spans: vec![infos[p].header_span],
+                });
+            } else if let Some(r) = unprofitable(f, info, lg) {
+                reasons.push(r);
+            }
+        }
+        let parallelize = is_legal && reasons.is_empty();
+        par_of[k] = if parallelize { Some(k) } else { enclosing };
+        let var = info.counted.as_ref().map(|c| c.var);
+        // Schedule: triangular inner loops get dynamic.
+        let triangular = var.is_some_and(|v| descendants(infos, k).any(|d| bound_uses(&infos[d], v, unit)));
+        let schedule = if triangular { Schedule::Dynamic } else { Schedule::Static };
+        // Collapse.
+        let mut collapse = 1u32;
+        if parallelize && !triangular {
+            let outer_small = match info.trip_count {
+                TripCount::Const(n) => n < COLLAPSE_MAX_OUTER_TRIP,
+                _ => true,
+            };
+            let mut cur = k;
+            let mut vars: Vec<SymId> = var.into_iter().collect();
+            while outer_small && infos[cur].perfectly_nested && infos[cur].children.len() == 1 {
+                let c = infos[cur].children[0];
+                let ci = &infos[c];
+                let Some(cc) = ci.counted.as_ref() else { break };
+                if !legal[c].reasons.is_empty()
+                    || ci.kind != LoopKind::For
+                    || vars.iter().any(|&v| bound_uses(ci, v, unit))
+                {
+                    break;
+                }
+                vars.push(cc.var);
+                collapse += 1;
+                cur = c;
+            }
+        }
+        let mut clauses = Vec::new();
+        let list = |name: &str, v: &[String]| -> Option<String> {
+            if v.is_empty() {
+                None
+            } else {
+                let mut v = v.to_vec();
+                v.sort();
+                v.dedup();
+                Some(format!("{name}({})", v.join(", ")))
+            }
+        };
+        clauses.extend(list("private", &lg.private));
+        clauses.extend(list("firstprivate", &lg.firstprivate));
+        clauses.extend(list("lastprivate", &lg.lastprivate));
+        let mut reds = lg.reductions.clone();
+        reds.sort();
+        for (op, v) in reds {
+            clauses.push(format!("reduction({op}:{v})"));
+        }
+        if collapse > 1 {
+            clauses.push(format!("collapse({collapse})"));
+        }
+        if schedule == Schedule::Dynamic {
+            clauses.push("schedule(dynamic)".to_string());
+        }
+        out.push(LoopVerdict {
+            stmt: info.stmt,
+            id: info.id.clone(),
+            legal: is_legal,
+            parallelize,
+            clauses: if is_legal { clauses.join(" ") } else { String::new() },
+            collapse,
+            schedule,
+            reasons,
+        });
+    }
+    out
+}
+
+/// [`loop_verdicts`] with the facts built here (CFG, items, liveness, loop model).
+pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summaries) -> Vec<LoopVerdict> {
+    let cfg = Cfg::build(f);
+    let fx = FnItems::build(unit, f, &cfg);
+    let lv = liveness_with(unit, f, &cfg, &fx);
+    let natural = cfg.natural_loops();
+    let infos = loop_infos(unit, f);
+    let facts = VerdictFacts {
+        cfg: &cfg,
+        fx: &fx,
+        liveness: &lv,
+        natural: &natural,
+        infos: &infos,
+        summaries,
+        lines: None,
+    };
+    loop_verdicts(unit, f, &facts)
+}
+
+fn descendants(infos: &[LoopInfo], k: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut stack: Vec<usize> = infos[k].children.clone();
+    std::iter::from_fn(move || {
+        let d = stack.pop()?;
+        stack.extend(infos[d].children.iter().copied());
+        Some(d)
+    })
+}
+
+/// The bounds of loop `l` depend on variable `v` (conservatively true when unknown).
+fn bound_uses(l: &LoopInfo, v: SymId, unit: &TranslationUnit) -> bool {
+    let Some(c) = l.counted.as_ref() else { return true };
+    let name = &unit.sym(v).name;
+    [&c.init, &c.limit, &c.lower, &c.upper].iter().any(|b| match b {
+        Bound::Affine(a) => a.symbols().any(|s| s == v),
+        Bound::Opaque(t) => t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == name),
+        Bound::None => false,
+    })
+}
+
+fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal) -> Option<Reason> {
+    if let TripCount::Const(n) = info.trip_count {
+        if n < MIN_TRIP_COUNT {
+            return Some(Reason {
+                code: codes::NOT_PROFITABLE,
+                message: format!("only {n} iterations"),
+                spans: vec![info.header_span],
+            });
+        }
+    }
+    if info.children.is_empty() && !lg.has_refs && info.calls.is_empty() {
+        let body = match &f.stmt(info.stmt).kind {
+            StmtKind::For { body, .. } => *body,
+            _ => info.stmt,
+        };
+        let n = f
+            .stmts_under(body)
+            .into_iter()
+            .filter(|&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_)))
+            .count();
+        if n < MIN_BODY_STMTS {
+            return Some(Reason {
+                code: codes::NOT_PROFITABLE,
+                message: "too little work per iteration".to_string(),
+                spans: vec![info.header_span],
+            });
+        }
+    }
+    None
+}
+
+fn reason(code: &'static str, message: String, spans: Vec<crate::ir::Span>) -> Reason {
+    Reason { code, message, spans }
+}
+
+fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &LoopInfo) -> Legal {
+    let mut rs = Vec::new();
+    let hs = vec![info.header_span];
+    let mut lg = Legal {
+        reasons: Vec::new(),
+        private: Vec::new(),
+        firstprivate: Vec::new(),
+        lastprivate: Vec::new(),
+        reductions: Vec::new(),
+        has_refs: false,
+    };
+    match info.kind {
+        LoopKind::For if info.counted.is_some() => {}
+        LoopKind::For => {
+            let why = match &info.trip_count {
+                TripCount::Unknown(r) => format!(": {r}"),
+                _ => String::new(),
+            };
+            rs.push(reason(codes::NOT_CANONICAL, format!("for loop not in canonical form{why}"), hs.clone()));
+        }
+        LoopKind::While => rs.push(reason(
+            codes::NOT_CANONICAL,
+            "while loop: OpenMP needs a canonical for loop".into(),
+            hs.clone(),
+        )),
+        _ => rs.push(reason(
+            codes::NOT_CANONICAL,
+            "do-while loop: OpenMP needs a canonical for loop".into(),
+            hs.clone(),
+        )),
+    }
+    for (flag, what) in [
+        (info.has_break, "break leaves the loop"),
+        (info.has_return, "return inside the loop"),
+        (info.has_goto_out, "goto out of the loop"),
+        (info.calls_exit, "the loop may call exit()"),
+    ] {
+        if flag {
+            rs.push(reason(codes::EARLY_EXIT, what.to_string(), hs.clone()));
+        }
+    }
+    if info.opaque {
+        rs.push(reason(
+            codes::OPAQUE,
+            "inline asm, statement expression or unparsed code in the loop".into(),
+            hs.clone(),
+        ));
+    }
+    if info.calls_indirect {
+        rs.push(reason(codes::OPAQUE, "call through a function pointer".into(), hs.clone()));
+    }
+    // Calls.
+    let mut user_calls = false;
+    let mut call_reads_globals: Vec<SymId> = Vec::new();
+    let mut call_reads_memory = false;
+    for name in &info.calls {
+        if unit.func_by_name(name).is_some() {
+            user_calls = true;
+            match facts.summaries.get(name) {
+                Some(s) if s.pure => {
+                    call_reads_globals.extend(s.reads_globals.iter().copied());
+                    call_reads_memory |= s.reads_unknown_memory || !s.reads_params.is_empty();
+                }
+                Some(s) => {
+                    let mut what = Vec::new();
+                    if !s.writes_global_names.is_empty() {
+                        what.push(format!("writes {}", s.writes_global_names.join(", ")));
+                    }
+                    if !s.writes_params.is_empty() || s.writes_unknown_memory {
+                        what.push("writes through pointers".to_string());
+                    }
+                    if s.io {
+                        what.push("does I/O".to_string());
+                    }
+                    if s.alloc {
+                        what.push("allocates memory".to_string());
+                    }
+                    if s.random {
+                        what.push("uses rand".to_string());
+                    }
+                    if what.is_empty() {
+                        what.push("has side effects".to_string());
+                    }
+                    rs.push(reason(
+                        codes::IMPURE_CALL,
+                        format!("call to {name}, which {}", what.join(", ")),
+                        hs.clone(),
+                    ));
+                }
+                None => {
+                    rs.push(reason(codes::IMPURE_CALL, format!("call to {name} (no summary)"), hs.clone()))
+                }
+            }
+        } else if let Some(l) = crate::libc::lookup(name) {
+            if !l.pure || !l.thread_safe {
+                rs.push(reason(
+                    codes::IMPURE_CALL,
+                    format!("call to {name}, which has side effects ({:?})", l.effect).to_lowercase(),
+                    hs.clone(),
+                ));
+            } else if !l.reads.is_empty() || l.reads_from.is_some() {
+                call_reads_memory = true;
+            }
+        } else {
+            rs.push(reason(codes::IMPURE_CALL, format!("call to unknown function {name}"), hs.clone()));
+        }
+    }
+    // Array dependences.
+    let deps = loop_dependences_with_lines(unit, f, info.stmt, facts.lines);
+    let mut written: Vec<SymId> = Vec::new();
+    if let Some(d) = &deps {
+        lg.has_refs = !d.nest.refs.is_empty();
+        written.extend(d.nest.written.iter().copied());
+        let ared = array_reductions(unit, f, info.stmt, &d.nest);
+        let red_spans: Vec<_> = ared.iter().flat_map(|r| r.refs.iter().map(|&e| f.expr(e).span)).collect();
+        for r in &ared {
+            lg.reductions.push(("+".into(), format!("{}[0:{}]", r.name, r.len)));
+        }
+        if let Err(bs) = d.parallel_at(1) {
+            for b in bs {
+                if red_spans.contains(&b.source_span) && red_spans.contains(&b.sink_span) {
+                    continue;
+                }
+                let code = match b.kind {
+                    DepKind::Flow | DepKind::Input => codes::FLOW_DEP,
+                    DepKind::Anti => codes::ANTI_DEP,
+                    DepKind::Output => codes::OUTPUT_DEP,
+                    DepKind::Unknown => codes::UNKNOWN_WRITE,
+                    DepKind::MayAlias => codes::MAY_ALIAS,
+                };
+                rs.push(reason(code, b.message, vec![b.source_span, b.sink_span]));
+            }
+        }
+        // Calls reading memory the loop writes.
+        if call_reads_memory || user_calls {
+            for s in f.stmts_under(info.stmt) {
+                for e in f.stmt_exprs(s) {
+                    for x in f.exprs_under(e) {
+                        let ExprKind::Call { callee, args } = &f.expr(x).kind else { continue };
+                        let cname = match &f.expr(*callee).kind {
+                            ExprKind::FuncName(n) => n.as_str(),
+                            _ => "",
+                        };
+                        for &a in args {
+                            if let Some(v) =
+                                f.exprs_under(a).into_iter().filter_map(|y| f.as_var(y)).find(|v| {
+                                    d.nest.written.contains(v) && !unit.sym(*v).ty.is_scalar()
+                                        || (d.nest.written.contains(v) && unit.sym(*v).ty.is_pointer())
+                                })
+                            {
+                                rs.push(reason(
+                                    codes::IMPURE_CALL,
+                                    format!(
+                                        "call to {cname} may read {}, which the loop writes",
+                                        unit.sym(v).name
+                                    ),
+                                    vec![f.expr(x).span],
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    } else {
+        rs.push(reason(codes::OPAQUE, "the loop's array references cannot be analysed".into(), hs.clone()));
+    }
+    // Scalars.
+    let blocks = facts.cfg.loops.iter().find(|l| l.stmt == info.stmt);
+    let body = facts.natural.iter().find(|n| n.stmt == Some(info.stmt));
+    match (blocks, body) {
+        (Some(b), Some(nl)) => {
+            let index = info.counted.as_ref().map(|c| c.var);
+            let cx = LoopCtx {
+                cfg: facts.cfg,
+                fx: facts.fx,
+                liveness: facts.liveness,
+                body: &nl.body,
+                header: b.header,
+                exit: b.exit,
+                stmt: info.stmt,
+                index,
+                nonzero_trip: matches!(info.trip_count, TripCount::Const(n) if n >= 1),
+            };
+            if let Some(i) = index {
+                if facts.cfg.is_reachable(b.exit) && facts.liveness.is_live_in(b.exit, i)
+                    || unit.sym(i).is_global_storage()
+                    || unit.sym(i).address_taken
+                {
+                    rs.push(reason(
+                        codes::SCALAR_DEP,
+                        format!("loop index {} is used after the loop", unit.sym(i).name),
+                        hs.clone(),
+                    ));
+                }
+            }
+            let sc = classify_scalars(unit, f, &cx);
+            for v in &sc.vars {
+                let global = unit.sym(v.sym).is_global_storage();
+                written.push(v.sym);
+                if global && user_calls {
+                    rs.push(reason(
+                        codes::SCALAR_DEP,
+                        format!("global {} is written in a loop that calls functions", v.name),
+                        v.spans.clone(),
+                    ));
+                    continue;
+                }
+                match &v.class {
+                    ScalarClass::Shared | ScalarClass::Private => lg.private.push(v.name.clone()),
+                    ScalarClass::LastPrivate { first } => {
+                        lg.lastprivate.push(v.name.clone());
+                        if *first {
+                            lg.firstprivate.push(v.name.clone());
+                        }
+                    }
+                    ScalarClass::Reduction(op) => lg.reductions.push((op.to_string(), v.name.clone())),
+                    ScalarClass::Induction { step } => rs.push(reason(
+                        codes::DERIVED_IV,
+                        format!(
+                            "induction variable {n} updated in the loop ({n} = {n}0 + {step}*{i}): rewrite it from the loop index",
+                            n = v.name,
+                            i = info.counted.as_ref().map_or("i", |c| c.var_name.as_str())
+                        ),
+                        v.spans.clone(),
+                    )),
+                    ScalarClass::Carried(m) => rs.push(reason(codes::SCALAR_DEP, m.clone(), v.spans.clone())),
+                }
+            }
+            // Scalars read through a call's global reads while the loop writes them.
+            for g in &call_reads_globals {
+                if written.contains(g) {
+                    rs.push(reason(
+                        codes::IMPURE_CALL,
+                        format!("a called function reads {}, which the loop writes", unit.sym(*g).name),
+                        hs.clone(),
+                    ));
+                }
+            }
+            // Address-taken scalars read while memory is written through pointers.
+            if info.writes_memory {
+                for &s in &sc.shared {
+                    let sy = unit.sym(s);
+                    if sy.address_taken && !sy.is_const {
+                        rs.push(reason(
+                            codes::MAY_ALIAS,
+                            format!(
+                                "{} (address taken) may be written through a pointer in the loop",
+                                sy.name
+                            ),
+                            hs.clone(),
+                        ));
+                    }
+                }
+            }
+        }
+        _ => rs.push(reason(codes::OPAQUE, "the loop's control flow cannot be analysed".into(), hs.clone())),
+    }
+    lg.reasons = rs;
+    lg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::parse_source;
+    use crate::preprocess::{MemLoader, PpOptions};
+    use crate::summary::summarize;
+    use std::path::Path;
+
+    fn verdicts(src: &str) -> Vec<LoopVerdict> {
+        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &loader);
+        let sums = summarize(&fe.unit);
+        fe.unit.functions.iter().flat_map(|f| function_verdicts(&fe.unit, f, &sums)).collect()
+    }
+
+    fn codes_of(v: &LoopVerdict) -> Vec<&'static str> {
+        v.reasons.iter().map(|r| r.code).collect()
+    }
+
+    #[test]
+    fn doall_and_private() {
+        let v = verdicts("void f(double *restrict a, double *restrict b, int n) { int i; double t;\n for (i = 0; i < n; i++) { t = b[i] * 2; a[i] = t + 1; } }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "private(t)");
+    }
+
+    #[test]
+    fn reductions() {
+        let v = verdicts("double f(double *a, int n) { int i; double s = 0, m = 0;\n for (i = 0; i < n; i++) { s += a[i]; if (a[i] > m) m = a[i]; } return s + m; }");
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "reduction(+:s) reduction(max:m)");
+    }
+
+    #[test]
+    fn carried_scalar_and_iv() {
+        let v = verdicts("double f(double *a, int n) { int i, k = 0; double x = 1;\n for (i = 0; i < n; i++) { x = x * 2 + a[i]; }\n for (i = 0; i < n; i++) { a[k] = 0; k += 2; } return x; }");
+        assert!(!v[0].legal);
+        assert!(codes_of(&v[0]).contains(&codes::SCALAR_DEP));
+        assert!(codes_of(&v[1]).contains(&codes::DERIVED_IV));
+    }
+
+    #[test]
+    fn lastprivate_and_conditional() {
+        let v = verdicts("int f(int *restrict a, int n) { int i, x = -1, y = 0;\n for (i = 0; i < n; i++) { x = 3 * i; a[i] = x; }\n for (i = 0; i < n; i++) { if (a[i] > 0) y = i; a[i] = 0; } return x + y; }");
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "firstprivate(x) lastprivate(x)");
+        assert!(!v[1].legal);
+        assert!(codes_of(&v[1]).contains(&codes::SCALAR_DEP));
+    }
+
+    #[test]
+    fn flow_dep_exits_calls_and_shapes() {
+        let v = verdicts(
+            "#include <stdio.h>\nvoid f(double *a, int n) { int i = 0;\n for (i = 1; i < n; i++) a[i] = a[i-1] + 1;\n for (i = 0; i < n; i++) { if (a[i] < 0) break; a[i] = 1; }\n for (i = 0; i < n; i++) printf(\"%f\", a[i]);\n while (i < n) { a[i] = 0; i++; } }",
+        );
+        assert!(codes_of(&v[0]).contains(&codes::FLOW_DEP));
+        assert!(codes_of(&v[1]).contains(&codes::EARLY_EXIT));
+        assert!(codes_of(&v[2]).contains(&codes::IMPURE_CALL));
+        assert!(codes_of(&v[3]).contains(&codes::NOT_CANONICAL));
+    }
+
+    #[test]
+    fn nesting_collapse_and_profitability() {
+        let v = verdicts("void f(double a[100][100], int n) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n   a[i][j] = 0;\n for (i = 0; i < 2; i++) a[0][i] = 1; }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "private(j) collapse(2)");
+        assert!(v[1].legal && !v[1].parallelize);
+        assert_eq!(codes_of(&v[1]), vec![codes::INNER]);
+        assert_eq!(codes_of(&v[2]), vec![codes::NOT_PROFITABLE]);
+    }
+
+    #[test]
+    fn histogram_array_reduction() {
+        let v = verdicts(
+            "void f(int *restrict key, int n) { int h[64]; int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "reduction(+:h[0:64])");
+    }
 }

@@ -57,13 +57,22 @@ impl Transformer for OpenMp {
                 let mut reasons: Vec<ReasonEntry> = v
                     .reasons
                     .iter()
-                    .map(|r| ReasonEntry { code: r.code, message: r.message.clone(), ranges: r.ranges.clone() })
+                    .map(|r| ReasonEntry {
+                        code: r.code,
+                        message: r.message.clone(),
+                        ranges: r.ranges.clone(),
+                    })
                     .collect();
                 let inserted = v.directive.is_some() && placed(&l.id);
                 if v.directive.is_some() && !inserted {
-                    let why = skipped.iter().find(|s| s.loop_id == l.id).map_or(String::new(), |s| s.why.clone());
+                    let why =
+                        skipped.iter().find(|s| s.loop_id == l.id).map_or(String::new(), |s| s.why.clone());
                     self.not_placed.borrow_mut().push(format!("{file}:{}: {}: {why}", l.range.line, l.id));
-                    reasons.push(ReasonEntry { code: transforms::openmp::NOT_PLACED, message: why, ranges: vec![] });
+                    reasons.push(ReasonEntry {
+                        code: transforms::openmp::NOT_PLACED,
+                        message: why,
+                        ranges: vec![],
+                    });
                 }
                 loops.push(LoopEntry {
                     file: file.clone(),

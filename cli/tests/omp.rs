@@ -59,9 +59,10 @@ fn no_false_positives_and_recall_on_the_manifests() {
     let mut missed: HashMap<String, usize> = HashMap::new();
     for name in ["ppo", "deps"] {
         let (_, report) = omp_corpus(t.path(), name);
-        let manifest: serde_json::Value =
-            serde_json::from_str(&fs::read_to_string(root().join("corpus").join(name).join("manifest.json")).unwrap())
-                .unwrap();
+        let manifest: serde_json::Value = serde_json::from_str(
+            &fs::read_to_string(root().join("corpus").join(name).join("manifest.json")).unwrap(),
+        )
+        .unwrap();
         let by_pos: HashMap<(String, u64), &serde_json::Value> = report["loops"]
             .as_array()
             .unwrap()
@@ -91,11 +92,14 @@ fn no_false_positives_and_recall_on_the_manifests() {
     assert!(fp.is_empty(), "loops parallelized that must not be:\n{}", fp.join("\n"));
     let recall = found as f64 / expected_parallel as f64;
     eprintln!("recall {found}/{expected_parallel} = {recall:.3}; missed by first reason: {missed:?}");
-    assert!(recall >= MIN_RECALL, "recall {recall:.3} below {MIN_RECALL}; missed by first reason: {missed:?}");
+    assert!(
+        recall >= MIN_RECALL,
+        "recall {recall:.3} below {MIN_RECALL}; missed by first reason: {missed:?}"
+    );
 }
 
 /// Recall the parallelizer reaches on corpus/ppo + corpus/deps (raise it, never lower it).
-const MIN_RECALL: f64 = 0.0;
+const MIN_RECALL: f64 = 0.86;
 
 #[test]
 fn user_directives_are_kept_and_never_duplicated() {

@@ -47,7 +47,8 @@ mod tests {
         let t = "abcdef";
         let e = [Edit::insert(3, "X"), Edit { start: 0, end: 1, text: "A".into() }, Edit::insert(3, "Y")];
         assert_eq!(apply(t, &e).unwrap(), "AbcXYdef");
-        let bad = [Edit { start: 0, end: 3, text: String::new() }, Edit { start: 2, end: 4, text: String::new() }];
+        let bad =
+            [Edit { start: 0, end: 3, text: String::new() }, Edit { start: 2, end: 4, text: String::new() }];
         assert!(apply(t, &bad).is_none());
         assert!(apply(t, &[Edit::insert(7, "z")]).is_none());
     }

@@ -1,0 +1,90 @@
+//! Parallelization verdicts against the expert manifests of `corpus/ppo` and `corpus/deps`.
+
+use analysis::frontend::parse_source;
+use analysis::parallel::function_verdicts;
+use analysis::preprocess::{FsLoader, PpOptions};
+use analysis::summary::summarize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Recall reached on the corpora (legal loops found / loops the experts mark parallel),
+/// minus a small margin.
+const MIN_RECALL: f64 = 0.86;
+
+#[test]
+fn corpus_precision_and_recall() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("corpus");
+    let mut fps = Vec::new();
+    let (mut expected_par, mut found_par) = (0usize, 0usize);
+    let mut misses: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut clause_diffs = Vec::new();
+    let mut unmatched = Vec::new();
+    for corpus in ["ppo", "deps"] {
+        let dir = root.join(corpus);
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+        // file -> line -> (legal, clauses, reasons)
+        let mut cache: BTreeMap<String, BTreeMap<u32, (bool, String, String)>> = BTreeMap::new();
+        for entry in manifest.as_array().unwrap() {
+            let file = entry["file"].as_str().unwrap().to_string();
+            let line = entry["line"].as_u64().unwrap() as u32;
+            let verdict = entry["verdict"].as_str().unwrap();
+            let clauses = entry["clauses"].as_str().unwrap_or("");
+            let code = entry["code"].as_str().unwrap_or("").to_string();
+            let table = cache.entry(file.clone()).or_insert_with(|| {
+                let path = dir.join(&file);
+                let text = std::fs::read_to_string(&path).unwrap();
+                let fe = parse_source(&path, &text, &PpOptions::default(), &FsLoader);
+                let sums = summarize(&fe.unit);
+                let mut t = BTreeMap::new();
+                for f in &fe.unit.functions {
+                    for v in function_verdicts(&fe.unit, f, &sums) {
+                        let l = fe.lines.line_col(f.stmt(v.stmt).span.start).0;
+                        let rs: Vec<String> =
+                            v.reasons.iter().map(|r| format!("{} {}", r.code, r.message)).collect();
+                        t.insert(l, (v.legal, v.clauses.clone(), rs.join("; ")));
+                    }
+                }
+                t
+            });
+            let Some((legal, ours, why)) = table.get(&line) else {
+                unmatched.push(format!("{corpus}/{file}:{line}"));
+                continue;
+            };
+            let parallel = verdict != "sequential";
+            if parallel {
+                expected_par += 1;
+                if *legal {
+                    found_par += 1;
+                    if ours != clauses {
+                        clause_diffs
+                            .push(format!("{corpus}/{file}:{line}: expert `{clauses}`, ours `{ours}`"));
+                    }
+                } else {
+                    misses.entry(code).or_default().push(format!("{corpus}/{file}:{line}: {why}"));
+                }
+            } else if *legal {
+                fps.push(format!("{corpus}/{file}:{line}: expert sequential, ours legal `{ours}`"));
+            }
+        }
+    }
+    for (code, v) in &misses {
+        println!("missed [{code}] {}", v.len());
+        for m in v {
+            println!("    {m}");
+        }
+    }
+    for d in &clause_diffs {
+        println!("clauses differ: {d}");
+    }
+    for u in &unmatched {
+        println!("no loop at {u}");
+    }
+    let recall = found_par as f64 / expected_par.max(1) as f64;
+    println!("recall {found_par}/{expected_par} = {recall:.3}; false positives {}", fps.len());
+    for fp in &fps {
+        println!("FALSE POSITIVE {fp}");
+    }
+    assert!(fps.is_empty(), "false positives: {fps:#?}");
+    assert!(recall >= MIN_RECALL, "recall {recall:.3} < {MIN_RECALL}");
+}
