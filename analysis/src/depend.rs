@@ -186,6 +186,10 @@ pub fn loop_dependences(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId)
 }
 
 /// [`loop_dependences`], with line numbers in the messages.
+/// Nests with more array references than this are not tested pair by pair (the cost is
+/// quadratic); every written array then gets one conservative `Unknown` dependence.
+pub const MAX_TESTED_REFS: usize = 400;
+
 pub fn loop_dependences_with_lines(
     unit: &TranslationUnit,
     f: &Function,
@@ -217,6 +221,23 @@ pub fn loop_dependences_with_lines(
         sink_line: line(refs[snk].span),
         reason: String::new(),
     };
+    // A nest with very many references (an interpreter's dispatch loop) is not tested pair
+    // by pair: one conservative dependence per written array keeps it sequential.
+    if refs.len() > MAX_TESTED_REFS {
+        let mut seen = std::collections::HashSet::new();
+        for (w, r) in refs.iter().enumerate() {
+            if r.write && seen.insert(r.base) {
+                let mut d = mk(DepKind::Unknown, w, w, r.chain.len());
+                d.reason = format!(
+                    "the loop has {} array references, more than the {MAX_TESTED_REFS} ppo tests pairwise",
+                    refs.len()
+                );
+                graph.add_edge(NodeIndex::new(w), NodeIndex::new(w), d);
+            }
+        }
+        let calls = nest.calls.clone();
+        return Some(LoopDeps { loop_stmt, nest, graph, independent_pairs: independent, calls });
+    }
     // Pairs on the same base.
     let mut order: Vec<usize> = (0..refs.len()).collect();
     order.sort_by_key(|&i| (refs[i].base, i));

@@ -389,8 +389,13 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
             rs.push(reason(codes::IMPURE_CALL, format!("call to unknown function {name}"), hs.clone()));
         }
     }
-    // Array dependences.
-    let deps = loop_dependences_with_lines(unit, f, info.stmt, facts.lines);
+    // Array dependences. Not examined for a loop that a cheaper check already keeps
+    // sequential for good (its shape, an exit, opaque code, a side-effecting call): dependence
+    // testing is the costly part, and interpreter-style loops are full of references.
+    let hopeless = rs.iter().any(|r| {
+        [codes::NOT_CANONICAL, codes::EARLY_EXIT, codes::OPAQUE, codes::IMPURE_CALL].contains(&r.code)
+    });
+    let deps = if hopeless { None } else { loop_dependences_with_lines(unit, f, info.stmt, facts.lines) };
     let mut written: Vec<SymId> = Vec::new();
     if let Some(d) = &deps {
         lg.has_refs = !d.nest.refs.is_empty();
@@ -446,7 +451,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 }
             }
         }
-    } else {
+    } else if !hopeless {
         rs.push(reason(codes::OPAQUE, "the loop's array references cannot be analysed".into(), hs.clone()));
     }
     // Scalars.
