@@ -522,6 +522,16 @@ mod tests {
     }
 
     #[test]
+    fn constant_divisions_in_subscripts_are_folded() {
+        // `G[r * (1200 / 4) + c]` after macro expansion: rows of 300 cells.
+        let d = deps(
+            "double g[1200];\nvoid f(void) {\n for (int r = 0; r < 4; r++)\n  for (int c = 0; c < 300; c++)\n   g[r * (1200 / 4) + c] = r + c;\n}",
+        );
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        assert!(par(&d, 2));
+    }
+
+    #[test]
     fn anti_dependence() {
         let d = deps("void f(int n, double *restrict a) { for (int i = 0; i < n - 1; i++) a[i] = a[i+1]; }");
         let e = only(&d);

@@ -242,6 +242,20 @@ fn poly(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) -> Option<P
             }
             p(*a)?.mul(Poly { konst: 1 << k.konst, terms: Vec::new() })
         }
+        // Between constants only (`N / 4` after macro expansion): C's truncating division.
+        ExprKind::Binary(op @ (BinOp::Div | BinOp::Rem | BinOp::Shr), a, b) => {
+            let (x, y) = (p(*a)?, p(*b)?);
+            if !x.terms.is_empty() || !y.terms.is_empty() {
+                return None;
+            }
+            let v = match op {
+                BinOp::Div => x.konst.checked_div(y.konst)?,
+                BinOp::Rem => x.konst.checked_rem(y.konst)?,
+                _ if (0..63).contains(&y.konst) => x.konst >> y.konst,
+                _ => return None,
+            };
+            Some(Poly { konst: v, terms: Vec::new() })
+        }
         _ => None,
     }
 }
