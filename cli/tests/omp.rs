@@ -134,3 +134,53 @@ fn report_inside_the_input_is_refused() {
     r.assert_code(2).assert_stderr("never writes into its input");
     assert!(!rep.exists());
 }
+
+/// insta snapshots of what `-omp` does to every corpus program (as a unified diff against
+/// the original, so a change in any inserted directive is a reviewed snapshot diff) and of
+/// the `--report` JSON.
+#[test]
+fn omp_transformations_and_report_snapshots() {
+    let t = tempfile::tempdir().unwrap();
+    for name in ["ppo", "deps"] {
+        let (out, report) = omp_corpus(t.path(), name);
+        let src = root().join("corpus").join(name);
+        let mut files: Vec<PathBuf> = fs::read_dir(&src)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "c"))
+            .collect();
+        files.sort();
+        for f in files {
+            let orig = fs::read_to_string(&f).unwrap();
+            let new = fs::read_to_string(out.join(f.file_name().unwrap())).unwrap();
+            let diff = unified_diff(&orig, &new);
+            let snap = format!("omp_{name}_{}", f.file_stem().unwrap().to_string_lossy());
+            insta::assert_snapshot!(snap, diff);
+        }
+        insta::assert_json_snapshot!(format!("omp_report_{name}"), report);
+    }
+}
+
+/// The inserted lines with their line numbers in the new file (insertions are all `-omp`
+/// does; anything else would show up as a removed line).
+fn unified_diff(old: &str, new: &str) -> String {
+    let (o, n): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let mut out = String::new();
+    let (mut i, mut j) = (0, 0);
+    while i < o.len() || j < n.len() {
+        if i < o.len() && j < n.len() && o[i] == n[j] {
+            i += 1;
+            j += 1;
+        } else if j < n.len() && (i >= o.len() || !o[i..].contains(&n[j])) {
+            out.push_str(&format!("+{:>4} {}\n", j + 1, n[j]));
+            j += 1;
+        } else {
+            out.push_str(&format!("-{:>4} {}\n", i + 1, o[i]));
+            i += 1;
+        }
+    }
+    if out.is_empty() {
+        out.push_str("(unchanged)\n");
+    }
+    out
+}
