@@ -106,6 +106,9 @@ pub struct FunctionReport {
     pub common_subexpressions: Vec<CseReport>,
     pub data_flow: DataFlowStats,
     pub loops: Vec<LoopReport>,
+    /// Findings on the user's own OpenMP directives (moved into the file's diagnostics).
+    #[serde(skip)]
+    pub directive_diagnostics: Vec<Diagnostic>,
 }
 
 /// Sizes of the data-flow results (the full chains are available through the library).
@@ -334,6 +337,26 @@ pub fn analyze_source(
     });
     let analyses = t.elapsed();
     let cx = &fe;
+    let mut functions: Vec<FunctionReport> = functions;
+    let mut diagnostics: Vec<DiagnosticReport> = fe
+        .unit
+        .diagnostics
+        .iter()
+        .chain(
+            functions
+                .iter_mut()
+                .flat_map(|f| std::mem::take(&mut f.directive_diagnostics))
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .map(|d| DiagnosticReport {
+            code: d.code,
+            severity: d.severity,
+            message: d.message.clone(),
+            range: range(cx, d.span),
+        })
+        .collect();
+    diagnostics.sort_by_key(|d| (d.range.line, d.range.column, d.code));
     let report = FileReport {
         schema_version: SCHEMA_VERSION,
         file: path.display().to_string(),
@@ -350,17 +373,7 @@ pub fn analyze_source(
             })
             .collect(),
         macros_defined: fe.pre.macros.len(),
-        diagnostics: fe
-            .unit
-            .diagnostics
-            .iter()
-            .map(|d| DiagnosticReport {
-                code: d.code,
-                severity: d.severity,
-                message: d.message.clone(),
-                range: range(cx, d.span),
-            })
-            .collect(),
+        diagnostics,
         globals: fe.unit.globals.iter().map(|&g| var_report(cx, g)).collect(),
         functions,
         timings: Timings {
@@ -643,6 +656,7 @@ fn function_report(
     common_subexpressions.dedup_by(|a, b| {
         (a.line, a.column, a.first_line, a.first_column) == (b.line, b.column, b.first_line, b.first_column)
     });
+    let directive_diagnostics = crate::ompcheck::check_user_directives(f, &verdicts);
     let links: usize = (0..du.uses.len() as u32).map(|u| du.defs_of_use(u).len()).sum();
     FunctionReport {
         name: f.name.clone(),
@@ -674,6 +688,7 @@ fn function_report(
                 .count(),
         },
         loops,
+        directive_diagnostics,
     }
 }
 

@@ -19,6 +19,7 @@ pub mod libc;
 pub mod liveness;
 pub mod loops;
 pub mod lower;
+pub mod ompcheck;
 pub mod parallel;
 pub mod parse;
 pub mod preprocess;

@@ -16,8 +16,8 @@ pub struct LoopEntry {
     pub column: u32,
     pub loop_id: String,
     pub fingerprint: String,
-    /// `parallel` (directive inserted), `parallel-not-annotated` (legal but inner or not
-    /// worth it), `sequential`.
+    /// `parallel` (directive inserted), `user-directive` (the user's own directive, kept and
+    /// checked), `parallel-not-annotated` (legal but inner or not worth it), `sequential`.
     pub verdict: &'static str,
     pub directive: Option<String>,
     pub reasons: Vec<ReasonEntry>,
@@ -64,7 +64,8 @@ impl Transformer for OpenMp {
                     })
                     .collect();
                 let inserted = v.directive.is_some() && placed(&l.id);
-                if v.directive.is_some() && !inserted {
+                let user = skipped.iter().any(|s| s.loop_id == l.id && s.user_directive);
+                if v.directive.is_some() && !inserted && !user {
                     let why =
                         skipped.iter().find(|s| s.loop_id == l.id).map_or(String::new(), |s| s.why.clone());
                     self.not_placed.borrow_mut().push(format!("{file}:{}: {}: {why}", l.range.line, l.id));
@@ -83,6 +84,8 @@ impl Transformer for OpenMp {
                     fingerprint: l.fingerprint.clone(),
                     verdict: if inserted {
                         "parallel"
+                    } else if user {
+                        "user-directive"
                     } else if v.legal {
                         "parallel-not-annotated"
                     } else {
@@ -117,9 +120,10 @@ impl OpenMp {
         }
         let codes: Vec<String> = by_code.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
         format!(
-            "loops: {} seen, {} parallelized, {} parallel not annotated, {} sequential{}",
+            "loops: {} seen, {} parallelized, {} with the user's directive, {} parallel not annotated, {} sequential{}",
             loops.len(),
             count("parallel"),
+            count("user-directive"),
             count("parallel-not-annotated"),
             count("sequential"),
             if codes.is_empty() { String::new() } else { format!(" ({})", codes.join(", ")) }

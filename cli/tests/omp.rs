@@ -184,3 +184,31 @@ fn unified_diff(old: &str, new: &str) -> String {
     }
     out
 }
+
+#[test]
+fn user_directives_are_checked() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    let text = "double a[1000], b[1000];\ndouble f(void) {\n  double s = 0;\n  int t;\n  #pragma omp parallel for\n  for (int i = 1; i < 1000; i++)\n    a[i] = a[i - 1] + b[i];\n  #pragma omp parallel for\n  for (int i = 0; i < 1000; i++)\n    s += a[i];\n  #pragma omp parallel for reduction(+:s)\n  for (int i = 0; i < 1000; i++)\n    s += b[i];\n  #pragma omp parallel for\n  for (int i = 0; i < 1000; i++) { t = i * 2; b[i] = t; }\n  #pragma omp parallel for private(t)\n  for (int i = 0; i < 1000; i++) { t = i * 2; b[i] = t; }\n  return s;\n}\n";
+    write(&src, "u.c", text);
+    let out = t.path().join("out");
+    let r = ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-omp".as_ref()]);
+    r.assert_code(0);
+    assert!(r.stderr.contains("line 5, column 3: [PPO120]"), "{}", r.stderr);
+    assert!(r.stderr.contains("loop-carried flow dependence on a[i]"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("line 8, column 3: [PPO121] `#pragma omp parallel for` misses reduction(+:s)"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("line 14, column 3: [PPO121] `#pragma omp parallel for` misses private(t)"),
+        "{}",
+        r.stderr
+    );
+    // The correct directives (lines 11 and 16) are not reported; nothing is changed.
+    assert!(!r.stderr.contains("line 11,") && !r.stderr.contains("line 16,"), "{}", r.stderr);
+    assert!(!r.stderr.contains("directive not inserted"), "{}", r.stderr);
+    assert_eq!(fs::read_to_string(out.join("u.c")).unwrap(), text);
+}

@@ -13,6 +13,8 @@ pub struct Skipped {
     pub loop_id: String,
     pub line: u32,
     pub why: String,
+    /// The user already wrote an OpenMP directive there (kept, checked by the analysis).
+    pub user_directive: bool,
 }
 
 /// Byte offset of the start of 1-based `line`.
@@ -32,7 +34,12 @@ pub fn directive_edits(text: &str, report: &FileReport) -> (Vec<Edit>, Vec<Skipp
     for f in &report.functions {
         for l in &f.loops {
             let Some(directive) = &l.parallel.directive else { continue };
-            let skip = |why: &str| Skipped { loop_id: l.id.clone(), line: l.range.line, why: why.into() };
+            let skip = |why: &str| Skipped {
+                loop_id: l.id.clone(),
+                line: l.range.line,
+                why: why.into(),
+                user_directive: false,
+            };
             let Some(ls) = line_start(text, l.range.line) else {
                 skipped.push(skip("loop line not found"));
                 continue;
@@ -47,7 +54,10 @@ pub fn directive_edits(text: &str, report: &FileReport) -> (Vec<Edit>, Vec<Skipp
             let before = text[..ls].trim_end();
             let prev_line = before.rsplit('\n').next().unwrap_or("").trim_start();
             if prev_line.starts_with("#pragma omp") || prev_line.starts_with("# pragma omp") {
-                skipped.push(skip("the loop already has an OpenMP directive"));
+                skipped.push(Skipped {
+                    user_directive: true,
+                    ..skip("the loop already has an OpenMP directive")
+                });
                 continue;
             }
             edits.push(Edit::insert(ls as u32, format!("{prefix}{directive}\n")));

@@ -1,0 +1,180 @@
+//! Checking OpenMP directives the user wrote (what Codee's PWD checks and ROSE's check mode
+//! do): a `parallel for` on a loop with a dependence, or one that misses a `private`,
+//! `lastprivate` or `reduction` clause the loop needs, is reported with the evidence.
+
+use crate::ir::{Diagnostic, Function, Severity, Span, StmtId, StmtKind};
+use crate::parallel::{codes, LoopVerdict};
+
+/// A user's `parallel for` on a loop that is not parallel.
+pub const RACE: &str = "PPO120";
+/// A user's `parallel for` that misses a data-sharing clause the loop needs.
+pub const MISSING_CLAUSE: &str = "PPO121";
+
+/// The `#pragma omp …` statement right before `loop_stmt` in its block, if any.
+pub fn user_directive(f: &Function, loop_stmt: StmtId) -> Option<(StmtId, &str)> {
+    for s in &f.stmts {
+        let StmtKind::Compound(items) = &s.kind else { continue };
+        if let Some(k) = items.iter().position(|&x| x == loop_stmt) {
+            let prev = *items.get(k.checked_sub(1)?)?;
+            if let StmtKind::Pragma(text) = &f.stmt(prev).kind {
+                let t = text.trim_start();
+                if t.starts_with("omp") {
+                    return Some((prev, t));
+                }
+            }
+            return None;
+        }
+    }
+    None
+}
+
+/// Is this directive a worksharing loop (`parallel for`, `for`, `parallel for simd`, …)?
+fn is_loop_directive(text: &str) -> bool {
+    let words: Vec<&str> = text.split(|c: char| c.is_whitespace() || c == '(').take(3).collect();
+    words.len() >= 2
+        && words[0] == "omp"
+        && (words[1] == "for" || (words[1] == "parallel" && words.get(2) == Some(&"for")))
+}
+
+/// Clause lists of a directive: `private(a, b) reduction(+:s)` → [("private", ["a","b"]),
+/// ("reduction", ["+:s"])] (reduction variables keep their operator).
+fn clauses(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let name = &text[s..i];
+            let mut j = i;
+            while j < b.len() && b[j] == b' ' {
+                j += 1;
+            }
+            if j < b.len() && b[j] == b'(' {
+                let close = text[j..].find(')').map_or(b.len(), |c| j + c);
+                let inner = &text[j + 1..close.min(b.len())];
+                let items = if name == "reduction" {
+                    match inner.split_once(':') {
+                        Some((op, vars)) => {
+                            vars.split(',').map(|v| format!("{}:{}", op.trim(), v.trim())).collect()
+                        }
+                        None => Vec::new(),
+                    }
+                } else {
+                    inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect()
+                };
+                out.push((name.to_string(), items));
+                i = close + 1;
+                continue;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn listed<'a>(cl: &'a [(String, Vec<String>)], kinds: &[&str]) -> Vec<&'a str> {
+    cl.iter()
+        .filter(|(k, _)| kinds.contains(&k.as_str()))
+        .flat_map(|(_, v)| v.iter().map(String::as_str))
+        .collect()
+}
+
+/// Warnings for the user's loop directives of `f`.
+pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for v in verdicts {
+        let Some((pragma, text)) = user_directive(f, v.stmt) else { continue };
+        if !is_loop_directive(text) {
+            continue;
+        }
+        let span: Span = f.stmt(pragma).span;
+        if !v.legal {
+            // Reasons that make the directive wrong (not merely not worth it).
+            let wrong: Vec<_> = v
+                .reasons
+                .iter()
+                .filter(|r| {
+                    r.code != codes::NOT_PROFITABLE
+                        && r.code != codes::INNER
+                        && r.code != codes::NOT_CANONICAL
+                })
+                .collect();
+            if let Some(r) = wrong.first() {
+                out.push(Diagnostic {
+                    code: RACE,
+                    severity: Severity::Warning,
+                    message: format!(
+                        "`#pragma {text}` on a loop that is not parallel: {} [{}]{}",
+                        r.message,
+                        r.code,
+                        if wrong.len() > 1 {
+                            format!(" (and {} more reasons)", wrong.len() - 1)
+                        } else {
+                            String::new()
+                        }
+                    ),
+                    span,
+                });
+            }
+            continue;
+        }
+        // The loop is parallel: the user's clauses must cover what it needs.
+        let need = clauses(&v.clauses);
+        let have = clauses(text);
+        let have_priv = listed(&have, &["private", "firstprivate", "lastprivate", "linear"]);
+        let have_last = listed(&have, &["lastprivate"]);
+        let have_red = listed(&have, &["reduction"]);
+        let mut missing = Vec::new();
+        for var in listed(&need, &["private"]) {
+            if !have_priv.contains(&var) {
+                missing.push(format!("private({var})"));
+            }
+        }
+        for var in listed(&need, &["lastprivate"]) {
+            if !have_last.contains(&var) {
+                missing.push(format!("lastprivate({var})"));
+            }
+        }
+        for red in listed(&need, &["reduction"]) {
+            // `+` and `-` reductions combine alike.
+            let alt = red.replacen("+:", "-:", 1);
+            if !have_red.contains(&red) && !have_red.contains(&alt.as_str()) {
+                missing.push(format!("reduction({red})"));
+            }
+        }
+        if !missing.is_empty() {
+            out.push(Diagnostic {
+                code: MISSING_CLAUSE,
+                severity: Severity::Warning,
+                message: format!(
+                    "`#pragma {text}` misses {}: without it the iterations race on {}",
+                    missing.join(" "),
+                    if missing.len() == 1 { "that variable" } else { "those variables" }
+                ),
+                span,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_clauses() {
+        let c = clauses("omp parallel for private(j, k) reduction(+: s, t) schedule(static)");
+        assert_eq!(c[0], ("private".into(), vec!["j".into(), "k".into()]));
+        assert_eq!(c[1], ("reduction".into(), vec!["+:s".into(), "+:t".into()]));
+        assert!(is_loop_directive("omp parallel for"));
+        assert!(is_loop_directive("omp for nowait"));
+        assert!(!is_loop_directive("omp parallel"));
+        assert!(!is_loop_directive("omp critical"));
+    }
+}
