@@ -444,16 +444,7 @@ fn function_report(
         _ => None,
     };
     let infos = loop_infos_with(unit, f, &consts);
-    let natural_loops: Vec<crate::cfg::NaturalLoop> = natural
-        .iter()
-        .map(|l| crate::cfg::NaturalLoop {
-            header: l.header,
-            body: l.body.clone(),
-            stmt: l.stmt,
-            parent: l.parent,
-            depth: l.depth,
-        })
-        .collect();
+    let natural_loops: Vec<crate::cfg::NaturalLoop> = natural.iter().map(Into::into).collect();
     let verdicts = crate::parallel::loop_verdicts(
         unit,
         f,

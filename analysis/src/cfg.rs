@@ -256,6 +256,12 @@ pub struct NaturalLoop {
     pub depth: u32,
 }
 
+impl From<&crate::ssa::LoopInfo> for NaturalLoop {
+    fn from(l: &crate::ssa::LoopInfo) -> Self {
+        NaturalLoop { header: l.header, body: l.body.clone(), stmt: l.stmt, parent: l.parent, depth: l.depth }
+    }
+}
+
 impl NaturalLoop {
     pub fn contains(&self, b: BlockId) -> bool {
         self.body.binary_search(&b).is_ok()

@@ -1764,6 +1764,17 @@ impl<'a> FnLower<'a> {
 mod tests {
     use super::*;
 
+    /// The front end without a file system: preprocess `src` (no headers), then lower.
+    fn preprocess_and_lower(src: &str) -> TranslationUnit {
+        let pre = crate::preprocess::preprocess(
+            src,
+            std::path::Path::new("a.c"),
+            &Default::default(),
+            &crate::preprocess::MemLoader(Default::default()),
+        );
+        lower(&pre.text, &pre.map)
+    }
+
     fn lower_str(src: &str) -> TranslationUnit {
         lower(src, &SourceMap::identity(src.len() as u32))
     }
@@ -1880,13 +1891,7 @@ mod tests {
     #[test]
     fn gnu_attributes_do_not_break_parsing() {
         let src = "#define fall __attribute__((fallthrough));\nint f(int n) __attribute__((noinline));\nint f(int n) {\n  switch (n) { case 1: n++; fall case 2: n--; }\n  return n;\n}\n";
-        let pre = crate::preprocess::preprocess(
-            src,
-            std::path::Path::new("a.c"),
-            &Default::default(),
-            &crate::preprocess::MemLoader(Default::default()),
-        );
-        let u = lower(&pre.text, &pre.map);
+        let u = preprocess_and_lower(src);
         assert!(u.diagnostics.is_empty(), "{:?}", u.diagnostics);
         assert!(!u.functions[0].has_errors());
     }
@@ -1894,13 +1899,7 @@ mod tests {
     #[test]
     fn va_arg_with_a_type_argument_parses_without_stdarg_include() {
         let src = "#include <stdio.h>\nint f(int n, ...) {\n  va_list ap;\n  va_start(ap, n);\n  const char *s = va_arg(ap, const char*);\n  long x = va_arg(ap, long int);\n  va_end(ap);\n  return s[0] + (int)x;\n}\n";
-        let pre = crate::preprocess::preprocess(
-            src,
-            std::path::Path::new("a.c"),
-            &Default::default(),
-            &crate::preprocess::MemLoader(Default::default()),
-        );
-        let u = lower(&pre.text, &pre.map);
+        let u = preprocess_and_lower(src);
         assert!(u.diagnostics.is_empty(), "{:?}", u.diagnostics);
         assert!(!u.functions[0].has_errors());
     }

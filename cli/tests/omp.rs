@@ -13,6 +13,11 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
+/// `ppo -i SRC -o OUT -omp`.
+fn ppo_omp(src: &Path, out: &Path) -> Run {
+    ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-omp".as_ref()])
+}
+
 /// Run `ppo -omp` on `corpus/NAME` and return (output dir, report).
 fn omp_corpus(t: &Path, name: &str) -> (PathBuf, serde_json::Value) {
     let src = root().join("corpus").join(name);
@@ -109,7 +114,7 @@ fn user_directives_are_kept_and_never_duplicated() {
     let text = "double a[1000];\nvoid f(void) {\n  #pragma omp parallel for\n  for (int i = 0; i < 1000; i++)\n    a[i] = 2.0 * i;\n}\n";
     write(&src, "u.c", text);
     let out = t.path().join("out");
-    ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-omp".as_ref()]).assert_code(0);
+    ppo_omp(&src, &out).assert_code(0);
     let got = fs::read_to_string(out.join("u.c")).unwrap();
     assert_eq!(got.matches("#pragma omp").count(), 1, "{got}");
 }
@@ -193,7 +198,7 @@ fn user_directives_are_checked() {
     let text = "double a[1000], b[1000];\ndouble f(void) {\n  double s = 0;\n  int t;\n  #pragma omp parallel for\n  for (int i = 1; i < 1000; i++)\n    a[i] = a[i - 1] + b[i];\n  #pragma omp parallel for\n  for (int i = 0; i < 1000; i++)\n    s += a[i];\n  #pragma omp parallel for reduction(+:s)\n  for (int i = 0; i < 1000; i++)\n    s += b[i];\n  #pragma omp parallel for\n  for (int i = 0; i < 1000; i++) { t = i * 2; b[i] = t; }\n  #pragma omp parallel for private(t)\n  for (int i = 0; i < 1000; i++) { t = i * 2; b[i] = t; }\n  return s;\n}\n";
     write(&src, "u.c", text);
     let out = t.path().join("out");
-    let r = ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-omp".as_ref()]);
+    let r = ppo_omp(&src, &out);
     r.assert_code(0);
     assert!(r.stderr.contains("line 5, column 3: [PPO120]"), "{}", r.stderr);
     assert!(r.stderr.contains("loop-carried flow dependence on a[i]"), "{}", r.stderr);
