@@ -82,8 +82,10 @@ use crate::depend::{loop_dependences_with_lines, DepKind};
 use crate::ir::{ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
 use crate::liveness::{liveness_with, Liveness};
 use crate::loops::{loop_infos, Bound, LoopInfo, LoopKind, TripCount};
+use crate::privarray::private_arrays;
 use crate::scalars::{array_reductions, classify_scalars, LoopCtx, ScalarClass};
 use crate::summary::Summaries;
+use std::collections::BTreeMap;
 
 /// A loop with a constant trip count below this is not worth a parallel region.
 pub const MIN_TRIP_COUNT: u64 = 4;
@@ -112,6 +114,8 @@ struct Legal {
     private: Vec<String>,
     firstprivate: Vec<String>,
     lastprivate: Vec<String>,
+    /// `lastprivate(conditional: …)`.
+    lastprivate_cond: Vec<String>,
     reductions: Vec<(String, String)>,
     has_refs: bool,
 }
@@ -183,10 +187,17 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         clauses.extend(list("private", &lg.private));
         clauses.extend(list("firstprivate", &lg.firstprivate));
         clauses.extend(list("lastprivate", &lg.lastprivate));
-        let mut reds = lg.reductions.clone();
-        reds.sort();
-        for (op, v) in reds {
-            clauses.push(format!("reduction({op}:{v})"));
+        clauses
+            .extend(list("lastprivate", &lg.lastprivate_cond).map(|c| c.replacen('(', "(conditional: ", 1)));
+        // One `reduction(op: a, b)` per operator, operators and names sorted.
+        let mut reds: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (op, v) in &lg.reductions {
+            reds.entry(op.as_str()).or_default().push(v.as_str());
+        }
+        for (op, mut vs) in reds {
+            vs.sort();
+            vs.dedup();
+            clauses.push(format!("reduction({op}:{})", vs.join(", ")));
         }
         if collapse > 1 {
             clauses.push(format!("collapse({collapse})"));
@@ -290,6 +301,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         private: Vec::new(),
         firstprivate: Vec::new(),
         lastprivate: Vec::new(),
+        lastprivate_cond: Vec::new(),
         reductions: Vec::new(),
         has_refs: false,
     };
@@ -401,9 +413,18 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         lg.has_refs = !d.nest.refs.is_empty();
         written.extend(d.nest.written.iter().copied());
         let ared = array_reductions(unit, f, info.stmt, &d.nest);
-        let red_spans: Vec<_> = ared.iter().flat_map(|r| r.refs.iter().map(|&e| f.expr(e).span)).collect();
+        let mut red_spans: Vec<_> =
+            ared.iter().flat_map(|r| r.refs.iter().map(|&e| f.expr(e).span)).collect();
+        for pa in private_arrays(unit, f, facts.infos, &d.nest) {
+            red_spans.extend(pa.spans.iter().copied());
+            if pa.first {
+                lg.firstprivate.push(pa.name);
+            } else {
+                lg.private.push(pa.name);
+            }
+        }
         for r in &ared {
-            lg.reductions.push(("+".into(), format!("{}[0:{}]", r.name, r.len)));
+            lg.reductions.push((r.op.into(), format!("{}[0:{}]", r.name, r.len)));
         }
         if let Err(bs) = d.parallel_at(1) {
             for b in bs {
@@ -472,15 +493,21 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 nonzero_trip: matches!(info.trip_count, TripCount::Const(n) if n >= 1),
             };
             if let Some(i) = index {
-                if facts.cfg.is_reachable(b.exit) && facts.liveness.is_live_in(b.exit, i)
-                    || unit.sym(i).is_global_storage()
-                    || unit.sym(i).address_taken
-                {
+                let sy = unit.sym(i);
+                if sy.is_global_storage() || sy.address_taken {
                     rs.push(reason(
                         codes::SCALAR_DEP,
-                        format!("loop index {} is used after the loop", unit.sym(i).name),
+                        format!(
+                            "loop index {} is {}",
+                            sy.name,
+                            if sy.address_taken { "address-taken" } else { "a global" }
+                        ),
                         hs.clone(),
                     ));
+                } else if facts.cfg.is_reachable(b.exit) && facts.liveness.is_live_in(b.exit, i) {
+                    // OpenMP gives the loop variable its sequential final value (also for a
+                    // zero-trip loop) under `lastprivate`; exits are refused above.
+                    lg.lastprivate.push(sy.name.clone());
                 }
             }
             let sc = classify_scalars(unit, f, &cx);
@@ -503,6 +530,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                             lg.firstprivate.push(v.name.clone());
                         }
                     }
+                    ScalarClass::ConditionalLastPrivate => lg.lastprivate_cond.push(v.name.clone()),
                     ScalarClass::Reduction(op) => lg.reductions.push((op.to_string(), v.name.clone())),
                     ScalarClass::Induction { step } => rs.push(reason(
                         codes::DERIVED_IV,
@@ -595,8 +623,49 @@ mod tests {
         let v = verdicts("int f(int *restrict a, int n) { int i, x = -1, y = 0;\n for (i = 0; i < n; i++) { x = 3 * i; a[i] = x; }\n for (i = 0; i < n; i++) { if (a[i] > 0) y = i; a[i] = 0; } return x + y; }");
         assert!(v[0].legal, "{:?}", v[0].reasons);
         assert_eq!(v[0].clauses, "firstprivate(x) lastprivate(x)");
-        assert!(!v[1].legal);
-        assert!(codes_of(&v[1]).contains(&codes::SCALAR_DEP));
+        // Written in some iterations only: the last writer's value.
+        assert!(v[1].legal, "{:?}", v[1].reasons);
+        assert_eq!(v[1].clauses, "lastprivate(conditional: y)");
+    }
+
+    #[test]
+    fn loop_index_used_after_the_loop_is_lastprivate() {
+        let v = verdicts(
+            "int f(int *restrict a, int n) { int i;
+ for (i = 0; i < n; i++) a[i] = 0; return i; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "lastprivate(i)");
+        let v = verdicts(
+            "int i;
+void f(int *restrict a, int n) {
+ for (i = 0; i < n; i++) a[i] = 0; }",
+        );
+        assert!(codes_of(&v[0]).contains(&codes::SCALAR_DEP));
+    }
+
+    #[test]
+    fn guarded_min_and_bucket_max() {
+        let v = verdicts(
+            "int f(int *a, int n, int key) { int i, first = n;
+ for (i = 0; i < n; i++) if (a[i] == key && i < first) first = i; return first; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "reduction(min:first)");
+        let v = verdicts(
+            "void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;
+ for (i = 0; i < n; i++) if (w[i] > hm[key[i]]) hm[key[i]] = w[i]; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "reduction(max:hm[0:16])");
+        let v = verdicts("void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;\n for (i = 0; i < n; i++) if (hm[key[i]] > w[i]) hm[key[i]] = w[i]; }");
+        assert_eq!(v[0].clauses, "reduction(min:hm[0:16])");
+        // The guard may not read the reduction variable.
+        let v = verdicts(
+            "int f(int *a, int n) { int i, m = 0;
+ for (i = 0; i < n; i++) if (a[i] != m && a[i] > m) m = a[i]; return m; }",
+        );
+        assert!(!v[0].legal);
     }
 
     #[test]
