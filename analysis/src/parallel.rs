@@ -77,13 +77,15 @@ pub struct LoopVerdict {
 // ---------------------------------------------------------------- implementation
 
 use crate::cfg::{Cfg, NaturalLoop};
+use crate::constprop::{propagate_constants, Const};
 use crate::dataflow::FnItems;
 use crate::depend::{loop_dependences_with_lines, DepKind};
-use crate::ir::{ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
+use crate::ir::{ExprId, ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
 use crate::liveness::{liveness_with, Liveness};
-use crate::loops::{loop_infos, Bound, LoopInfo, LoopKind, TripCount};
+use crate::loops::{loop_infos_with, Bound, LoopInfo, LoopKind, TripCount};
 use crate::privarray::private_arrays;
 use crate::scalars::{array_reductions, classify_scalars, LoopCtx, ScalarClass};
+use crate::ssa::build_ssa;
 use crate::summary::Summaries;
 use std::collections::BTreeMap;
 
@@ -106,6 +108,8 @@ pub struct VerdictFacts<'a> {
     pub summaries: &'a Summaries,
     /// For line numbers in messages.
     pub lines: Option<&'a LineIndex>,
+    /// Constant value of an expression (sparse conditional constant propagation), when known.
+    pub consts: Option<&'a dyn Fn(ExprId) -> Option<Const>>,
 }
 
 /// Legality facts of one loop, before placement.
@@ -225,7 +229,13 @@ pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summa
     let fx = FnItems::build(unit, f, &cfg);
     let lv = liveness_with(unit, f, &cfg, &fx);
     let natural = cfg.natural_loops();
-    let infos = loop_infos(unit, f);
+    let ssa = build_ssa(unit, f, &cfg);
+    let cp = propagate_constants(unit, f, &cfg, &ssa);
+    let consts = |e: ExprId| cp.expr_value(e);
+    let infos = loop_infos_with(unit, f, &|e| match cp.expr_value(e) {
+        Some(Const::Int(v)) => Some(v),
+        _ => None,
+    });
     let facts = VerdictFacts {
         cfg: &cfg,
         fx: &fx,
@@ -234,6 +244,7 @@ pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summa
         infos: &infos,
         summaries,
         lines: None,
+        consts: Some(&consts),
     };
     loop_verdicts(unit, f, &facts)
 }
@@ -491,6 +502,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 stmt: info.stmt,
                 index,
                 nonzero_trip: matches!(info.trip_count, TripCount::Const(n) if n >= 1),
+                consts: facts.consts,
             };
             if let Some(i) = index {
                 let sy = unit.sym(i);
@@ -530,6 +542,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                             lg.firstprivate.push(v.name.clone());
                         }
                     }
+                    ScalarClass::FirstPrivate => lg.firstprivate.push(v.name.clone()),
                     ScalarClass::ConditionalLastPrivate => lg.lastprivate_cond.push(v.name.clone()),
                     ScalarClass::Reduction(op) => lg.reductions.push((op.to_string(), v.name.clone())),
                     ScalarClass::Induction { step } => rs.push(reason(

@@ -10,6 +10,7 @@
 //! over the loop's blocks only.
 
 use crate::cfg::{BlockId, Cfg};
+use crate::constprop::Const;
 use crate::cprint::expr_to_c;
 use crate::dataflow::FnItems;
 use crate::ir::*;
@@ -30,6 +31,10 @@ pub enum ScalarClass {
     /// Written before read where written, but only in some iterations, and live after the
     /// loop: `lastprivate(conditional: x)`.
     ConditionalLastPrivate,
+    /// Read before written, but every read sees the same constant, the value before the
+    /// loop, and every write stores it again: `firstprivate(x)` (the writes would race on a
+    /// shared copy, harmless as they look).
+    FirstPrivate,
     /// `reduction(op:s)`; `op` is `+ * & | ^ && || max min`.
     Reduction(&'static str),
     /// `k += c` once per iteration (not rewritten: blocks).
@@ -81,6 +86,8 @@ pub struct LoopCtx<'a> {
     pub index: Option<SymId>,
     /// The loop runs at least once (constant trip count ≥ 1).
     pub nonzero_trip: bool,
+    /// Constant value of an expression, when known.
+    pub consts: Option<&'a dyn Fn(ExprId) -> Option<Const>>,
 }
 
 struct Access {
@@ -169,6 +176,9 @@ fn classify_one(
         if let Some(step) = induction_step(f, sym, acc) {
             return ScalarClass::Induction { step };
         }
+        if constant_throughout(f, cx, sym, acc) {
+            return ScalarClass::FirstPrivate;
+        }
         let _ = r;
         return ScalarClass::Carried(format!(
             "{} is read before it is written in an iteration: its value comes from the previous iteration",
@@ -187,6 +197,35 @@ fn classify_one(
         return ScalarClass::ConditionalLastPrivate;
     }
     ScalarClass::LastPrivate { first: !cx.nonzero_trip }
+}
+
+/// Every read of `sym` in the loop has one constant value and every write stores that value:
+/// the variable never changes, the loop only rewrites it.
+fn constant_throughout(f: &Function, cx: &LoopCtx, sym: SymId, acc: &[Access]) -> bool {
+    let Some(consts) = cx.consts else { return false };
+    let mut value: Option<Const> = None;
+    let mut same = |c: Option<Const>| match (c, value) {
+        (Some(c), None) => {
+            value = Some(c);
+            true
+        }
+        (Some(c), Some(v)) => c == v,
+        (None, _) => false,
+    };
+    for a in acc {
+        if !a.write {
+            if !same(consts(a.expr)) {
+                return false;
+            }
+            continue;
+        }
+        let StmtKind::Expr(e) = &f.stmt(a.stmt).kind else { return false };
+        let ExprKind::Assign { op: None, lhs, rhs } = &f.expr(*e).kind else { return false };
+        if !is_var(f, *lhs, sym) || !same(consts(*rhs)) {
+            return false;
+        }
+    }
+    value.is_some()
 }
 
 /// A read of `sym` reachable from the loop header before any whole write of it (the first
