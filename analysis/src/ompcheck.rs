@@ -64,7 +64,13 @@ fn clauses(text: &str) -> Vec<(String, Vec<String>)> {
                 let items = if name == "reduction" {
                     match inner.split_once(':') {
                         Some((op, vars)) => {
-                            vars.split(',').map(|v| format!("{}:{}", op.trim(), v.trim())).collect()
+                            // `h[0:K]` reduces the array `h` (ppo writes the whole-array form).
+                            vars.split(',')
+                                .map(|v| {
+                                    let v = v.trim();
+                                    format!("{}:{}", op.trim(), v.split('[').next().unwrap_or(v).trim())
+                                })
+                                .collect()
                         }
                         None => Vec::new(),
                     }

@@ -52,7 +52,7 @@ pub struct ScalarVar {
     pub spans: Vec<Span>,
 }
 
-/// `reduction(+:h[0:K])` on a histogram array.
+/// `reduction(+:h)` on a histogram array (the whole array, equivalent to the section `h[0:K]`).
 #[derive(Clone, Debug)]
 pub struct ArrayReduction {
     pub sym: SymId,
@@ -510,8 +510,8 @@ fn induction_step(f: &Function, sym: SymId, acc: &[Access]) -> Option<i64> {
     }
 }
 
-/// Histogram updates `h[e] += v` / `h[e]++` (`reduction(+:h[0:K])`) and per-bucket extrema
-/// `if (x > h[e]) h[e] = x;` (`reduction(max:h[0:K])`) on a constant-size one-dimensional
+/// Histogram updates `h[e] += v` / `h[e]++` (`reduction(+:h)`) and per-bucket extrema
+/// `if (x > h[e]) h[e] = x;` (`reduction(max:h)`) on a constant-size one-dimensional
 /// array `h` that the loop accesses in no other way.
 pub fn array_reductions(
     unit: &TranslationUnit,
