@@ -23,6 +23,7 @@ use analysis::api::{analyze_source, AnalyzeOptions, FileReport};
 use analysis::ir::Severity;
 use analysis::preprocess::SourceLoader;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -304,7 +305,7 @@ impl Ps {
     }
 }
 
-/// Every loop of a report by id.
+/// Every loop of a report, in source order.
 fn loop_refs(report: &FileReport) -> Vec<LoopRef> {
     report.functions.iter().flat_map(|f| f.loops.iter().map(move |l| LoopRef::of(f, l))).collect()
 }
@@ -320,16 +321,20 @@ pub fn ps(
 ) -> Result<Ps, PipelineError> {
     target.check_available()?;
     let (placed, skipped) = openmp::plan(text, lines, &spps.report);
+    let placed_by_id: HashMap<&str, &openmp::Placed> =
+        placed.iter().map(|p| (p.loop_id.as_str(), p)).collect();
+    let skipped_by_id: HashMap<&str, &openmp::Skipped> =
+        skipped.iter().map(|s| (s.loop_id.as_str(), s)).collect();
     let mut events = Vec::new();
     for l in loop_refs(&spps.report) {
-        if let Some(p) = placed.iter().find(|p| p.loop_id == l.id) {
+        if let Some(p) = placed_by_id.get(l.id.as_str()) {
             events.push(
                 Event::new(Stage::Ps, action::INSERT_DIRECTIVE)
                     .with_loop(&l)
                     .text(p.directive.clone())
                     .diff(diff::unified(name, text, lines, std::slice::from_ref(&p.edit))),
             );
-        } else if let Some(s) = skipped.iter().find(|s| s.loop_id == l.id) {
+        } else if let Some(s) = skipped_by_id.get(l.id.as_str()) {
             let e = if s.user_directive {
                 Event::new(Stage::Ps, action::KEEP_USER_DIRECTIVE)
             } else {
