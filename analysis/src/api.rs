@@ -32,6 +32,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[derive(Clone, Debug, Default)]
 pub struct AnalyzeOptions {
     pub pp: PpOptions,
+    /// Profitability thresholds of the parallelization verdicts.
+    pub thresholds: crate::parallel::Thresholds,
 }
 
 /// A position range, 1-based lines and columns (columns count bytes).
@@ -329,7 +331,7 @@ pub fn analyze_source(
             .par_iter()
             .enumerate()
             .map(|(i, f)| {
-                let mut r = function_report(&fe, f, &gconsts, &summaries);
+                let mut r = function_report(&fe, f, &gconsts, &summaries, &opts.thresholds);
                 r.summary = summaries.of(FuncId(i as u32)).clone();
                 r
             })
@@ -411,6 +413,7 @@ fn function_report(
     f: &Function,
     gconsts: &GlobalConsts,
     summaries: &crate::summary::Summaries,
+    thresholds: &crate::parallel::Thresholds,
 ) -> FunctionReport {
     let unit = &fe.unit;
     let cfg = Cfg::build(f);
@@ -457,6 +460,7 @@ fn function_report(
             summaries,
             lines: Some(&fe.lines),
             consts: Some(&|e| cp.expr_value(e)),
+            thresholds: *thresholds,
         },
     );
 

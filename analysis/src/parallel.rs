@@ -89,12 +89,24 @@ use crate::ssa::build_ssa;
 use crate::summary::Summaries;
 use std::collections::BTreeMap;
 
-/// A loop with a constant trip count below this is not worth a parallel region.
-pub const MIN_TRIP_COUNT: u64 = 4;
-/// A non-nested loop without array accesses or calls needs at least this many statements.
-pub const MIN_BODY_STMTS: usize = 3;
-/// `collapse` only when the outer constant trip count is below this (or unknown).
-pub const COLLAPSE_MAX_OUTER_TRIP: u64 = 64;
+/// Profitability thresholds (configurable: `--min-trip-count`, `--min-body-stmts`,
+/// `--collapse-max-outer-trip`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Thresholds {
+    /// A loop with a constant trip count below this is not worth a parallel region.
+    pub min_trip_count: u64,
+    /// A loop without inner loops, array accesses or calls needs at least this many
+    /// statements.
+    pub min_body_stmts: usize,
+    /// `collapse` only when the outer constant trip count is below this (or unknown).
+    pub collapse_max_outer_trip: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds { min_trip_count: 4, min_body_stmts: 3, collapse_max_outer_trip: 64 }
+    }
+}
 
 /// The per-function facts the verdicts use (computed once by the caller).
 pub struct VerdictFacts<'a> {
@@ -110,6 +122,7 @@ pub struct VerdictFacts<'a> {
     pub lines: Option<&'a LineIndex>,
     /// Constant value of an expression (sparse conditional constant propagation), when known.
     pub consts: Option<&'a dyn Fn(ExprId) -> Option<Const>>,
+    pub thresholds: Thresholds,
 }
 
 /// Legality facts of one loop, before placement.
@@ -143,7 +156,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                     message: format!("inside parallelized loop {}", infos[p].id),
                     spans: vec![infos[p].header_span],
                 });
-            } else if let Some(r) = unprofitable(f, info, lg) {
+            } else if let Some(r) = unprofitable(f, info, lg, &facts.thresholds) {
                 reasons.push(r);
             }
         }
@@ -157,7 +170,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         let mut collapse = 1u32;
         if parallelize && !triangular {
             let outer_small = match info.trip_count {
-                TripCount::Const(n) => n < COLLAPSE_MAX_OUTER_TRIP,
+                TripCount::Const(n) => n < facts.thresholds.collapse_max_outer_trip,
                 _ => true,
             };
             let mut cur = k;
@@ -245,6 +258,7 @@ pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summa
         summaries,
         lines: None,
         consts: Some(&consts),
+        thresholds: Thresholds::default(),
     };
     loop_verdicts(unit, f, &facts)
 }
@@ -269,9 +283,9 @@ fn bound_uses(l: &LoopInfo, v: SymId, unit: &TranslationUnit) -> bool {
     })
 }
 
-fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal) -> Option<Reason> {
+fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> Option<Reason> {
     if let TripCount::Const(n) = info.trip_count {
-        if n < MIN_TRIP_COUNT {
+        if n < th.min_trip_count {
             return Some(Reason {
                 code: codes::NOT_PROFITABLE,
                 message: format!("only {n} iterations"),
@@ -289,7 +303,7 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal) -> Option<Reason> {
             .into_iter()
             .filter(|&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_)))
             .count();
-        if n < MIN_BODY_STMTS {
+        if n < th.min_body_stmts {
             return Some(Reason {
                 code: codes::NOT_PROFITABLE,
                 message: "too little work per iteration".to_string(),

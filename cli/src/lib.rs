@@ -63,8 +63,11 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     } else {
         None
     };
-    let options =
-        Options { target, optimize: a.optimize, analyze: AnalyzeOptions { pp: a.pp.to_pp_options() } };
+    let options = Options {
+        target,
+        optimize: a.optimize,
+        analyze: AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: a.thresholds.to_thresholds() },
+    };
     let pipeline = match Pipeline::new(options) {
         Ok(p) => p,
         Err(e) => {
@@ -151,7 +154,7 @@ fn analyze(a: &AnalyzeArgs) -> i32 {
             return EXIT_FILE_ERRORS;
         }
     };
-    let opts = AnalyzeOptions { pp: a.pp.to_pp_options() };
+    let opts = AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: a.thresholds.to_thresholds() };
     let report = match batch::analyze_guarded(path, &text, &opts) {
         Ok(r) => r,
         Err(msg) => {

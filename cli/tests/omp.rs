@@ -217,3 +217,34 @@ fn user_directives_are_checked() {
     assert!(!r.stderr.contains("directive not inserted"), "{}", r.stderr);
     assert_eq!(fs::read_to_string(out.join("u.c")).unwrap(), text);
 }
+
+#[test]
+fn profitability_thresholds_are_configurable() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    write(
+        &src,
+        "small.c",
+        "double a[8], b[8];\nvoid f(void) {\n  int i, j;\n  for (i = 0; i < 3; i++)\n    a[i] = b[i] * 2.0 + 1.0;\n  for (i = 0; i < 100; i++)\n    for (j = 0; j < 8; j++)\n      a[j] += b[j];\n}\n",
+    );
+    let run = |out: &str, extra: &[&str]| -> String {
+        let out = t.path().join(out);
+        let mut args: Vec<&std::ffi::OsStr> =
+            vec!["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-omp".as_ref()];
+        args.extend(extra.iter().map(|s| std::ffi::OsStr::new(s)));
+        ppo(&args).assert_code(0).assert_no_panic();
+        fs::read_to_string(out.join("small.c")).unwrap()
+    };
+    // Defaults: 3 iterations are not worth a parallel region.
+    let default = run("o1", &[]);
+    assert!(!default.contains("#pragma omp parallel for\n    for (i = 0; i < 3"), "{default}");
+    assert!(!default.lines().nth(3).unwrap().contains("pragma"), "{default}");
+    // A lower threshold parallelizes it (single-dash spelling too).
+    let low = run("o2", &["-min-trip-count", "2"]);
+    assert!(low.lines().nth(3).unwrap().contains("#pragma omp parallel for"), "{low}");
+    // The j loop (8 iterations) is the only parallel one of the second nest; raising the
+    // threshold above 8 keeps it sequential.
+    let default_j = default.lines().filter(|l| l.contains("pragma")).count();
+    let high = run("o3", &["--min-trip-count", "9"]);
+    assert!(high.lines().filter(|l| l.contains("pragma")).count() < default_j, "{default}\n---\n{high}");
+}
