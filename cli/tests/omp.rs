@@ -231,7 +231,7 @@ fn profitability_thresholds_are_configurable() {
         let out = t.path().join(out);
         let mut args: Vec<&std::ffi::OsStr> =
             vec!["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-omp".as_ref()];
-        args.extend(extra.iter().map(|s| std::ffi::OsStr::new(s)));
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
         ppo(&args).assert_code(0).assert_no_panic();
         fs::read_to_string(out.join("small.c")).unwrap()
     };
