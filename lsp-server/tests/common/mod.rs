@@ -148,6 +148,11 @@ impl Client {
         w.flush().await.unwrap();
     }
 
+    /// Close the client's end of the connection (the server sees the end of its input).
+    pub async fn close_input(&self) {
+        let _ = self.writer.lock().await.shutdown().await;
+    }
+
     pub async fn notify(&self, method: &str, params: Value) {
         let body = if params.is_null() {
             json!({"jsonrpc": "2.0", "method": method})
