@@ -82,7 +82,8 @@ impl Server {
         }
         let deadline = Instant::now() + TIMEOUT;
         loop {
-            let left = deadline.checked_duration_since(Instant::now()).expect("timed out waiting for the server");
+            let left =
+                deadline.checked_duration_since(Instant::now()).expect("timed out waiting for the server");
             let m = self.rx.recv_timeout(left).expect("timed out waiting for the server");
             if m.get("method").is_some() && m.get("id").is_some() {
                 let id = m["id"].clone();
@@ -132,7 +133,8 @@ fn uri(p: &Path) -> String {
 
 #[test]
 fn ppo_lsp_serves_a_corpus_file_over_stdio() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/deps/reductions.c").canonicalize().unwrap();
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/deps/reductions.c").canonicalize().unwrap();
     let text = std::fs::read_to_string(&file).unwrap();
     let u = uri(&file);
     let mut s = Server::start();
@@ -143,7 +145,10 @@ fn ppo_lsp_serves_a_corpus_file_over_stdio() {
     assert_eq!(init["result"]["serverInfo"]["name"], "ppo", "{init}");
     s.notify("initialized", json!({}));
     let t0 = Instant::now();
-    s.notify("textDocument/didOpen", json!({"textDocument": {"uri": u, "languageId": "c", "version": 1, "text": text}}));
+    s.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": u, "languageId": "c", "version": 1, "text": text}}),
+    );
     let diags = s.wait(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == u);
     eprintln!("open -> diagnostics: {:?} (debug build)", t0.elapsed());
     let hints: Vec<&Value> =
@@ -157,8 +162,17 @@ fn ppo_lsp_serves_a_corpus_file_over_stdio() {
 
     let lenses = s.request("textDocument/codeLens", json!({"textDocument": {"uri": u}}));
     let lenses = lenses["result"].as_array().unwrap().clone();
-    assert!(lenses.iter().any(|l| l["command"]["title"].as_str().unwrap().starts_with("parallel: #pragma omp parallel for reduction(")), "{lenses:#?}");
-    assert!(lenses.iter().any(|l| l["command"]["title"].as_str().unwrap().starts_with("sequential: ")), "{lenses:#?}");
+    assert!(
+        lenses.iter().any(|l| l["command"]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("parallel: #pragma omp parallel for reduction(")),
+        "{lenses:#?}"
+    );
+    assert!(
+        lenses.iter().any(|l| l["command"]["title"].as_str().unwrap().starts_with("sequential: ")),
+        "{lenses:#?}"
+    );
 
     // The quick fix of the first hint inserts its directive.
     let line = hints[0]["range"]["start"]["line"].as_u64().unwrap();

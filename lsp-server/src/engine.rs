@@ -27,8 +27,10 @@ pub struct Analysis {
     pub path: PathBuf,
     pub settings: Arc<Settings>,
     pub state: State,
-    /// Wall time of the analysis (zero when it came from the cache).
+    /// Wall time of the analysis (short when it came from the cache).
     pub elapsed: Duration,
+    /// The code lenses, computed once (requests only serialize them).
+    pub lenses: Vec<tower_lsp::lsp_types::CodeLens>,
 }
 
 #[derive(Debug)]
@@ -53,6 +55,8 @@ pub struct Facts {
     pub os: Vec<(&'static str, Outcome)>,
     /// Transformations that panicked (reported in the hover, never offered).
     pub os_failures: Vec<(&'static str, String)>,
+    /// Loop id → (function index, loop index) in the report.
+    index: HashMap<String, (usize, usize)>,
 }
 
 impl Facts {
@@ -66,7 +70,9 @@ impl Facts {
     }
 
     pub fn find_loop(&self, id: &str) -> Option<(&FunctionReport, &LoopReport)> {
-        self.loops().find(|(_, l)| l.id == id)
+        let &(fi, li) = self.index.get(id)?;
+        let f = &self.report().functions[fi];
+        Some((f, &f.loops[li]))
     }
 }
 
@@ -165,7 +171,14 @@ fn analyse_unguarded(
             Err(p) => os_failures.push((t.name(), panic_message(p))),
         }
     }
-    Ok(Facts { outcome, target_unavailable, os, os_failures })
+    let index = outcome
+        .report()
+        .functions
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| f.loops.iter().enumerate().map(move |(li, l)| (l.id.clone(), (fi, li))))
+        .collect();
+    Ok(Facts { outcome, target_unavailable, os, os_failures, index })
 }
 
 /// The name a file has in diffs and logs: its file name.
@@ -199,8 +212,10 @@ struct CacheEntry {
     pp: String,
 }
 
-/// Entries kept (all documents together).
+/// Entries kept (all documents together), and the most text they may hold: the facts of a
+/// file take some 50 times its size, so large files are not kept.
 const CACHE_SIZE: usize = 16;
+const CACHE_BYTES: usize = 4 << 20;
 
 fn hash_text(t: &str) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -241,9 +256,14 @@ impl Cache {
         pp: &analysis::preprocess::PpOptions,
         facts: Arc<Facts>,
     ) {
+        if text.len() > CACHE_BYTES {
+            return;
+        }
         let hash = hash_text(&text);
         let pp = format!("{pp:?}");
-        if self.entries.len() >= CACHE_SIZE {
+        while self.entries.len() >= CACHE_SIZE
+            || self.entries.iter().map(|e| e.text.len()).sum::<usize>() + text.len() > CACHE_BYTES
+        {
             self.entries.remove(0);
         }
         self.entries.push(CacheEntry { path: path.to_path_buf(), generation, hash, text, facts, pp });

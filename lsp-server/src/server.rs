@@ -97,6 +97,8 @@ struct ClientFlags {
     work_done_progress: bool,
     document_changes: bool,
     configuration: bool,
+    /// `codeAction/resolve` may fill in the edit: code actions are listed without it.
+    resolve_edit: bool,
 }
 
 struct Inner {
@@ -682,7 +684,17 @@ async fn analyse_and_publish(inner: Arc<Inner>, client: Client, uri: Url) {
             }
         };
         let elapsed = t.elapsed();
-        let a = Analysis { version, lines: LineIndex::new(&text), text, path, settings, state, elapsed };
+        let mut a = Analysis {
+            version,
+            lines: LineIndex::new(&text),
+            text,
+            path,
+            settings,
+            state,
+            elapsed,
+            lenses: Vec::new(),
+        };
+        a.lenses = feedback::code_lenses(&a, &uri2);
         let diags = feedback::diagnostics(&a, &uri2);
         (Arc::new(a), diags, log)
     });
@@ -743,6 +755,14 @@ impl LanguageServer for Backend {
                     .and_then(|e| e.document_changes)
                     .unwrap_or(false),
                 configuration: ws.and_then(|w| w.configuration).unwrap_or(false),
+                resolve_edit: caps.text_document.as_ref().and_then(|t| t.code_action.as_ref()).is_some_and(
+                    |c| {
+                        c.data_support == Some(true)
+                            && c.resolve_support
+                                .as_ref()
+                                .is_some_and(|r| r.properties.iter().any(|p| p == "edit"))
+                    },
+                ),
             };
             write(&self.inner.flags, flags);
             let mut roots: Vec<PathBuf> =
@@ -782,7 +802,7 @@ impl LanguageServer for Backend {
                             crate::actions::kind_parallelize_file(),
                         ]),
                         work_done_progress_options: WorkDoneProgressOptions::default(),
-                        resolve_provider: Some(false),
+                        resolve_provider: Some(true),
                     })),
                     execute_command_provider: Some(ExecuteCommandOptions {
                         commands: COMMANDS.iter().map(|c| c.to_string()).collect(),
@@ -910,7 +930,7 @@ impl LanguageServer for Backend {
         guard("codeLens", async {
             let uri = params.text_document.uri;
             let Some(a) = self.analysis(&uri).await? else { return Ok(None) };
-            Ok(Some(feedback::code_lenses(&a, &uri)))
+            Ok(Some(a.lenses.clone()))
         })
         .await
     }
@@ -936,16 +956,14 @@ impl LanguageServer for Backend {
             let uri = params.text_document.uri;
             let Some(a) = self.analysis(&uri).await? else { return Ok(None) };
             let Some(facts) = a.facts() else { return Ok(Some(Vec::new())) };
-            let cx =
-                ActionContext { analysis: &a, facts, loops: feedback::loops_at(&a, facts, params.range) };
+            let cx = ActionContext { analysis: &a, facts, loops: feedback::loops_at(&a, facts, params.range) };
             let only = params.context.only.clone();
             let wanted = |k: &CodeActionKind| {
                 only.as_ref().map_or(true, |o| {
-                    o.iter().any(|w| {
-                        k.as_str() == w.as_str() || k.as_str().starts_with(&format!("{}.", w.as_str()))
-                    })
+                    o.iter().any(|w| k.as_str() == w.as_str() || k.as_str().starts_with(&format!("{}.", w.as_str())))
                 })
             };
+            let lazy = read(&self.inner.flags).resolve_edit;
             let mut out = Vec::new();
             for o in self.inner.ext.actions.offers(&cx) {
                 let Offer::Action(x) = o else { continue };
@@ -959,21 +977,51 @@ impl LanguageServer for Backend {
                     .filter(|d| {
                         d.source.as_deref() == Some(feedback::SOURCE)
                             && x.loop_id.is_some()
-                            && d.data.as_ref().and_then(|v| v.get("loop")).and_then(Value::as_str)
-                                == x.loop_id.as_deref()
+                            && d.data.as_ref().and_then(|v| v.get("loop")).and_then(Value::as_str) == x.loop_id.as_deref()
                     })
                     .cloned()
                     .collect();
+                // A client that resolves code actions gets the edit only for the one the
+                // user picks (a whole-file edit can be large).
+                let (edit, data) = if lazy {
+                    (None, Some(json!({"uri": uri, "version": a.version, "range": params.range, "title": x.title})))
+                } else {
+                    (Some(self.workspace_edit(&a, &uri, &x.edits)), None)
+                };
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: x.title.clone(),
                     kind: Some(x.kind.clone()),
                     diagnostics: (!diagnostics.is_empty()).then_some(diagnostics),
-                    edit: Some(self.workspace_edit(&a, &uri, &x.edits)),
+                    edit,
+                    data,
                     is_preferred: x.preferred.then_some(true),
                     ..CodeAction::default()
                 }));
             }
             Ok(Some(out))
+        })
+        .await
+    }
+
+    async fn code_action_resolve(&self, mut action: CodeAction) -> Result<CodeAction> {
+        guard("codeAction/resolve", async {
+            let Some(data) = action.data.clone() else { return Ok(action) };
+            let uri = uri_arg(std::slice::from_ref(&data))?;
+            let range: Range =
+                serde_json::from_value(data["range"].clone()).map_err(|e| invalid_params(e.to_string()))?;
+            let a = self.require_analysis(&uri).await?;
+            if data["version"].as_i64() != Some(i64::from(a.version)) {
+                return Err(Error::content_modified());
+            }
+            let Some(facts) = a.facts() else { return Err(Error::content_modified()) };
+            let cx = ActionContext { analysis: &a, facts, loops: feedback::loops_at(&a, facts, range) };
+            let found = self.inner.ext.actions.offers(&cx).into_iter().find_map(|o| match o {
+                Offer::Action(x) if x.title == action.title => Some(x),
+                _ => None,
+            });
+            let Some(x) = found else { return Err(Error::content_modified()) };
+            action.edit = Some(self.workspace_edit(&a, &uri, &x.edits));
+            Ok(action)
         })
         .await
     }

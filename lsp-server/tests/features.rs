@@ -355,3 +355,28 @@ async fn show_log_reads_the_ls_database() {
     assert!(r["text"].as_str().unwrap().contains("insert-directive"));
     assert_eq!(c.shutdown().await, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_actions_resolve_their_edit_lazily_when_the_client_can() {
+    let c = Client::start(Extensions::default());
+    c.initialize_with(json!({"processId": null, "rootUri": null, "capabilities": {
+        "textDocument": {"codeAction": {"dataSupport": true, "resolveSupport": {"properties": ["edit"]}}}
+    }}))
+    .await;
+    let uri = "file:///w/lazy.c";
+    c.open(uri, SRC).await;
+    c.diagnostics(uri, 1).await;
+    let acts = c.actions(uri, 3, json!([])).await;
+    assert_eq!(acts.len(), 2);
+    assert!(acts.iter().all(|a| a.get("edit").is_none() && a["data"]["version"] == 1), "{acts:#?}");
+    let r = c.request("codeAction/resolve", acts[0].clone()).await;
+    let e = edits_of(&r["edit"], uri);
+    assert!(apply_text_edits(SRC, &e).contains("  #pragma omp parallel for reduction(+:s)\n  for"), "{r}");
+    // Without documentChanges support: a plain `changes` map.
+    assert!(r["edit"]["changes"][uri].is_array(), "{r}");
+    // Stale: the document changed since the list was made.
+    c.change(uri, 2, json!([{"text": SRC.replace("double s", "double  s")}])).await;
+    let r = c.call("codeAction/resolve", acts[1].clone()).await;
+    assert_eq!(r["error"]["code"], -32801, "{r}");
+    assert_eq!(c.shutdown().await, 0);
+}
