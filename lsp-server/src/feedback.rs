@@ -273,7 +273,7 @@ fn parse_clauses(c: &str) -> Vec<(String, String, Vec<String>)> {
             .split(',')
             .map(|v| v.trim())
             .filter(|v| !v.is_empty())
-            .map(|v| v.split(|c: char| c == '[' || c == ':').next().unwrap_or(v).trim().to_string())
+            .map(|v| v.split(['[', ':']).next().unwrap_or(v).trim().to_string())
             .collect();
         out.push((name, modifier, vars));
         rest = &rest[close + 1..];
@@ -307,7 +307,7 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
     };
     let mut out = Vec::new();
     for n in names {
-        let clause = clauses.iter().find(|(_, _, vs)| vs.iter().any(|v| *v == n));
+        let clause = clauses.iter().find(|(_, _, vs)| vs.contains(&n));
         let (class, why) = if let Some((c, m, _)) = clause {
             match c.as_str() {
                 "private" => ("private".to_string(), "written before it is read in every iteration, dead after the loop".to_string()),

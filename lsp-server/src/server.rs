@@ -959,7 +959,7 @@ impl LanguageServer for Backend {
             let cx = ActionContext { analysis: &a, facts, loops: feedback::loops_at(&a, facts, params.range) };
             let only = params.context.only.clone();
             let wanted = |k: &CodeActionKind| {
-                only.as_ref().map_or(true, |o| {
+                only.as_ref().is_none_or(|o| {
                     o.iter().any(|w| k.as_str() == w.as_str() || k.as_str().starts_with(&format!("{}.", w.as_str())))
                 })
             };

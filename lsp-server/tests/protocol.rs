@@ -212,7 +212,7 @@ async fn initialize_open_lens_hover_actions_apply_change_command_shutdown() {
     c.wait_notification("textDocument/publishDiagnostics", |p| {
         p["uri"] == uri
             && p["diagnostics"].as_array().is_some_and(|d| d.is_empty())
-            && p.get("version").map_or(true, Value::is_null)
+            && p.get("version").is_none_or(Value::is_null)
     })
     .await;
     assert_eq!(c.shutdown().await, 0);
