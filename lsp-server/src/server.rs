@@ -660,6 +660,7 @@ async fn analyse_and_publish(inner: Arc<Inner>, client: Client, uri: Url) {
     inner.stats.analyses_started.fetch_add(1, Ordering::Relaxed);
     let inner2 = inner.clone();
     let uri2 = uri.clone();
+    let (text2, path2, settings2) = (text.clone(), path.clone(), settings.clone());
     let job = tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let mut log = Vec::new();
@@ -702,8 +703,24 @@ async fn analyse_and_publish(inner: Arc<Inner>, client: Client, uri: Url) {
         Ok(r) => r,
         Err(e) if e.is_cancelled() => return,
         Err(e) => {
-            client.log_message(MessageType::ERROR, format!("ppo: the analysis of {uri} failed: {e}")).await;
-            return;
+            // A panic outside the guarded analysis (building the lenses or diagnostics): the
+            // version still gets a result, so that the requests waiting for it are answered.
+            let why = match e.try_into_panic() {
+                Ok(p) => format!("internal error: {}", panic_text(&*p)),
+                Err(e) => format!("internal error: {e}"),
+            };
+            let a = Analysis {
+                version,
+                lines: LineIndex::new(&text2),
+                text: text2,
+                path: path2,
+                settings: settings2,
+                state: State::Failed(why),
+                elapsed: Duration::ZERO,
+                lenses: Vec::new(),
+            };
+            let diags = feedback::diagnostics(&a, &uri);
+            (Arc::new(a), diags, Vec::new())
         }
     };
     for l in log {

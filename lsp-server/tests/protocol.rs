@@ -260,7 +260,9 @@ async fn incremental_utf16_edits_apply_like_the_client() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_of_edits_analyses_only_the_latest_text() {
     let c = Client::start(Extensions::default());
-    c.initialize(json!({"debounceMs": 100})).await;
+    // A debounce longer than the default, so that a slow machine sending the burst does not
+    // leave gaps long enough to start analyses in between.
+    c.initialize(json!({"debounceMs": 250})).await;
     let uri = "file:///w/burst.c";
     c.open(uri, SRC).await;
     c.diagnostics(uri, 1).await;
