@@ -129,15 +129,14 @@ pub fn why_not_parallelized(facts: &Facts, l: &LoopReport) -> Option<String> {
         });
     }
     let v = &l.parallel;
-    let reasons: Vec<String> =
-        v.reasons.iter().map(|r| format!("{} {}", r.code, short_message(&r.message))).collect();
-    Some(if v.legal {
-        format!("parallel, but not annotated: {}", reasons.join("; "))
-    } else if reasons.is_empty() {
-        "sequential".to_string()
-    } else {
-        format!("sequential: {}", dedup(reasons).join("; "))
-    })
+    let reasons =
+        dedup(v.reasons.iter().map(|r| format!("{} {}", r.code, short_message(&r.message))).collect());
+    let first = match reasons.len() {
+        0 => String::new(),
+        1 => format!(": {}", reasons[0]),
+        n => format!(": {} (+{} more)", reasons[0], n - 1),
+    };
+    Some(if v.legal { format!("parallel, but not annotated{first}") } else { format!("sequential{first}") })
 }
 
 fn dedup(mut v: Vec<String>) -> Vec<String> {

@@ -331,10 +331,12 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
                 other => (other.to_string(), "data-sharing clause of the directive".to_string()),
             }
         } else if Some(n.as_str()) == index {
-            (
-                "private (loop index)".to_string(),
-                "the index of the parallel loop is private to each iteration".to_string(),
-            )
+            let why = if l.parallel.legal {
+                "the index of a parallel loop: OpenMP gives each thread its own"
+            } else {
+                "the loop's counter"
+            };
+            ("private (loop index)".to_string(), why.to_string())
         } else if let Some(r) = l
             .parallel
             .reasons
