@@ -124,6 +124,9 @@ impl Dependence {
 pub struct Blocker {
     pub message: String,
     pub kind: DepKind,
+    /// Reference indices in [`Nest::refs`] (for `MayAlias`, one reference of each base).
+    pub source: usize,
+    pub sink: usize,
     pub source_span: Span,
     pub sink_span: Span,
 }
@@ -163,6 +166,8 @@ impl LoopDeps {
             .map(|d| Blocker {
                 message: d.message(),
                 kind: d.kind,
+                source: d.source,
+                sink: d.sink,
                 source_span: d.source_span,
                 sink_span: d.sink_span,
             })

@@ -24,6 +24,7 @@ pub mod parallel;
 pub mod parse;
 pub mod preprocess;
 pub mod reaching;
+pub mod rtcheck;
 pub mod scalars;
 pub mod ssa;
 pub mod subscript;
