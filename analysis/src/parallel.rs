@@ -742,7 +742,7 @@ mod tests {
         );
         assert!(!v[0].legal);
         assert!(
-            alias_reason(&v[0]).contains("no run-time overlap test: `b` is modified in the loop"),
+            alias_reason(&v[0]).contains("no run-time overlap test: `b` is declared or modified in the loop"),
             "{:?}",
             v[0].reasons
         );

@@ -638,14 +638,14 @@ fn reassigned(unit: &TranslationUnit, f: &Function, nest: &Nest, b: SymId) -> bo
 /// Can the base's address be evaluated before the loop and trusted throughout it?
 fn base_ok(unit: &TranslationUnit, f: &Function, nest: &Nest, b: SymId) -> Result<(), String> {
     let sy = unit.sym(b);
-    // Element writes of an array parameter count as partial writes of it in `written`.
+    // Element writes of an array count as partial writes of it in `written`; an array
+    // declared in the loop is not even in scope where the test is evaluated.
     let modified = match &sy.ty {
-        Type::Array { .. } if sy.kind != SymKind::Param => false,
         Type::Array { .. } => nest.written.contains(&b) && reassigned(unit, f, nest, b),
         _ => nest.written.contains(&b),
     };
     if modified {
-        return Err(format!("`{}` is modified in the loop", sy.name));
+        return Err(format!("`{}` is declared or modified in the loop", sy.name));
     }
     match &sy.ty {
         Type::Array { .. } if sy.kind != SymKind::Param => Ok(()),
