@@ -772,6 +772,15 @@ mod tests {
             "{:?}",
             v[0].reasons
         );
+        // A cast in a bound, and memory reached through a pointer the analysis cannot follow.
+        let v = verdicts(
+            "void f(long n, double *a, double *b) { int i;\n for (i = 0; i < (int)n; i++) a[i] = b[i]; }",
+        );
+        assert!(alias_reason(&v[0]).contains("has a cast that may change its value"), "{:?}", v[0].reasons);
+        let v = verdicts(
+            "void f(int n, int c, double *a, double *b, double *d) { int i;\n for (i = 0; i < n; i++) { a[i] = b[i]; (c ? b : d)[i] = 0; } }",
+        );
+        assert!(!v[0].legal, "{:?}", v[0].reasons);
         // Another obstacle: no test is attempted.
         let v = verdicts("void f(int n, double *a, double *b) { int i;\n for (i = 1; i < n; i++) a[i] = a[i - 1] + b[i]; }");
         assert!(!v[0].legal && v[0].runtime_check.is_none());

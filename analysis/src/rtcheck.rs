@@ -247,6 +247,17 @@ fn invariant_sym(unit: &TranslationUnit, nest: &Nest, s: SymId) -> Result<(), St
     Ok(())
 }
 
+/// `e` has a cast to a type narrower than a pointer (the affine forms look through integer
+/// casts: only widening ones keep the value).
+fn narrowing_cast(f: &Function, e: ExprId) -> bool {
+    f.exprs_under(e).into_iter().any(|y| match &f.expr(y).kind {
+        ExprKind::Cast { ty, .. } => {
+            !matches!(ty, Type::Int { kind: IntKind::Long | IntKind::LongLong | IntKind::Size, .. })
+        }
+        _ => false,
+    })
+}
+
 /// Smallest and largest value of a loop index (inclusive) while the loop runs.
 #[derive(Clone, Debug)]
 struct IndexRange {
@@ -306,6 +317,13 @@ impl Ctx<'_> {
     /// A loop bound expression (evaluated once per execution of the loop).
     fn bound(&self, e: ExprId, what: &str, k: usize) -> Result<RPoly, String> {
         let (unit, f) = (self.unit, self.f);
+        if narrowing_cast(f, e) {
+            return Err(format!(
+                "the {what} `{}` of the `{}` loop has a cast that may change its value",
+                crate::cprint::expr_to_c(unit, f, e),
+                self.var_name(k)
+            ));
+        }
         let a = affine_or_opaque(unit, f, e);
         if a.has_opaque() {
             let text = crate::cprint::expr_to_c(unit, f, e);
@@ -529,14 +547,7 @@ fn ref_range(cx: &mut Ctx, r: &crate::subscript::ArrayRef) -> Result<Range, Stri
     for parts in &dims {
         let mut e = RPoly::default();
         for &(x, sign) in parts {
-            // `poly` looks through integer casts: only widening ones keep the value.
-            let narrowing = f.exprs_under(x).into_iter().any(|y| match &f.expr(y).kind {
-                ExprKind::Cast { ty, .. } => {
-                    !matches!(ty, Type::Int { kind: IntKind::Long | IntKind::LongLong | IntKind::Size, .. })
-                }
-                _ => false,
-            });
-            if narrowing {
+            if narrowing_cast(f, x) {
                 return Err(format!(
                     "the subscript `{}` of `{}` has a cast that may change its value",
                     crate::cprint::expr_to_c(unit, f, x),
@@ -664,6 +675,31 @@ fn base_ok(unit: &TranslationUnit, f: &Function, nest: &Nest, b: SymId) -> Resul
     }
 }
 
+/// Every memory access of the loop must belong to a base whose references the dependence
+/// analysis saw (not `get()[i]`, `(c ? p : q)[i]`): the test covers those bases only.
+fn untracked_memory(unit: &TranslationUnit, f: &Function, nest: &Nest) -> Result<(), String> {
+    let Some(root) = nest.loops.first() else { return Err("no loop".into()) };
+    let mut acc = Accesses::default();
+    for s in f.stmts_under(root.stmt) {
+        acc.clear();
+        for e in f.stmt_exprs(s) {
+            expr_accesses(unit, f, e, &|_| false, &mut acc);
+        }
+        if acc.opaque {
+            return Err("the loop has code ppo cannot analyse".into());
+        }
+        for m in &acc.mem {
+            if !m.base.is_some_and(|b| nest.refs.iter().any(|r| r.base == b)) {
+                return Err(format!(
+                    "the loop accesses `{}`, whose pointer ppo cannot follow",
+                    crate::cprint::expr_to_c(unit, f, m.expr)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Merge ranges whose bounds differ by constants only.
 fn merge(ranges: Vec<Range>) -> Vec<Range> {
     let mut out: Vec<Range> = Vec::new();
@@ -717,6 +753,7 @@ pub fn disjointness_test(
     pairs: &[(SymId, SymId)],
     sections: &[(SymId, u64)],
 ) -> Result<String, String> {
+    untracked_memory(unit, f, nest)?;
     let mut cx = Ctx { unit, f, nest, infos, ranges: vec![None; nest.loops.len()] };
     let mut bases: Vec<SymId> = pairs.iter().flat_map(|&(p, q)| [p, q]).collect();
     bases.sort();
