@@ -8,6 +8,11 @@
 //! non-affine subscripts, `MayAlias` for pointers that may overlap), the loop level that
 //! carries it, directions, distances and the two spans.
 //!
+//! References to different bases are never tested against each other: a pair of bases that
+//! may overlap only because their provenance is unknown gets one `MayAlias` edge, which the
+//! parallelizer may discharge with a run-time test that the accessed ranges are disjoint
+//! ([`crate::rtcheck`]); dependences between references of one base are tested as usual.
+//!
 //! Only array (memory) dependences are considered: scalars written in the loop (reductions,
 //! privatizable temporaries) and the effects of calls are left to the parallelization
 //! stage; [`LoopDeps::calls`] lists the calls of the nest.

@@ -577,7 +577,7 @@ fn ref_range(cx: &mut Ctx, r: &crate::subscript::ArrayRef) -> Result<Range, Stri
             }
             if !int_ok(&unit.sym(v).ty) {
                 return Err(format!(
-                    "the index `{name}` is an unsigned int (its subscripts may wrap around)"
+                    "the index `{name}` is not a signed or pointer-sized integer (its subscripts may wrap around)"
                 ));
             }
             let ir = cx.index_range(k)?;
