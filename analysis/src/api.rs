@@ -247,6 +247,10 @@ pub struct VerdictReport {
     pub directive: Option<String>,
     pub collapse: u32,
     pub schedule: crate::parallel::Schedule,
+    /// The loop is legal only when pointers that may alias do not overlap: the condition of
+    /// the directive's `if(...)` clause (absent when the loop needs no run-time test).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_check: Option<String>,
     pub reasons: Vec<ReasonReport>,
 }
 
@@ -702,6 +706,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             }),
             collapse: v.collapse,
             schedule: v.schedule,
+            runtime_check: v.runtime_check.clone(),
             reasons: v
                 .reasons
                 .iter()
@@ -718,6 +723,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             directive: None,
             collapse: 1,
             schedule: crate::parallel::Schedule::Static,
+            runtime_check: None,
             reasons: vec![ReasonReport {
                 code: crate::parallel::codes::NOT_CANONICAL,
                 message: "loop not modelled (inside a statement expression)".into(),
@@ -900,6 +906,11 @@ fn render_loop(s: &mut String, l: &LoopReport) {
                 let _ = writeln!(s, "{p}sequential: {} {}", r.code, r.message);
             }
         }
+    }
+    if let Some(c) = &v.runtime_check {
+        // Pointers that may alias (PPO105): the `if` clause runs the loop sequentially when
+        // the accessed ranges overlap.
+        let _ = writeln!(s, "{p}run-time test (pointers that may alias, PPO105): parallel only if {c}");
     }
     match &l.counted {
         Some(c) => {

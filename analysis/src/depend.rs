@@ -8,6 +8,11 @@
 //! non-affine subscripts, `MayAlias` for pointers that may overlap), the loop level that
 //! carries it, directions, distances and the two spans.
 //!
+//! References to different bases are never tested against each other: a pair of bases that
+//! may overlap only because their provenance is unknown gets one `MayAlias` edge, which the
+//! parallelizer may discharge with a run-time test that the accessed ranges are disjoint
+//! ([`crate::rtcheck`]); dependences between references of one base are tested as usual.
+//!
 //! Only array (memory) dependences are considered: scalars written in the loop (reductions,
 //! privatizable temporaries) and the effects of calls are left to the parallelization
 //! stage; [`LoopDeps::calls`] lists the calls of the nest.
@@ -124,6 +129,9 @@ impl Dependence {
 pub struct Blocker {
     pub message: String,
     pub kind: DepKind,
+    /// Reference indices in [`Nest::refs`] (for `MayAlias`, one reference of each base).
+    pub source: usize,
+    pub sink: usize,
     pub source_span: Span,
     pub sink_span: Span,
 }
@@ -163,6 +171,8 @@ impl LoopDeps {
             .map(|d| Blocker {
                 message: d.message(),
                 kind: d.kind,
+                source: d.source,
+                sink: d.sink,
                 source_span: d.source_span,
                 sink_span: d.sink_span,
             })

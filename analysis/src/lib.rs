@@ -25,6 +25,7 @@ pub mod parse;
 pub mod preprocess;
 pub mod privarray;
 pub mod reaching;
+pub mod rtcheck;
 pub mod scalars;
 pub mod ssa;
 pub mod subscript;

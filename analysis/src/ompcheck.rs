@@ -137,6 +137,22 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
         // The loop is parallel: the user's clauses must cover what it needs.
         let need = clauses(&v.clauses);
         let have = clauses(text);
+        // Parallel only when pointers that may alias do not overlap.
+        if let Some(c) = &v.runtime_check {
+            if !have.iter().any(|(k, _)| k == "if") {
+                out.push(Diagnostic {
+                    code: RACE,
+                    severity: Severity::Warning,
+                    message: format!(
+                        "`#pragma {text}` on a loop that is parallel only when its pointers do not overlap: \
+                         add if({c}), or declare the pointers restrict [{}]",
+                        codes::MAY_ALIAS
+                    ),
+                    span,
+                });
+                continue;
+            }
+        }
         let have_priv =
             listed(&have, &["private", "firstprivate", "lastprivate", "lastprivate_conditional", "linear"]);
         let have_cond = listed(&have, &["lastprivate_conditional"]);

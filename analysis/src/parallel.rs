@@ -65,8 +65,11 @@ pub struct LoopVerdict {
     /// The loop gets a directive (legal, profitable, outermost parallel loop of its nest).
     pub parallelize: bool,
     /// Clauses in the order `private(...) firstprivate(...) lastprivate(...) reduction(...)
-    /// collapse(n) schedule(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
+    /// collapse(n) schedule(...) if(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
     pub clauses: String,
+    /// The loop is legal only when pointers that may alias do not overlap: the C condition
+    /// of its `if(...)` clause (the accessed ranges are disjoint), evaluated before the loop.
+    pub runtime_check: Option<String>,
     /// Number of perfectly nested loops collapsed (1 = no collapse clause).
     pub collapse: u32,
     pub schedule: Schedule,
@@ -135,6 +138,7 @@ struct Legal {
     lastprivate_cond: Vec<String>,
     reductions: Vec<(String, String)>,
     has_refs: bool,
+    runtime_check: Option<String>,
 }
 
 /// Verdicts of every loop of `f` (in the order of `facts.infos`).
@@ -222,12 +226,16 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         if schedule == Schedule::Dynamic {
             clauses.push("schedule(dynamic)".to_string());
         }
+        if let Some(c) = &lg.runtime_check {
+            clauses.push(format!("if({c})"));
+        }
         out.push(LoopVerdict {
             stmt: info.stmt,
             id: info.id.clone(),
             legal: is_legal,
             parallelize,
             clauses: if is_legal { clauses.join(" ") } else { String::new() },
+            runtime_check: if is_legal { lg.runtime_check.clone() } else { None },
             collapse,
             schedule,
             reasons,
@@ -329,6 +337,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         lastprivate_cond: Vec::new(),
         reductions: Vec::new(),
         has_refs: false,
+        runtime_check: None,
     };
     match info.kind {
         LoopKind::For if info.counted.is_some() => {}
@@ -434,6 +443,9 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
     });
     let deps = if hopeless { None } else { loop_dependences_with_lines(unit, f, info.stmt, facts.lines) };
     let mut written: Vec<SymId> = Vec::new();
+    // PPO105 reasons from pointers that may alias: (index in `rs`, the two bases).
+    let mut alias: Vec<(usize, SymId, SymId)> = Vec::new();
+    let mut sections: Vec<(SymId, u64)> = Vec::new();
     if let Some(d) = &deps {
         lg.has_refs = !d.nest.refs.is_empty();
         written.extend(d.nest.written.iter().copied());
@@ -452,6 +464,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
             // The whole array (it has a constant size): clang does not privatize an array
             // section of a file-scope array (`h[0:64]`), the array form works everywhere.
             lg.reductions.push((r.op.into(), r.name.clone()));
+            sections.push((r.sym, r.len));
         }
         if let Err(bs) = d.parallel_at(1) {
             for b in bs {
@@ -465,6 +478,9 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                     DepKind::Unknown => codes::UNKNOWN_WRITE,
                     DepKind::MayAlias => codes::MAY_ALIAS,
                 };
+                if b.kind == DepKind::MayAlias {
+                    alias.push((rs.len(), d.nest.refs[b.source].base, d.nest.refs[b.sink].base));
+                }
                 rs.push(reason(code, b.message, vec![b.source_span, b.sink_span]));
             }
         }
@@ -602,6 +618,29 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         }
         _ => rs.push(reason(codes::OPAQUE, "the loop's control flow cannot be analysed".into(), hs.clone())),
     }
+    // Pointers that may alias are the only obstacle: parallel when the accessed ranges are
+    // disjoint, tested at run time.
+    if let (Some(d), false) = (&deps, alias.is_empty()) {
+        if rs.len() == alias.len() {
+            let pairs: Vec<(SymId, SymId)> = alias.iter().map(|&(_, p, q)| (p, q)).collect();
+            let test = if call_reads_memory || !call_reads_globals.is_empty() {
+                Err("the loop calls functions that read memory".to_string())
+            } else {
+                crate::rtcheck::disjointness_test(unit, f, &d.nest, facts.infos, &pairs, &sections)
+            };
+            match test {
+                Ok(c) => {
+                    rs.clear();
+                    lg.runtime_check = Some(c);
+                }
+                Err(why) => {
+                    for &(k, _, _) in &alias {
+                        rs[k].message.push_str(&format!("; no run-time overlap test: {why}"));
+                    }
+                }
+            }
+        }
+    }
     lg.reasons = rs;
     lg
 }
@@ -716,6 +755,134 @@ void f(int *restrict a, int n) {
         assert!(v[1].legal && !v[1].parallelize);
         assert_eq!(codes_of(&v[1]), vec![codes::INNER]);
         assert_eq!(codes_of(&v[2]), vec![codes::NOT_PROFITABLE]);
+    }
+
+    fn alias_reason(v: &LoopVerdict) -> &str {
+        let r = v.reasons.iter().find(|r| r.code == codes::MAY_ALIAS).expect("a PPO105 reason");
+        &r.message
+    }
+
+    #[test]
+    fn may_alias_parallel_under_a_runtime_test() {
+        let v = verdicts(
+            "void f(int n, double *a, const double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i] + 1; }",
+        );
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        let c = "(const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a";
+        assert_eq!(v[0].runtime_check.as_deref(), Some(c));
+        assert_eq!(v[0].clauses, format!("if({c})"));
+        // Offsets, two references of one base merged, other clauses first.
+        let v = verdicts(
+            "double f(int n, double *a, double *b) { int i; double t, s = 0;\n for (i = 1; i < n - 1; i++) { t = b[i - 1] + b[i + 1]; a[i + 1] = t; s += t; } return s; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(
+            v[0].clauses,
+            "private(t) reduction(+:s) if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)(a + 2))"
+        );
+    }
+
+    #[test]
+    fn runtime_test_over_a_nest_symbolic_and_triangular() {
+        // c[j*n + i]: the coefficient n of j is >= 0 because the i loop runs to n - 1.
+        let v = verdicts(
+            "void f(int n, double *a, double *c) { int i, j;\n for (j = 0; j < n; j++)\n  for (i = 0; i < n; i++)\n   c[j*n + i] = a[i] * 2; }",
+        );
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(
+            v[0].runtime_check.as_deref(),
+            Some("(const char *)(a + n) <= (const char *)c || (const char *)(c + n*n) <= (const char *)a")
+        );
+        assert_eq!(v[0].collapse, 2);
+        // The inner loop is legal on its own test, and inside a parallelized loop.
+        assert!(v[1].legal && !v[1].parallelize);
+        assert_eq!(codes_of(&v[1]), vec![codes::INNER]);
+        assert_eq!(
+            v[1].runtime_check.as_deref(),
+            Some("(const char *)(a + n) <= (const char *)(c + n*j) || (const char *)(c + (n*j + n)) <= (const char *)a")
+        );
+        // Triangular: j <= i folds into the bounds of i; b[i - j] spans 0 .. n - 1.
+        let v = verdicts(
+            "void f(int n, double a[][100], double *b) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j <= i; j++)\n   a[i][j] = b[i - j]; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(
+            v[0].runtime_check.as_deref(),
+            Some("(const char *)(&a[n - 1][n - 1] + 1) <= (const char *)b || (const char *)(b + n) <= (const char *)&a[0][0]")
+        );
+    }
+
+    #[test]
+    fn runtime_test_refused_with_the_reason() {
+        // Non-affine read.
+        let v = verdicts(
+            "void f(int n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i * i]; }",
+        );
+        assert!(!v[0].legal && v[0].runtime_check.is_none());
+        assert_eq!(codes_of(&v[0]), vec![codes::MAY_ALIAS]);
+        assert!(
+            alias_reason(&v[0])
+                .contains("no run-time overlap test: `b[i * i]` is not affine in the loop index `i`"),
+            "{}",
+            alias_reason(&v[0])
+        );
+        let v = verdicts(
+            "void f(int n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i / 2]; }",
+        );
+        assert!(
+            alias_reason(&v[0]).contains("the subscript `i / 2` of `b[i / 2]` is not affine"),
+            "{}",
+            alias_reason(&v[0])
+        );
+        // A base pointer written in the loop.
+        let v = verdicts(
+            "void f(int n, double *a, double *c) { int i; double *b;\n for (i = 0; i < n; i++) { b = c + i; a[i] = *b; } }",
+        );
+        assert!(!v[0].legal);
+        assert!(
+            alias_reason(&v[0]).contains("no run-time overlap test: `b` is declared or modified in the loop"),
+            "{:?}",
+            v[0].reasons
+        );
+        // A triangular bound that is not affine in the outer index.
+        let v = verdicts(
+            "void f(int n, double a[][100], double *b) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j < i * i; j++)\n   a[i][j] = b[j]; }",
+        );
+        assert!(!v[0].legal);
+        assert!(
+            alias_reason(&v[0]).contains("the limit `i * i` of the `j` loop: `i` is written in the loop"),
+            "{:?}",
+            v[0].reasons
+        );
+        // A bound assigned in the loop's own initialization (the test runs before it).
+        let v = verdicts(
+            "void f(int n, double *a, double *b) { int i, m;\n for (i = 0, m = n; i < m; i++) a[i] = b[i]; }",
+        );
+        assert!(!v[0].legal);
+        assert!(alias_reason(&v[0]).contains("`m` is written in the loop"), "{:?}", v[0].reasons);
+        // Unsigned int bounds could wrap in the test.
+        let v = verdicts(
+            "void f(unsigned n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i]; }",
+        );
+        assert!(!v[0].legal);
+        assert!(
+            alias_reason(&v[0]).contains("`n` is not a signed or pointer-sized integer"),
+            "{:?}",
+            v[0].reasons
+        );
+        // A cast in a bound, and memory reached through a pointer the analysis cannot follow.
+        let v = verdicts(
+            "void f(long n, double *a, double *b) { int i;\n for (i = 0; i < (int)n; i++) a[i] = b[i]; }",
+        );
+        assert!(alias_reason(&v[0]).contains("has a cast that may change its value"), "{:?}", v[0].reasons);
+        let v = verdicts(
+            "void f(int n, int c, double *a, double *b, double *d) { int i;\n for (i = 0; i < n; i++) { a[i] = b[i]; (c ? b : d)[i] = 0; } }",
+        );
+        assert!(!v[0].legal, "{:?}", v[0].reasons);
+        // Another obstacle: no test is attempted.
+        let v = verdicts("void f(int n, double *a, double *b) { int i;\n for (i = 1; i < n; i++) a[i] = a[i - 1] + b[i]; }");
+        assert!(!v[0].legal && v[0].runtime_check.is_none());
+        assert!(!alias_reason(&v[0]).contains("run-time"));
     }
 
     #[test]

@@ -175,9 +175,9 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
 /// Polynomial over symbols: `(coeff, sorted symbols)` monomials plus a constant. `None` when
 /// the expression is not polynomial (the reason is then computed separately).
 #[derive(Clone, Debug, Default)]
-struct Poly {
-    konst: i64,
-    terms: Vec<(i64, Vec<SymId>)>,
+pub(crate) struct Poly {
+    pub(crate) konst: i64,
+    pub(crate) terms: Vec<(i64, Vec<SymId>)>,
 }
 
 impl Poly {
@@ -219,7 +219,7 @@ fn int_like(t: &Type) -> bool {
     matches!(t, Type::Int { .. } | Type::Bool | Type::Enum(_) | Type::Named(_) | Type::Unknown)
 }
 
-fn poly(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) -> Option<Poly> {
+pub(crate) fn poly(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) -> Option<Poly> {
     if depth > 48 {
         return None;
     }
