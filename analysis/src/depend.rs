@@ -681,10 +681,52 @@ mod tests {
         let d = deps("double a[100]; void f(void) { for (int i = 0; i < 10; i++) a[i*i] = 1; }");
         assert!(!par(&d, 1));
         let d = deps(
-            "double a[100]; void f(void) { int k = 0; for (int i = 0; i < 10; i++) { a[k] = 1; k += 2; } }",
+            "double a[100]; void f(void) { int k = 0; for (int i = 0; i < 10; i++) { a[k] = 1; if (i > 3) k += 2; } }",
         );
         assert_eq!(only(&d).kind, DepKind::Unknown);
         assert!(only(&d).message().contains("`k` is modified"), "{}", only(&d).message());
+    }
+
+    #[test]
+    fn linear_induction_variables_are_substituted() {
+        // k == k@entry + 2*i before the update: b[k] and b[k + 1] never meet.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = 0; i < n; i++) { b[k] = 1; b[k + 1] = 2; k += 2; } }",
+        );
+        assert_eq!(d.dependences().count(), 0, "{:#?}", d.dependences().collect::<Vec<_>>());
+        let texts: Vec<_> = d
+            .nest
+            .refs
+            .iter()
+            .map(|r| match &r.dims[0] {
+                Subscript::Affine { text, .. } => text.clone(),
+                s => format!("{s:?}"),
+            })
+            .collect();
+        assert_eq!(texts, ["2*i + k@entry", "2*i + k@entry + 1"]);
+        // After the update the value is one step further: b[k] (before) in iteration i + 1
+        // is b[k] (after) in iteration i.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = 0; i < n; i++) { b[k] = 1; k++; b[k] = 2; } }",
+        );
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Output);
+        assert_eq!(e.distance, vec![Some(Distance::Const(1))]);
+        // Start 4, step -2, k += 3 does not divide: unknown.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = n; i > 4; i -= 2) { b[k] = 1; k += 3; } }",
+        );
+        assert_eq!(only(&d).kind, DepKind::Unknown);
+        // k += 4 with i -= 2: k == k@entry - 2*i + 2*n.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = n; i > 4; i -= 2) { b[k] = 1; b[k + 2] = 1; k += 4; } }",
+        );
+        assert_eq!(d.dependences().count(), 0, "{:#?}", d.dependences().collect::<Vec<_>>());
+        // A start value modified in the loop: its value at the reference is not the start.
+        let d = deps(
+            "double b[400]; void f(int n, int m) { int k = 0; for (int i = m; i < n; i++) { b[k] = 1; m = i; k++; } }",
+        );
+        assert_eq!(only(&d).kind, DepKind::Unknown);
     }
 
     #[test]

@@ -140,6 +140,22 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
                 missing.push(format!("lastprivate({var})"));
             }
         }
+        // `linear(k:c)`; the user's `linear(j, k:2)` gives both the step 2, `linear(k)` 1.
+        let mut have_lin: Vec<String> = Vec::new();
+        for (_, items) in have.iter().filter(|(k, _)| k == "linear") {
+            let items: Vec<String> =
+                items.iter().map(|v| v.chars().filter(|c| !c.is_whitespace()).collect()).collect();
+            let step = items.last().and_then(|v| v.split_once(':')).map_or("1", |x| x.1).to_string();
+            for v in &items {
+                let var = v.split_once(':').map_or(v.as_str(), |x| x.0);
+                have_lin.push(format!("{var}:{step}"));
+            }
+        }
+        for lin in listed(&need, &["linear"]) {
+            if !have_lin.iter().any(|h| h == lin) {
+                missing.push(format!("linear({lin})"));
+            }
+        }
         for red in listed(&need, &["reduction"]) {
             // `+` and `-` reductions combine alike.
             let alt = red.replacen("+:", "-:", 1);

@@ -10,6 +10,7 @@
 
 use crate::effects::{decl_accesses, expr_accesses, Accesses};
 use crate::ir::*;
+use crate::linear::{linear_ivs, LinearIvs};
 use crate::loops::{expr_to_c, loop_infos, Affine, Atom, Bound};
 use serde::Serialize;
 use std::collections::HashSet;
@@ -97,6 +98,10 @@ pub struct Nest {
     /// Variables written anywhere in the nest (loop indices included).
     #[serde(skip)]
     pub written: HashSet<SymId>,
+    /// Linear induction variables of the analysed loop (their closed form is substituted
+    /// into the subscripts).
+    #[serde(skip)]
+    pub ivs: LinearIvs,
 }
 
 /// The nest rooted at `loop_stmt` (None when it is not a loop of `f`).
@@ -164,12 +169,22 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
     calls.sort();
     calls.dedup();
     let clobber = !calls.is_empty();
-    let mut w =
-        RefWalker { unit, f, loops: &loops, written: &written, clobber, refs: Vec::new(), chain: Vec::new() };
+    let ivs = linear_ivs(unit, f, &infos[root]);
+    let mut w = RefWalker {
+        unit,
+        f,
+        loops: &loops,
+        written: &written,
+        clobber,
+        ivs: &ivs,
+        cur: None,
+        refs: Vec::new(),
+        chain: Vec::new(),
+    };
     w.stmt(loop_stmt);
     let mut refs = w.refs;
     delinearize(unit, &loops, &mut refs);
-    Some(Nest { loops, refs, calls, written })
+    Some(Nest { loops, refs, calls, written, ivs })
 }
 
 /// Polynomial over symbols: `(coeff, sorted symbols)` monomials plus a constant. `None` when
@@ -284,6 +299,10 @@ struct RefWalker<'a> {
     written: &'a HashSet<SymId>,
     /// The nest calls functions: globals and address-taken variables may change.
     clobber: bool,
+    /// Linear induction variables of the analysed loop.
+    ivs: &'a LinearIvs,
+    /// The statement of the reference being built.
+    cur: Option<StmtId>,
     refs: Vec<ArrayRef>,
     /// Current loop chain.
     chain: Vec<usize>,
@@ -440,6 +459,7 @@ impl RefWalker<'_> {
             Some(x) => x,
             None => return,
         };
+        self.cur = Some(s);
         let dims: Vec<Subscript> = srcs.iter().map(|src| self.subscript(src)).collect();
         let lin = match srcs.as_slice() {
             [SubSrc::Expr(x)] => self.lin(*x, 1).ok(),
@@ -624,17 +644,39 @@ impl RefWalker<'_> {
         let mut l =
             Lin { coeffs: vec![0; self.chain.len()], rest: Affine::constant(p.konst), mult: Vec::new() };
         let pos = |s: SymId| self.chain.iter().position(|&k| self.loops[k].var == Some(s));
+        let check = |s: SymId| -> Result<(), String> {
+            let sym = self.unit.sym(s);
+            if pos(s).is_none() && self.written.contains(&s) {
+                return Err(format!("`{}` is modified in the loop", sym.name));
+            }
+            if pos(s).is_none() && self.clobber && (sym.is_global_storage() || sym.address_taken) {
+                return Err(format!("`{}` may be modified by the calls in the loop", sym.name));
+            }
+            Ok(())
+        };
         for (c, m) in p.terms {
-            let idx: Vec<usize> = m.iter().filter_map(|&s| pos(s)).collect();
-            for &s in &m {
-                if pos(s).is_none() && self.written.contains(&s) {
-                    return Err(format!("`{}` is modified in the loop", self.unit.sym(s).name));
-                }
-                let sym = self.unit.sym(s);
-                if pos(s).is_none() && self.clobber && (sym.is_global_storage() || sym.address_taken) {
-                    return Err(format!("`{}` may be modified by the calls in the loop", sym.name));
+            // A linear induction variable of the analysed loop (index 0 of every chain):
+            // its closed form in the loop index at this statement.
+            if let [k] = m.as_slice() {
+                if let Some((per_index, base)) = self.ivs.value_at(*k, self.cur)? {
+                    if self.chain.first() != Some(&0) {
+                        return Err(format!("`{}` is modified in the loop", self.unit.sym(*k).name));
+                    }
+                    // The loop's start value, read at the reference: unchanged since the start.
+                    if let Some(w) = base.symbols().find(|s| self.written.contains(s)) {
+                        return Err(format!("`{}` is modified in the loop", self.unit.sym(w).name));
+                    }
+                    base.symbols().try_for_each(check)?;
+                    l.coeffs[0] = per_index
+                        .checked_mul(c)
+                        .and_then(|x| x.checked_add(l.coeffs[0]))
+                        .ok_or("overflow")?;
+                    l.rest = l.rest.add(&base.scale(c).ok_or("overflow")?).ok_or("overflow")?;
+                    continue;
                 }
             }
+            let idx: Vec<usize> = m.iter().filter_map(|&s| pos(s)).collect();
+            m.iter().try_for_each(|&s| check(s))?;
             match (idx.len(), m.len()) {
                 (0, _) => {
                     let atom = if m.len() == 1 {
