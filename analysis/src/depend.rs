@@ -655,6 +655,46 @@ mod tests {
         assert!(!par(&d, 2));
     }
 
+    /// Dependences of loop `k` (in source order) of the last function.
+    fn deps_at(src: &str, k: usize) -> LoopDeps {
+        let u = lower(src, &SourceMap::identity(src.len() as u32));
+        let f = u.functions.last().unwrap();
+        let l = loop_infos(&u, f)[k].stmt;
+        loop_dependences(&u, f, l).unwrap()
+    }
+
+    #[test]
+    fn enclosing_indices_in_linearized_subscripts() {
+        // The inner i loop of a column walk: j is invariant there, but in 0..n-1.
+        let src =
+            "double fb[90000]; void f(int n) { for (int j = 0; j < n; j++) for (int i = 0; i < n; i++) \
+                   fb[i*n + j] = fb[i*n + j] + 1; }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| r.delinearized && r.dims.len() == 2));
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        // j may reach n: rows are not proved apart, nothing is split.
+        let src =
+            "double fb[90000]; void f(int n) { for (int j = 0; j <= n; j++) for (int i = 0; i < n; i++) \
+                   fb[i*n + j] = fb[i*n + j] + 1; }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| !r.delinearized));
+        assert!(!par(&d, 1));
+        // An enclosing bound the outer loop modifies is no range.
+        let src = "double fb[90000]; void f(int n, int m) { for (int j = 0; j < m; j++) { for (int i = 0; i < n; i++) \
+                   fb[i*n + j] = fb[i*n + j] + 1; m = n; } }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| !r.delinearized));
+        // In-place transpose, inner loop: a[j*n + i] and a[i*n + j] are a[j][i] and a[i][j]
+        // (i*n is i rows), which meet only when j == i.
+        let src =
+            "void f(int n, double *restrict a) { for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) \
+                   a[j*n + i] = a[i*n + j]; }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| r.delinearized), "{:#?}", d.nest.refs);
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        assert!(!par(&deps_at(src, 0), 1));
+    }
+
     #[test]
     fn linearized_without_bounds_is_unknown() {
         // j runs to m, not n: a[i*n + j] may reach the next row.

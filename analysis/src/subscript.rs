@@ -11,7 +11,7 @@
 use crate::effects::{decl_accesses, expr_accesses, Accesses};
 use crate::ir::*;
 use crate::linear::{linear_ivs, LinearIvs};
-use crate::loops::{expr_to_c, loop_infos, Affine, Atom, Bound};
+use crate::loops::{expr_to_c, loop_infos, Affine, Atom, Bound, LoopInfo, LoopKind};
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -183,7 +183,8 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
     };
     w.stmt(loop_stmt);
     let mut refs = w.refs;
-    delinearize(unit, &loops, &mut refs);
+    let outer = outer_ranges(unit, f, &infos, root);
+    delinearize(unit, &loops, &outer, &mut refs);
     Some(Nest { loops, refs, calls, written, ivs })
 }
 
@@ -282,6 +283,8 @@ pub(crate) struct Lin {
     coeffs: Vec<i64>,
     rest: Affine,
     mult: Vec<(usize, i64, SymId)>,
+    /// The `x * n` products of two invariant symbols in `rest` (as their opaque atom).
+    prods: Vec<(Atom, SymId, SymId)>,
 }
 
 enum SubSrc {
@@ -595,6 +598,7 @@ impl RefWalker<'_> {
                     coeffs: vec![0; self.chain.len()],
                     rest: Affine::constant(0),
                     mult: Vec::new(),
+                    prods: Vec::new(),
                 })
             }
             SubSrc::Unknown(r) => return Subscript::NonAffine(r.clone()),
@@ -625,7 +629,12 @@ impl RefWalker<'_> {
     }
 
     fn lin_sum(&self, parts: &[(ExprId, i64)]) -> Result<Lin, String> {
-        let mut out = Lin { coeffs: vec![0; self.chain.len()], rest: Affine::constant(0), mult: Vec::new() };
+        let mut out = Lin {
+            coeffs: vec![0; self.chain.len()],
+            rest: Affine::constant(0),
+            mult: Vec::new(),
+            prods: Vec::new(),
+        };
         for &(e, sign) in parts {
             let l = self.lin(e, sign)?;
             for (o, c) in out.coeffs.iter_mut().zip(&l.coeffs) {
@@ -633,6 +642,7 @@ impl RefWalker<'_> {
             }
             out.rest = out.rest.add(&l.rest).ok_or("overflow")?;
             out.mult.extend(l.mult);
+            out.prods.extend(l.prods);
         }
         Ok(out)
     }
@@ -641,8 +651,12 @@ impl RefWalker<'_> {
         let text = || expr_to_c(self.unit, self.f, e);
         let p = poly(self.unit, self.f, e, 0).ok_or_else(|| format!("`{}` is not affine", text()))?;
         let p = Poly::default().add(p, sign).ok_or("overflow")?;
-        let mut l =
-            Lin { coeffs: vec![0; self.chain.len()], rest: Affine::constant(p.konst), mult: Vec::new() };
+        let mut l = Lin {
+            coeffs: vec![0; self.chain.len()],
+            rest: Affine::constant(p.konst),
+            mult: Vec::new(),
+            prods: Vec::new(),
+        };
         let pos = |s: SymId| self.chain.iter().position(|&k| self.loops[k].var == Some(s));
         let check = |s: SymId| -> Result<(), String> {
             let sym = self.unit.sym(s);
@@ -686,6 +700,9 @@ impl RefWalker<'_> {
                             m.iter().map(|s| self.unit.sym(*s).name.as_str()).collect::<Vec<_>>().join("*"),
                         )
                     };
+                    if let [x, y] = m.as_slice() {
+                        l.prods.push((atom.clone(), *x, *y));
+                    }
                     l.rest = l.rest.add(&Affine { constant: 0, terms: vec![(c, atom)] }).ok_or("overflow")?;
                 }
                 (1, 1) => l.coeffs[idx[0]] += c,
@@ -720,9 +737,45 @@ pub(crate) fn render(
     a.render()
 }
 
+/// The index of a counted loop enclosing the nest, with its smallest and largest value.
+/// Inside the nest it is an invariant symbol, but one known to lie in that range.
+struct OuterRange {
+    var: SymId,
+    min: Affine,
+    max: Affine,
+}
+
+/// Ranges of the indices of the `for` loops enclosing loop `root` whose bounds hold all
+/// through their body: the index and the symbols of the bounds are plain locals or
+/// parameters the loop does not write, and no label lets a `goto` enter the body past
+/// the loop test.
+fn outer_ranges(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], root: usize) -> Vec<OuterRange> {
+    let mut out = Vec::new();
+    let mut anc = infos[root].parent;
+    while let Some(a) = anc {
+        let info = &infos[a];
+        anc = info.parent;
+        let Some(c) = info.counted.as_ref().filter(|_| info.kind == LoopKind::For) else { continue };
+        let (lo, hi) = if c.step > 0 { (&c.lower, &c.upper) } else { (&c.upper, &c.lower) };
+        let (Bound::Affine(lo), Bound::Affine(hi)) = (lo, hi) else { continue };
+        let plain = |s: SymId| {
+            let sy = unit.sym(s);
+            sy.is_register_like() && info.writes.binary_search(&sy.name).is_err()
+        };
+        let bounds_ok = lo.symbols().chain(hi.symbols()).all(|s| s != c.var && plain(s));
+        let labels =
+            f.stmts_under(info.stmt).into_iter().any(|s| matches!(f.stmt(s).kind, StmtKind::Labeled { .. }));
+        if unit.sym(c.var).is_register_like() && bounds_ok && !labels {
+            out.push(OuterRange { var: c.var, min: lo.clone(), max: hi.clone() });
+        }
+    }
+    out
+}
+
 /// Split one-dimensional `i*n + j` subscripts into `[i][j]` when every reference to the
-/// base splits over the same `n` with `0 <= j <= n - 1` proved by the loop bounds.
-fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], refs: &mut [ArrayRef]) {
+/// base splits over the same `n` with `0 <= j <= n - 1` proved by the loop bounds (of the
+/// nest, and of the loops enclosing it for their indices).
+fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], outer: &[OuterRange], refs: &mut [ArrayRef]) {
     let mut bases: Vec<SymId> = refs.iter().map(|r| r.base).collect();
     bases.sort();
     bases.dedup();
@@ -751,7 +804,7 @@ fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], refs: &mut [ArrayRef]
                     }
                     split.push((i, Vec::new()));
                     let last = split.last_mut().unwrap();
-                    last.1 = match split_one(unit, loops, &r.chain, &l, n_sym) {
+                    last.1 = match split_one(unit, loops, outer, &r.chain, &l, n_sym) {
                         Some(d) => d,
                         None => {
                             ok = false;
@@ -773,7 +826,7 @@ fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], refs: &mut [ArrayRef]
         let mut all = Vec::new();
         for (i, _) in &split {
             let l = refs[*i].lin.clone().unwrap();
-            match split_one(unit, loops, &refs[*i].chain, &l, Some(n)) {
+            match split_one(unit, loops, outer, &refs[*i].chain, &l, Some(n)) {
                 Some(d) => all.push((*i, d)),
                 None => {
                     ok = false;
@@ -792,10 +845,12 @@ fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], refs: &mut [ArrayRef]
 
 /// Split one linear form over `n`: `[outer][inner]` with `0 <= inner <= n - 1` proved by the
 /// loop bounds. With `n` unknown (no reference to the base has a symbolic coefficient yet) an
-/// empty placeholder is returned.
+/// empty placeholder is returned. The indices of enclosing loops (`ranges`) may appear in
+/// the inner part (with their range), and invariant multiples of `n` (`m*n`) in the outer.
 fn split_one(
     unit: &TranslationUnit,
     loops: &[NestLoop],
+    ranges: &[OuterRange],
     chain: &[usize],
     l: &Lin,
     n: Option<SymId>,
@@ -810,17 +865,37 @@ fn split_one(
         outer[k] += c;
     }
     let mut inner_rest = Affine::constant(l.rest.constant);
-    let mut outer_const = 0;
+    let mut outer_rest = Affine::constant(0);
+    // Range of the inner part.
+    let mut lo = Affine::constant(l.rest.constant);
+    let mut hi = Affine::constant(l.rest.constant);
+    let range = |s: SymId| ranges.iter().find(|r| r.var == s);
     for (c, a) in &l.rest.terms {
+        let term = |a: Atom| Affine { constant: 0, terms: vec![(*c, a)] };
         if *a == n_atom {
-            outer_const = *c;
+            outer_rest = outer_rest.add_const(*c)?;
+        } else if let Some(r) = match a {
+            Atom::Sym(s, _) => range(*s),
+            _ => None,
+        } {
+            inner_rest = inner_rest.add(&term(a.clone()))?;
+            let (x, y) = if *c > 0 { (&r.min, &r.max) } else { (&r.max, &r.min) };
+            lo = lo.add(&x.scale(*c)?)?;
+            hi = hi.add(&y.scale(*c)?)?;
+        } else if let Some((_, x, y)) = l.prods.iter().find(|p| p.0 == *a) {
+            // `m*n` with `m` invariant in the nest (an enclosing index, a parameter): `m` rows.
+            let other = if *x == n {
+                *y
+            } else if *y == n {
+                *x
+            } else {
+                return None;
+            };
+            outer_rest = outer_rest.add(&term(Atom::Sym(other, unit.sym(other).name.clone())))?;
         } else {
             return None;
         }
     }
-    // Range of the inner part.
-    let mut lo = Affine::constant(l.rest.constant);
-    let mut hi = Affine::constant(l.rest.constant);
     for (k, &d) in l.coeffs.iter().enumerate() {
         if d == 0 {
             continue;
@@ -835,11 +910,9 @@ fn split_one(
     if lo.as_const()? < 0 || n_minus_1.sub(&hi)?.as_const()? < 0 {
         return None;
     }
-    inner_rest.terms.clear();
-    let o = Affine::constant(outer_const);
     let mk = |coeffs: Vec<i64>, rest: Affine| {
         let text = render(unit, loops, chain, &coeffs, &rest);
         Subscript::Affine { coeffs, rest, text }
     };
-    Some(vec![mk(outer, o), mk(l.coeffs.clone(), inner_rest)])
+    Some(vec![mk(outer, outer_rest), mk(l.coeffs.clone(), inner_rest)])
 }
