@@ -696,6 +696,45 @@ mod tests {
     }
 
     #[test]
+    fn quotients_in_loop_bounds() {
+        // The lower half is written, the upper half read: i < n/2 <= n - 1 - i'.
+        let d = deps(
+            "void f(int n, double *restrict c) { for (int i = 0; i < n / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        // For odd n the middle element is read and written by the same iteration.
+        let d = deps(
+            "void f(int n, double *restrict c) { for (int i = 0; i < (n + 1) / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        // One more iteration reaches the upper half.
+        let d = deps(
+            "void f(int n, double *restrict c) { for (int i = 0; i <= n / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(!par(&d, 1));
+        // Red-black sweep: j starts at 1 + (i + colour + 1) % 2 by steps of 2, so i + j has
+        // the parity of colour; the neighbours read have the other parity.
+        let src = "void f(int n, int colour, double q[n][n]) { for (int i = 1; i < n - 1; i++) \
+                   for (int j = 1 + (i + colour + 1) % 2; j < n - 1; j += 2) \
+                   q[i][j] = q[i - 1][j] + q[i + 1][j] + q[i][j - 1] + q[i][j + 1]; }";
+        let t = std::time::Instant::now();
+        let d = deps(src);
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        assert!(par(&d, 2), "{:#?}", d.parallel_at(2));
+        assert!(t.elapsed().as_secs_f64() < 5.0);
+        // Every point: the usual Gauss-Seidel dependences.
+        let src = "void f(int n, int colour, double q[n][n]) { for (int i = 1; i < n - 1; i++) \
+                   for (int j = 1 + (i + colour + 1) % 2; j < n - 1; j++) \
+                   q[i][j] = q[i - 1][j] + q[i + 1][j] + q[i][j - 1] + q[i][j + 1]; }";
+        let d = deps(src);
+        assert!(!par(&d, 1) && !par(&d, 2));
+        let d = deps(
+            "void f(unsigned n, double *restrict c) { for (int i = 0; i < n / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(!par(&d, 1), "unsigned n - 1 - i may wrap");
+    }
+
+    #[test]
     fn linearized_without_bounds_is_unknown() {
         // j runs to m, not n: a[i*n + j] may reach the next row.
         let d = deps(

@@ -11,7 +11,7 @@
 use crate::effects::{decl_accesses, expr_accesses, Accesses};
 use crate::ir::*;
 use crate::linear::{linear_ivs, LinearIvs};
-use crate::loops::{expr_to_c, loop_infos, Affine, Atom, Bound, LoopInfo, LoopKind};
+use crate::loops::{expr_to_c, loop_infos, Affine, Atom, Bound, CmpOp, CountedLoop, LoopInfo, LoopKind};
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -102,6 +102,127 @@ pub struct Nest {
     /// into the subscripts).
     #[serde(skip)]
     pub ivs: LinearIvs,
+    /// The quotients (`n / 2`, `(i + c) % 2`) in the loop bounds, as atoms of
+    /// [`NestLoop::min`] / [`NestLoop::max`].
+    #[serde(skip)]
+    pub quotients: Vec<Quotient>,
+}
+
+/// `num / d`, C's division by a positive constant, in a loop bound: an unknown `q` with
+/// `-(d-1) <= num - d*q <= d-1`, which holds for truncating (and floor) division whatever
+/// the sign of `num` (`num % d` is `num - d*q`).
+#[derive(Clone, Debug)]
+pub struct Quotient {
+    /// The opaque atom standing for `q` in the bounds.
+    pub atom: Atom,
+    /// Over variables (and possibly indices of the nest); no quotient inside.
+    pub num: Affine,
+    pub d: i64,
+}
+
+/// The affine form of a loop bound with divisions and remainders by positive constants as
+/// [`Quotient`] atoms (added to `quots`).
+fn bound_affine(
+    unit: &TranslationUnit,
+    f: &Function,
+    e: ExprId,
+    quots: &mut Vec<Quotient>,
+    depth: u32,
+) -> Option<Affine> {
+    if depth > 32 {
+        return None;
+    }
+    let go = |x: ExprId, quots: &mut Vec<Quotient>| bound_affine(unit, f, x, quots, depth + 1);
+    match &f.expr(e).kind {
+        ExprKind::Int(v) | ExprKind::Char(v) | ExprKind::EnumConst(_, v) => Some(Affine::constant(*v)),
+        ExprKind::Var(s) if int_like(&unit.sym(*s).ty) => {
+            Some(Affine::atom(Atom::Sym(*s, unit.sym(*s).name.clone())))
+        }
+        ExprKind::Cast { ty, expr } if ty.is_integer() => go(*expr, quots),
+        ExprKind::Unary(UnOp::Plus, a) => go(*a, quots),
+        ExprKind::Unary(UnOp::Neg, a) => go(*a, quots)?.scale(-1),
+        ExprKind::Binary(BinOp::Add, a, b) => go(*a, quots)?.add(&go(*b, quots)?),
+        ExprKind::Binary(BinOp::Sub, a, b) => go(*a, quots)?.sub(&go(*b, quots)?),
+        ExprKind::Binary(BinOp::Mul, a, b) => {
+            let (x, y) = (go(*a, quots)?, go(*b, quots)?);
+            match (x.as_const(), y.as_const()) {
+                (Some(c), _) => y.scale(c),
+                (_, Some(c)) => x.scale(c),
+                _ => None,
+            }
+        }
+        ExprKind::Binary(op @ (BinOp::Div | BinOp::Rem), a, b) => {
+            let d = go(*b, quots)?.as_const().filter(|&d| d > 0)?;
+            let num = go(*a, quots)?;
+            if let Some(c) = num.as_const() {
+                return Some(Affine::constant(if *op == BinOp::Div { c / d } else { c % d }));
+            }
+            // Signed variables only (no wrap-around in the numerator), no nested quotient.
+            let signed = num.terms.iter().all(|(_, at)| match at {
+                Atom::Sym(s, _) => matches!(unit.sym(*s).ty, Type::Int { signed: true, .. }),
+                Atom::Opaque(_) => false,
+            });
+            if !signed {
+                return None;
+            }
+            let k = match quots.iter().position(|q| q.num == num && q.d == d) {
+                Some(k) => k,
+                None => {
+                    let atom = Atom::Opaque(format!("({}) / {d} #{}", num.render(), quots.len()));
+                    quots.push(Quotient { atom, num: num.clone(), d });
+                    quots.len() - 1
+                }
+            };
+            let q = Affine::atom(quots[k].atom.clone());
+            if *op == BinOp::Div {
+                Some(q)
+            } else {
+                num.sub(&q.scale(d)?)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The first and last index values of counted `for` loop `stmt` from its initialization
+/// and limit, with quotients (only needed where the loop model's bounds are opaque).
+fn quotient_bounds(
+    unit: &TranslationUnit,
+    f: &Function,
+    stmt: StmtId,
+    c: &CountedLoop,
+    quots: &mut Vec<Quotient>,
+) -> (Option<Affine>, Option<Affine>) {
+    let StmtKind::For { init, cond: Some(cond), .. } = &f.stmt(stmt).kind else { return (None, None) };
+    let is_var = |e: ExprId| {
+        let mut e = e;
+        while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
+            e = *expr;
+        }
+        f.as_var(e) == Some(c.var)
+    };
+    let first = init.and_then(|s| match &f.stmt(s).kind {
+        StmtKind::Expr(e) => match &f.expr(*e).kind {
+            ExprKind::Assign { op: None, lhs, rhs } if is_var(*lhs) => Some(*rhs),
+            _ => None,
+        },
+        StmtKind::Decl(ds) => ds.iter().find(|d| d.sym == c.var).and_then(|d| d.init),
+        _ => None,
+    });
+    let first = first.and_then(|e| bound_affine(unit, f, e, quots, 0));
+    let limit = match &f.expr(*cond).kind {
+        ExprKind::Binary(_, a, b) if is_var(*a) => Some(*b),
+        ExprKind::Binary(_, a, b) if is_var(*b) => Some(*a),
+        _ => None,
+    };
+    let last =
+        limit.and_then(|e| bound_affine(unit, f, e, quots, 0)).and_then(|l| match (c.cond_op, c.step > 0) {
+            (CmpOp::Lt, true) | (CmpOp::Gt, false) => l.add_const(-c.step.signum()),
+            (CmpOp::Le, true) | (CmpOp::Ge, false) => Some(l),
+            (CmpOp::Ne, _) if c.step.abs() == 1 => l.add_const(-c.step),
+            _ => None,
+        });
+    (first, last)
 }
 
 /// The nest rooted at `loop_stmt` (None when it is not a loop of `f`).
@@ -110,6 +231,7 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
     let root = infos.iter().position(|l| l.stmt == loop_stmt)?;
     // Loops of the nest, preorder (children follow parents).
     let mut loops: Vec<NestLoop> = Vec::new();
+    let mut quotients: Vec<Quotient> = Vec::new();
     let mut todo = vec![(root, None)];
     while let Some((li, parent)) = todo.pop() {
         let info = &infos[li];
@@ -120,8 +242,14 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
                     Bound::Affine(a) => Some(a.clone()),
                     _ => None,
                 };
-                let (lo, hi) = if c.step > 0 { (&c.lower, &c.upper) } else { (&c.upper, &c.lower) };
-                (Some(c.var), c.var_name.clone(), aff(lo), aff(hi), c.step)
+                let (mut first, mut last) = (aff(&c.lower), aff(&c.upper));
+                if info.kind == LoopKind::For && (first.is_none() || last.is_none()) {
+                    let (qf, ql) = quotient_bounds(unit, f, info.stmt, c, &mut quotients);
+                    first = first.or(qf);
+                    last = last.or(ql);
+                }
+                let (lo, hi) = if c.step > 0 { (first, last) } else { (last, first) };
+                (Some(c.var), c.var_name.clone(), lo, hi, c.step)
             }
             None => (None, String::new(), None, None, 1),
         };
@@ -185,7 +313,7 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
     let mut refs = w.refs;
     let outer = outer_ranges(unit, f, &infos, root);
     delinearize(unit, &loops, &outer, &mut refs);
-    Some(Nest { loops, refs, calls, written, ivs })
+    Some(Nest { loops, refs, calls, written, ivs, quotients })
 }
 
 /// Polynomial over symbols: `(coeff, sorted symbols)` monomials plus a constant. `None` when
