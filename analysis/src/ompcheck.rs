@@ -183,6 +183,47 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
 mod tests {
     use super::*;
 
+    /// The messages of the user-directive checks of `src`.
+    fn check(src: &str) -> Vec<String> {
+        use crate::frontend::parse_source;
+        use crate::preprocess::{MemLoader, PpOptions};
+        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let fe = parse_source(std::path::Path::new("t.c"), src, &PpOptions::default(), &loader);
+        let sums = crate::summary::summarize(&fe.unit);
+        let mut out = Vec::new();
+        for f in &fe.unit.functions {
+            let v = crate::parallel::function_verdicts(&fe.unit, f, &sums);
+            out.extend(check_user_directives(f, &v).into_iter().map(|d| format!("{} {}", d.code, d.message)));
+        }
+        out
+    }
+
+    #[test]
+    fn linear_variables_need_linear() {
+        let body = |pragma: &str| {
+            format!(
+                "double a[100], b[400];\nint f(void) {{ int k = 0;\n {pragma}\n for (int i = 0; i < 100; i++) {{ b[k] = a[i]; k += 2; }}\n return k; }}"
+            )
+        };
+        for bad in [
+            "#pragma omp parallel for",
+            "#pragma omp parallel for private(k)",
+            "#pragma omp parallel for linear(k)",
+        ] {
+            let m = check(&body(bad));
+            assert_eq!(m.len(), 1, "{bad}: {m:?}");
+            assert!(m[0].starts_with("PPO121") && m[0].contains("misses linear(k:2)"), "{m:?}");
+        }
+        for good in [
+            "#pragma omp parallel for linear(k:2)",
+            "#pragma omp parallel for linear(k : 2) schedule(static)",
+        ] {
+            assert!(check(&body(good)).is_empty(), "{good}");
+        }
+        let step1 = "double b[400];\nint f(void) { int k = 0;\n #pragma omp parallel for linear(j, k)\n for (int i = 0; i < 100; i++) { b[k] = i; k++; }\n return k; }";
+        assert!(check(step1).is_empty());
+    }
+
     #[test]
     fn parses_clauses() {
         let c = clauses("omp parallel for private(j, k) reduction(+: s, t) schedule(static)");
