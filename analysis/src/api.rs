@@ -456,6 +456,7 @@ fn function_report(
             infos: &infos,
             summaries,
             lines: Some(&fe.lines),
+            consts: Some(&|e| cp.expr_value(e)),
         },
     );
 

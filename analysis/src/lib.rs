@@ -24,6 +24,7 @@ pub mod ompcheck;
 pub mod parallel;
 pub mod parse;
 pub mod preprocess;
+pub mod privarray;
 pub mod reaching;
 pub mod scalars;
 pub mod ssa;

@@ -56,10 +56,21 @@ fn clauses(text: &str) -> Vec<(String, Vec<String>)> {
             if j < b.len() && b[j] == b'(' {
                 let close = text[j..].find(')').map_or(b.len(), |c| j + c);
                 let inner = &text[j + 1..close.min(b.len())];
+                // `lastprivate(conditional: x)` is a clause of its own kind here.
+                let (name, inner) = match inner.trim_start().strip_prefix("conditional:") {
+                    Some(rest) if name == "lastprivate" => ("lastprivate_conditional", rest),
+                    _ => (name, inner),
+                };
                 let items = if name == "reduction" {
                     match inner.split_once(':') {
                         Some((op, vars)) => {
-                            vars.split(',').map(|v| format!("{}:{}", op.trim(), v.trim())).collect()
+                            // `h[0:K]` reduces the array `h` (ppo writes the whole-array form).
+                            vars.split(',')
+                                .map(|v| {
+                                    let v = v.trim();
+                                    format!("{}:{}", op.trim(), v.split('[').next().unwrap_or(v).trim())
+                                })
+                                .collect()
                         }
                         None => Vec::new(),
                     }
@@ -126,7 +137,9 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
         // The loop is parallel: the user's clauses must cover what it needs.
         let need = clauses(&v.clauses);
         let have = clauses(text);
-        let have_priv = listed(&have, &["private", "firstprivate", "lastprivate", "linear"]);
+        let have_priv =
+            listed(&have, &["private", "firstprivate", "lastprivate", "lastprivate_conditional", "linear"]);
+        let have_cond = listed(&have, &["lastprivate_conditional"]);
         let have_last = listed(&have, &["lastprivate"]);
         let have_red = listed(&have, &["reduction"]);
         let mut missing = Vec::new();
@@ -138,6 +151,11 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
         for var in listed(&need, &["lastprivate"]) {
             if !have_last.contains(&var) {
                 missing.push(format!("lastprivate({var})"));
+            }
+        }
+        for var in listed(&need, &["lastprivate_conditional"]) {
+            if !have_cond.contains(&var) {
+                missing.push(format!("lastprivate(conditional: {var})"));
             }
         }
         // `linear(k:c)`; the user's `linear(j, k:2)` gives both the step 2, `linear(k)` 1.
@@ -229,6 +247,9 @@ mod tests {
         let c = clauses("omp parallel for private(j, k) reduction(+: s, t) schedule(static)");
         assert_eq!(c[0], ("private".into(), vec!["j".into(), "k".into()]));
         assert_eq!(c[1], ("reduction".into(), vec!["+:s".into(), "+:t".into()]));
+        let c = clauses("omp parallel for lastprivate(conditional: p, q) lastprivate(i)");
+        assert_eq!(c[0], ("lastprivate_conditional".into(), vec!["p".into(), "q".into()]));
+        assert_eq!(c[1], ("lastprivate".into(), vec!["i".into()]));
         assert!(is_loop_directive("omp parallel for"));
         assert!(is_loop_directive("omp for nowait"));
         assert!(!is_loop_directive("omp parallel"));

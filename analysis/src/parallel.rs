@@ -64,8 +64,8 @@ pub struct LoopVerdict {
     pub legal: bool,
     /// The loop gets a directive (legal, profitable, outermost parallel loop of its nest).
     pub parallelize: bool,
-    /// Clauses in the order `private(...) firstprivate(...) lastprivate(...) linear(k:c)
-    /// reduction(...) collapse(n) schedule(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
+    /// Clauses in the order `private(...) firstprivate(...) lastprivate(...)
+    /// lastprivate(conditional: ...) linear(k:c) reduction(...) collapse(n) schedule(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
     pub clauses: String,
     /// Number of perfectly nested loops collapsed (1 = no collapse clause).
     pub collapse: u32,
@@ -77,14 +77,18 @@ pub struct LoopVerdict {
 // ---------------------------------------------------------------- implementation
 
 use crate::cfg::{Cfg, NaturalLoop};
+use crate::constprop::{propagate_constants, Const};
 use crate::dataflow::FnItems;
 use crate::depend::{loop_dependences_with_lines, DepKind};
-use crate::ir::{ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
+use crate::ir::{ExprId, ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
 use crate::linear::{linear_ivs, LinearIvs};
 use crate::liveness::{liveness_with, Liveness};
-use crate::loops::{loop_infos, Bound, LoopInfo, LoopKind, TripCount};
+use crate::loops::{loop_infos_with, Bound, LoopInfo, LoopKind, TripCount};
+use crate::privarray::private_arrays;
 use crate::scalars::{array_reductions, classify_scalars, LoopCtx, ScalarClass};
+use crate::ssa::build_ssa;
 use crate::summary::Summaries;
+use std::collections::BTreeMap;
 
 /// A loop with a constant trip count below this is not worth a parallel region.
 pub const MIN_TRIP_COUNT: u64 = 4;
@@ -105,6 +109,8 @@ pub struct VerdictFacts<'a> {
     pub summaries: &'a Summaries,
     /// For line numbers in messages.
     pub lines: Option<&'a LineIndex>,
+    /// Constant value of an expression (sparse conditional constant propagation), when known.
+    pub consts: Option<&'a dyn Fn(ExprId) -> Option<Const>>,
 }
 
 /// Legality facts of one loop, before placement.
@@ -113,6 +119,8 @@ struct Legal {
     private: Vec<String>,
     firstprivate: Vec<String>,
     lastprivate: Vec<String>,
+    /// `lastprivate(conditional: …)`.
+    lastprivate_cond: Vec<String>,
     /// `linear(k:c)`: derived induction variables and their steps.
     linear: Vec<(String, i64)>,
     reductions: Vec<(String, String)>,
@@ -187,15 +195,22 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         clauses.extend(list("private", &lg.private));
         clauses.extend(list("firstprivate", &lg.firstprivate));
         clauses.extend(list("lastprivate", &lg.lastprivate));
+        clauses
+            .extend(list("lastprivate", &lg.lastprivate_cond).map(|c| c.replacen('(', "(conditional: ", 1)));
         let mut lin = lg.linear.clone();
         lin.sort();
         for (v, step) in lin {
             clauses.push(format!("linear({v}:{step})"));
         }
-        let mut reds = lg.reductions.clone();
-        reds.sort();
-        for (op, v) in reds {
-            clauses.push(format!("reduction({op}:{v})"));
+        // One `reduction(op: a, b)` per operator, operators and names sorted.
+        let mut reds: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (op, v) in &lg.reductions {
+            reds.entry(op.as_str()).or_default().push(v.as_str());
+        }
+        for (op, mut vs) in reds {
+            vs.sort();
+            vs.dedup();
+            clauses.push(format!("reduction({op}:{})", vs.join(", ")));
         }
         if collapse > 1 {
             clauses.push(format!("collapse({collapse})"));
@@ -223,7 +238,13 @@ pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summa
     let fx = FnItems::build(unit, f, &cfg);
     let lv = liveness_with(unit, f, &cfg, &fx);
     let natural = cfg.natural_loops();
-    let infos = loop_infos(unit, f);
+    let ssa = build_ssa(unit, f, &cfg);
+    let cp = propagate_constants(unit, f, &cfg, &ssa);
+    let consts = |e: ExprId| cp.expr_value(e);
+    let infos = loop_infos_with(unit, f, &|e| match cp.expr_value(e) {
+        Some(Const::Int(v)) => Some(v),
+        _ => None,
+    });
     let facts = VerdictFacts {
         cfg: &cfg,
         fx: &fx,
@@ -232,6 +253,7 @@ pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summa
         infos: &infos,
         summaries,
         lines: None,
+        consts: Some(&consts),
     };
     loop_verdicts(unit, f, &facts)
 }
@@ -300,6 +322,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         firstprivate: Vec::new(),
         lastprivate: Vec::new(),
         linear: Vec::new(),
+        lastprivate_cond: Vec::new(),
         reductions: Vec::new(),
         has_refs: false,
     };
@@ -411,9 +434,20 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         lg.has_refs = !d.nest.refs.is_empty();
         written.extend(d.nest.written.iter().copied());
         let ared = array_reductions(unit, f, info.stmt, &d.nest);
-        let red_spans: Vec<_> = ared.iter().flat_map(|r| r.refs.iter().map(|&e| f.expr(e).span)).collect();
+        let mut red_spans: Vec<_> =
+            ared.iter().flat_map(|r| r.refs.iter().map(|&e| f.expr(e).span)).collect();
+        for pa in private_arrays(unit, f, facts.infos, &d.nest) {
+            red_spans.extend(pa.spans.iter().copied());
+            if pa.first {
+                lg.firstprivate.push(pa.name);
+            } else {
+                lg.private.push(pa.name);
+            }
+        }
         for r in &ared {
-            lg.reductions.push(("+".into(), format!("{}[0:{}]", r.name, r.len)));
+            // The whole array (it has a constant size): clang does not privatize an array
+            // section of a file-scope array (`h[0:64]`), the array form works everywhere.
+            lg.reductions.push((r.op.into(), r.name.clone()));
         }
         if let Err(bs) = d.parallel_at(1) {
             for b in bs {
@@ -480,17 +514,24 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 stmt: info.stmt,
                 index,
                 nonzero_trip: matches!(info.trip_count, TripCount::Const(n) if n >= 1),
+                consts: facts.consts,
             };
             if let Some(i) = index {
-                if facts.cfg.is_reachable(b.exit) && facts.liveness.is_live_in(b.exit, i)
-                    || unit.sym(i).is_global_storage()
-                    || unit.sym(i).address_taken
-                {
+                let sy = unit.sym(i);
+                if sy.is_global_storage() || sy.address_taken {
                     rs.push(reason(
                         codes::SCALAR_DEP,
-                        format!("loop index {} is used after the loop", unit.sym(i).name),
+                        format!(
+                            "loop index {} is {}",
+                            sy.name,
+                            if sy.address_taken { "address-taken" } else { "a global" }
+                        ),
                         hs.clone(),
                     ));
+                } else if facts.cfg.is_reachable(b.exit) && facts.liveness.is_live_in(b.exit, i) {
+                    // OpenMP gives the loop variable its sequential final value (also for a
+                    // zero-trip loop) under `lastprivate`; exits are refused above.
+                    lg.lastprivate.push(sy.name.clone());
                 }
             }
             let sc = classify_scalars(unit, f, &cx);
@@ -514,6 +555,8 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                             lg.firstprivate.push(v.name.clone());
                         }
                     }
+                    ScalarClass::FirstPrivate => lg.firstprivate.push(v.name.clone()),
+                    ScalarClass::ConditionalLastPrivate => lg.lastprivate_cond.push(v.name.clone()),
                     ScalarClass::Reduction(op) => lg.reductions.push((op.to_string(), v.name.clone())),
                     ScalarClass::Induction { step } => {
                         let ivs = ivs.get_or_insert_with(|| linear_ivs(unit, f, info));
@@ -618,8 +661,49 @@ mod tests {
         let v = verdicts("int f(int *restrict a, int n) { int i, x = -1, y = 0;\n for (i = 0; i < n; i++) { x = 3 * i; a[i] = x; }\n for (i = 0; i < n; i++) { if (a[i] > 0) y = i; a[i] = 0; } return x + y; }");
         assert!(v[0].legal, "{:?}", v[0].reasons);
         assert_eq!(v[0].clauses, "firstprivate(x) lastprivate(x)");
-        assert!(!v[1].legal);
-        assert!(codes_of(&v[1]).contains(&codes::SCALAR_DEP));
+        // Written in some iterations only: the last writer's value.
+        assert!(v[1].legal, "{:?}", v[1].reasons);
+        assert_eq!(v[1].clauses, "lastprivate(conditional: y)");
+    }
+
+    #[test]
+    fn loop_index_used_after_the_loop_is_lastprivate() {
+        let v = verdicts(
+            "int f(int *restrict a, int n) { int i;
+ for (i = 0; i < n; i++) a[i] = 0; return i; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "lastprivate(i)");
+        let v = verdicts(
+            "int i;
+void f(int *restrict a, int n) {
+ for (i = 0; i < n; i++) a[i] = 0; }",
+        );
+        assert!(codes_of(&v[0]).contains(&codes::SCALAR_DEP));
+    }
+
+    #[test]
+    fn guarded_min_and_bucket_max() {
+        let v = verdicts(
+            "int f(int *a, int n, int key) { int i, first = n;
+ for (i = 0; i < n; i++) if (a[i] == key && i < first) first = i; return first; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "reduction(min:first)");
+        let v = verdicts(
+            "void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;
+ for (i = 0; i < n; i++) if (w[i] > hm[key[i]]) hm[key[i]] = w[i]; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "reduction(max:hm)");
+        let v = verdicts("void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;\n for (i = 0; i < n; i++) if (hm[key[i]] > w[i]) hm[key[i]] = w[i]; }");
+        assert_eq!(v[0].clauses, "reduction(min:hm)");
+        // The guard may not read the reduction variable.
+        let v = verdicts(
+            "int f(int *a, int n) { int i, m = 0;
+ for (i = 0; i < n; i++) if (a[i] != m && a[i] > m) m = a[i]; return m; }",
+        );
+        assert!(!v[0].legal);
     }
 
     #[test]
@@ -719,6 +803,6 @@ mod tests {
             "void f(int *restrict key, int n) { int h[64]; int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
         );
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "reduction(+:h[0:64])");
+        assert_eq!(v[0].clauses, "reduction(+:h)");
     }
 }

@@ -10,6 +10,7 @@
 //! over the loop's blocks only.
 
 use crate::cfg::{BlockId, Cfg};
+use crate::constprop::Const;
 use crate::cprint::expr_to_c;
 use crate::dataflow::FnItems;
 use crate::ir::*;
@@ -27,6 +28,13 @@ pub enum ScalarClass {
     /// Written before read in every iteration, unconditionally, and live after the loop.
     /// `first`: its value before the loop must also survive a zero-trip loop.
     LastPrivate { first: bool },
+    /// Written before read where written, but only in some iterations, and live after the
+    /// loop: `lastprivate(conditional: x)`.
+    ConditionalLastPrivate,
+    /// Read before written, but every read sees the same constant, the value before the
+    /// loop, and every write stores it again: `firstprivate(x)` (the writes would race on a
+    /// shared copy, harmless as they look).
+    FirstPrivate,
     /// `reduction(op:s)`; `op` is `+ * & | ^ && || max min`.
     Reduction(&'static str),
     /// `k += c` once per iteration (not rewritten: blocks).
@@ -44,12 +52,14 @@ pub struct ScalarVar {
     pub spans: Vec<Span>,
 }
 
-/// `reduction(+:h[0:K])` on a histogram array.
+/// `reduction(+:h)` on a histogram array (the whole array, equivalent to the section `h[0:K]`).
 #[derive(Clone, Debug)]
 pub struct ArrayReduction {
     pub sym: SymId,
     pub name: String,
     pub len: u64,
+    /// `+`, `max` or `min`.
+    pub op: &'static str,
     /// The `h[e]` lvalues (the only references to `h` in the loop).
     pub refs: Vec<ExprId>,
 }
@@ -76,6 +86,8 @@ pub struct LoopCtx<'a> {
     pub index: Option<SymId>,
     /// The loop runs at least once (constant trip count ≥ 1).
     pub nonzero_trip: bool,
+    /// Constant value of an expression, when known.
+    pub consts: Option<&'a dyn Fn(ExprId) -> Option<Const>>,
 }
 
 struct Access {
@@ -164,6 +176,9 @@ fn classify_one(
         if let Some(step) = induction_step(f, sym, acc) {
             return ScalarClass::Induction { step };
         }
+        if constant_throughout(f, cx, sym, acc) {
+            return ScalarClass::FirstPrivate;
+        }
         let _ = r;
         return ScalarClass::Carried(format!(
             "{} is read before it is written in an iteration: its value comes from the previous iteration",
@@ -176,12 +191,41 @@ fn classify_one(
         return ScalarClass::Private;
     }
     if !must_def {
-        return ScalarClass::Carried(format!(
-            "{} is written conditionally in the loop and used after it (the last iteration need not write it)",
-            sy.name
-        ));
+        // Written in some iterations only: the value after the loop is the one of the last
+        // iteration that wrote it (OpenMP 5.0 `lastprivate(conditional: x)`); no iteration
+        // writing it leaves the original unchanged, as in the sequential loop.
+        return ScalarClass::ConditionalLastPrivate;
     }
     ScalarClass::LastPrivate { first: !cx.nonzero_trip }
+}
+
+/// Every read of `sym` in the loop has one constant value and every write stores that value:
+/// the variable never changes, the loop only rewrites it.
+fn constant_throughout(f: &Function, cx: &LoopCtx, sym: SymId, acc: &[Access]) -> bool {
+    let Some(consts) = cx.consts else { return false };
+    let mut value: Option<Const> = None;
+    let mut same = |c: Option<Const>| match (c, value) {
+        (Some(c), None) => {
+            value = Some(c);
+            true
+        }
+        (Some(c), Some(v)) => c == v,
+        (None, _) => false,
+    };
+    for a in acc {
+        if !a.write {
+            if !same(consts(a.expr)) {
+                return false;
+            }
+            continue;
+        }
+        let StmtKind::Expr(e) = &f.stmt(a.stmt).kind else { return false };
+        let ExprKind::Assign { op: None, lhs, rhs } = &f.expr(*e).kind else { return false };
+        if !is_var(f, *lhs, sym) || !same(consts(*rhs)) {
+            return false;
+        }
+    }
+    value.is_some()
 }
 
 /// A read of `sym` reachable from the loop header before any whole write of it (the first
@@ -355,6 +399,17 @@ fn minmax(
     Some(if picks_left { gt } else { lt })
 }
 
+/// The operands of a chain of `&&`.
+fn conjuncts(f: &Function, e: ExprId, out: &mut Vec<ExprId>) {
+    match &f.expr(strip(f, e)).kind {
+        ExprKind::Binary(BinOp::LogAnd, a, b) => {
+            conjuncts(f, *a, out);
+            conjuncts(f, *b, out);
+        }
+        _ => out.push(e),
+    }
+}
+
 fn is_pure_expr(f: &Function, e: ExprId) -> bool {
     f.exprs_under(e).into_iter().all(|x| {
         !matches!(f.expr(x).kind, ExprKind::Call { .. } | ExprKind::Assign { .. } | ExprKind::IncDec { .. })
@@ -404,7 +459,16 @@ fn reduction_op(unit: &TranslationUnit, f: &Function, sym: SymId, acc: &[Access]
                 if !is_var(f, *lhs, sym) {
                     return None;
                 }
-                let ExprKind::Binary(bop, a, b) = &f.expr(strip(f, *cond)).kind else { return None };
+                // `if (m < x) m = x;`, also guarded: `if (ok(i) && x < m) m = x;` is the min
+                // over the iterations where the guard holds.
+                let mut conj = Vec::new();
+                conjuncts(f, *cond, &mut conj);
+                let (cmp, guards): (Vec<ExprId>, Vec<ExprId>) =
+                    conj.into_iter().partition(|&c| mentions(f, c, sym));
+                if cmp.len() != 1 || !guards.iter().all(|&g| is_pure_expr(f, g)) {
+                    return None;
+                }
+                let ExprKind::Binary(bop, a, b) = &f.expr(strip(f, cmp[0])).kind else { return None };
                 let o = minmax(unit, f, sym, *bop, *a, *b, *rhs, None)?;
                 if !merge(o) {
                     return None;
@@ -446,27 +510,20 @@ fn induction_step(f: &Function, sym: SymId, acc: &[Access]) -> Option<i64> {
     }
 }
 
-/// Histogram updates `h[e] += v` / `h[e]++` on a constant-size one-dimensional array `h`
-/// that the loop accesses in no other way: `reduction(+:h[0:K])`.
+/// Histogram updates `h[e] += v` / `h[e]++` (`reduction(+:h)`) and per-bucket extrema
+/// `if (x > h[e]) h[e] = x;` (`reduction(max:h)`) on a constant-size one-dimensional
+/// array `h` that the loop accesses in no other way.
 pub fn array_reductions(
     unit: &TranslationUnit,
     f: &Function,
     loop_stmt: StmtId,
     nest: &Nest,
 ) -> Vec<ArrayReduction> {
-    let mut cands: BTreeMap<SymId, Vec<ExprId>> = BTreeMap::new();
-    for s in f.stmts_under(loop_stmt) {
-        let StmtKind::Expr(e) = &f.stmt(s).kind else { continue };
-        let lv = match &f.expr(*e).kind {
-            ExprKind::IncDec { inc: true, operand, .. } => Some(*operand),
-            ExprKind::Assign { op: Some(BinOp::Add | BinOp::Sub), lhs, rhs } => {
-                Some(*lhs).filter(|_| is_pure_expr(f, *rhs))
-            }
-            _ => None,
-        };
-        let Some(lv) = lv else { continue };
-        let ExprKind::Index { base, index } = &f.expr(lv).kind else { continue };
-        let Some(h) = f.as_var(*base) else { continue };
+    // Per array: the references of its updates and their operator (None: mixed operators).
+    let mut cands: BTreeMap<SymId, (Vec<ExprId>, Option<&'static str>)> = BTreeMap::new();
+    let data_dependent_base = |lv: ExprId| -> Option<SymId> {
+        let ExprKind::Index { base, index } = &f.expr(lv).kind else { return None };
+        let h = f.as_var(*base)?;
         // Only data-dependent subscripts (`h[key[i]]`): an affine one is a plain dependence.
         let data_dependent = f.exprs_under(*index).into_iter().any(|x| {
             matches!(
@@ -474,13 +531,60 @@ pub fn array_reductions(
                 ExprKind::Index { .. } | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member { .. }
             )
         });
-        if !data_dependent || !is_pure_expr(f, *index) || mentions(f, *index, h) {
-            continue;
+        (data_dependent && is_pure_expr(f, *index) && !mentions(f, *index, h)).then_some(h)
+    };
+    let mut add = |h: SymId, refs: &[ExprId], op: &'static str| {
+        let e = cands.entry(h).or_insert((Vec::new(), Some(op)));
+        e.0.extend_from_slice(refs);
+        if e.1 != Some(op) {
+            e.1 = None;
         }
-        cands.entry(h).or_default().push(lv);
+    };
+    for s in f.stmts_under(loop_stmt) {
+        match &f.stmt(s).kind {
+            StmtKind::Expr(e) => {
+                let lv = match &f.expr(*e).kind {
+                    ExprKind::IncDec { inc: true, operand, .. } => Some(*operand),
+                    ExprKind::Assign { op: Some(BinOp::Add | BinOp::Sub), lhs, rhs } => {
+                        Some(*lhs).filter(|_| is_pure_expr(f, *rhs))
+                    }
+                    _ => None,
+                };
+                let Some(lv) = lv else { continue };
+                let Some(h) = data_dependent_base(lv) else { continue };
+                add(h, &[lv], "+");
+            }
+            StmtKind::If { cond, then, els: None } => {
+                let t = single_stmt(f, *then);
+                let StmtKind::Expr(te) = &f.stmt(t).kind else { continue };
+                let ExprKind::Assign { op: None, lhs, rhs } = &f.expr(*te).kind else { continue };
+                let Some(h) = data_dependent_base(*lhs) else { continue };
+                let ExprKind::Binary(op, a, b) = &f.expr(strip(f, *cond)).kind else { continue };
+                let (gt, lt) = match op {
+                    BinOp::Gt | BinOp::Ge => ("max", "min"),
+                    BinOp::Lt | BinOp::Le => ("min", "max"),
+                    _ => continue,
+                };
+                let (m_left, m, other) = if same(unit, f, *a, *lhs) {
+                    (true, *a, *b)
+                } else if same(unit, f, *b, *lhs) {
+                    (false, *b, *a)
+                } else {
+                    continue;
+                };
+                if mentions(f, other, h) || !is_pure_expr(f, other) || !same(unit, f, *rhs, other) {
+                    continue;
+                }
+                // `if (m < x) m = x` keeps the larger value: with `m` on the left the
+                // comparison `m op x` selecting `x` is the opposite extremum of `op`.
+                add(h, &[strip(f, m), *lhs], if m_left { lt } else { gt });
+            }
+            _ => {}
+        }
     }
     let mut out = Vec::new();
-    for (h, lvs) in cands {
+    for (h, (lvs, op)) in cands {
+        let Some(op) = op else { continue };
         let sy = unit.sym(h);
         let Type::Array { len: ArrayLen::Const(k), elem } = &sy.ty else { continue };
         if elem.is_array() || sy.is_volatile {
@@ -501,7 +605,7 @@ pub fn array_reductions(
         if others != lvs.len() {
             continue;
         }
-        out.push(ArrayReduction { sym: h, name: sy.name.clone(), len: *k, refs: lvs });
+        out.push(ArrayReduction { sym: h, name: sy.name.clone(), len: *k, op, refs: lvs });
     }
     out
 }

@@ -14,7 +14,11 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 10_000_000;
 pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-input", "--input"),
     ("-omp", "--omp"),
+    ("-tbb", "--tbb"),
+    ("-optimize", "--optimize"),
     ("-report", "--report"),
+    ("-log-db", "--log-db"),
+    ("-no-log", "--no-log"),
     ("-output", "--output"),
     ("-quiet", "--quiet"),
     ("-json", "--json"),
@@ -69,8 +73,11 @@ where
         Batch mode (no subcommand) analyses every .c and .h file under the input directory \
         and writes a mirror of the input tree to the output directory. The input tree is \
         never written to.\n\n\
-        Single-dash spellings of the long flags are accepted too (-input, -output, -quiet, \
-        -json, -max-file-size).",
+        With -omp and/or -optimize every file goes through the pipeline SPPS (analysis) -> PS \
+        (parallelization) -> OS (optimization) -> LS (log): the log is OUT/.ppo/ppo.db (see \
+        `ppo log`) plus the text logs OUT/.ppo/markup.log, parallel.log and optimize.log.\n\n\
+        Single-dash spellings of the long flags are accepted too (-input, -output, -omp, \
+        -optimize, -quiet, -json, -max-file-size, …).",
     after_help = "Exit status: 0 success; 1 some file could not be read, analysed or written \
         (the others were processed); 2 usage or setup error (nothing was written).",
     args_conflicts_with_subcommands = true,
@@ -89,6 +96,8 @@ pub struct Cli {
 pub enum Command {
     /// Analyse one C file and print the report (text, or JSON with --json)
     Analyze(AnalyzeArgs),
+    /// Query the transformation log of earlier runs, or remove old runs (--expire)
+    Log(LogArgs),
 }
 
 /// Batch mode: `ppo -i SRC -o OUT`.
@@ -121,6 +130,82 @@ pub struct BatchArgs {
     /// codes) to FILE
     #[arg(long = "report", value_name = "FILE.json", requires = "omp")]
     pub report: Option<PathBuf>,
+
+    /// Parallelize with oneTBB (C++ output). Not available yet: refused with a message
+    #[arg(long = "tbb", conflicts_with = "omp")]
+    pub tbb: bool,
+
+    /// Run the Optimization Subsystem's loop transformations (alone, or after -omp)
+    #[arg(long = "optimize")]
+    pub optimize: bool,
+
+    /// Record the run in the SQLite log at PATH instead of OUT/.ppo/ppo.db (also without
+    /// -omp/-optimize: then only the analysis findings are recorded)
+    #[arg(long = "log-db", value_name = "PATH")]
+    pub log_db: Option<PathBuf>,
+
+    /// Do not write the log (database and text logs) for this run
+    #[arg(long = "no-log", conflicts_with = "log_db")]
+    pub no_log: bool,
+}
+
+/// `ppo log`: query the transformation log.
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// The log database (default: ./.ppo/ppo.db, i.e. run it in an output directory)
+    #[arg(long = "db", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Only this run (its number, or `last`)
+    #[arg(long = "run", value_name = "N|last", value_parser = parse_run)]
+    pub run: Option<RunSel>,
+
+    /// Only this file (its path relative to the input directory, or its last components)
+    #[arg(long = "file", value_name = "FILE")]
+    pub file: Option<String>,
+
+    /// Only this stage: spps (analysis findings), ps (parallelization), os (optimization)
+    #[arg(long = "stage", value_name = "STAGE", value_parser = parse_stage)]
+    pub stage: Option<transforms::pipeline::Stage>,
+
+    /// Only this loop (its id, `main#2`, or its fingerprint)
+    #[arg(long = "loop", value_name = "ID")]
+    pub loop_id: Option<String>,
+
+    /// Print JSON: {"database", "schema_version", "runs": [...], "events": [...]}
+    #[arg(long = "json")]
+    pub json: bool,
+
+    /// Text output: show the unified diff of every change under its event
+    #[arg(long = "diff", conflicts_with = "json")]
+    pub diff: bool,
+
+    /// Remove the runs started more than DAYS days ago, with all their rows
+    #[arg(long = "expire", value_name = "DAYS",
+          conflicts_with_all = ["run", "file", "stage", "loop_id", "json", "diff"])]
+    pub expire: Option<u32>,
+}
+
+/// The run `ppo log --run` selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunSel {
+    Id(i64),
+    Last,
+}
+
+fn parse_run(s: &str) -> Result<RunSel, String> {
+    if s == "last" {
+        return Ok(RunSel::Last);
+    }
+    s.parse::<i64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .map(RunSel::Id)
+        .ok_or_else(|| format!("`{s}` is not a run number (a positive integer, or `last`)"))
+}
+
+fn parse_stage(s: &str) -> Result<transforms::pipeline::Stage, String> {
+    s.parse()
 }
 
 #[derive(Debug, Args)]

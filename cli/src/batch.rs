@@ -23,6 +23,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
+use transforms::pipeline::{FileOutcome, Pipeline};
 use walkdir::WalkDir;
 
 /// Everything batch mode needs.
@@ -30,22 +31,53 @@ use walkdir::WalkDir;
 pub struct BatchOptions {
     pub input: PathBuf,
     pub output: PathBuf,
-    pub analyze: AnalyzeOptions,
     pub max_file_size: u64,
 }
 
-/// Produces the text written for an analysed C file. Returning `None` keeps the original
-/// text. The transformation stages (OpenMP insertion, …) plug in here.
-pub trait Transformer {
-    fn transform(&self, rel_path: &Path, text: &str, report: &FileReport) -> Option<String>;
+/// The directory of ppo's log in the output (`OUT/.ppo/`). A top-level entry of this name
+/// in the input is an earlier run's log, never copied (see [`run_batch`]).
+pub const LOG_DIR: &str = ".ppo";
+
+/// Receives what the pipeline did to each analysed C file (the `--report` JSON, the log,
+/// the summaries plug in here).
+pub trait Sink {
+    /// After the setup checks, before the first file, with the canonical input and output
+    /// directories. `Err` stops the run before anything is written (exit status 2).
+    fn start(&mut self, _input: &Path, _output: &Path) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// After the file's output was written (or its write failed). `path` is the file in the
+    /// input, `rel` its path relative to the input directory.
+    fn file(&mut self, _path: &Path, _rel: &Path, _text: &str, _outcome: &FileOutcome, _diag: &mut Diag) {}
+
+    /// After the last file.
+    fn finish(&mut self, _summary: &Summary, _diag: &mut Diag) {}
 }
 
-/// Writes every file unchanged.
-pub struct Unchanged;
+/// Ignores everything.
+pub struct NoSink;
 
-impl Transformer for Unchanged {
-    fn transform(&self, _: &Path, _: &str, _: &FileReport) -> Option<String> {
-        None
+impl Sink for NoSink {}
+
+/// Several sinks, called in order.
+pub struct Sinks<'a>(pub Vec<&'a mut dyn Sink>);
+
+impl Sink for Sinks<'_> {
+    fn start(&mut self, input: &Path, output: &Path) -> Result<(), String> {
+        self.0.iter_mut().try_for_each(|s| s.start(input, output))
+    }
+
+    fn file(&mut self, path: &Path, rel: &Path, text: &str, outcome: &FileOutcome, diag: &mut Diag) {
+        for s in &mut self.0 {
+            s.file(path, rel, text, outcome, diag);
+        }
+    }
+
+    fn finish(&mut self, summary: &Summary, diag: &mut Diag) {
+        for s in &mut self.0 {
+            s.finish(summary, diag);
+        }
     }
 }
 
@@ -72,6 +104,8 @@ pub enum SetupError {
     OutputNotDir(String),
     #[error("{0}: cannot create output directory: {1}")]
     OutputCreate(String, io::Error),
+    #[error("{0}")]
+    Log(String),
 }
 
 /// What a run did, for the summary.
@@ -154,7 +188,8 @@ pub fn analyze_guarded(path: &Path, text: &str, opts: &AnalyzeOptions) -> Result
 struct Run<'a> {
     opts: &'a BatchOptions,
     src_canon: PathBuf,
-    transformer: &'a dyn Transformer,
+    pipeline: &'a Pipeline,
+    sink: &'a mut dyn Sink,
     diag: &'a mut Diag,
     summary: Summary,
     /// Output directories (relative paths) that could not be created or are unsafe to
@@ -162,17 +197,31 @@ struct Run<'a> {
     blocked: HashSet<PathBuf>,
 }
 
-/// Run batch mode. `Err` only for setup problems (nothing written); per-file problems
-/// are reported through `diag` and counted in the summary.
+/// Run batch mode: every `.c`/`.h` file goes through `pipeline` (SPPS, then PS/OS as
+/// configured), its result to `sink`; every other file is copied. `Err` only for setup
+/// problems (nothing written); per-file problems are reported through `diag` and counted in
+/// the summary. A top-level [`LOG_DIR`] in the input (an earlier run's log, when the input
+/// is an earlier output) is not copied.
 pub fn run_batch(
     opts: &BatchOptions,
-    transformer: &dyn Transformer,
+    pipeline: &Pipeline,
+    sink: &mut dyn Sink,
     diag: &mut Diag,
 ) -> Result<Summary, SetupError> {
-    let (src_canon, _out_canon) = prepare(&opts.input, &opts.output)?;
+    let (src_canon, out_canon) = prepare(&opts.input, &opts.output)?;
+    sink.start(&src_canon, &out_canon).map_err(SetupError::Log)?;
     let mut run =
-        Run { opts, src_canon, transformer, diag, summary: Summary::default(), blocked: HashSet::new() };
-    let walk = WalkDir::new(&opts.input).follow_links(false).min_depth(1).sort_by_file_name();
+        Run { opts, src_canon, pipeline, sink, diag, summary: Summary::default(), blocked: HashSet::new() };
+    let log_dir = opts.input.join(LOG_DIR);
+    if fs::symlink_metadata(&log_dir).is_ok() {
+        run.summary.skipped.push((log_dir, "ppo's log directory of an earlier run; not copied".into()));
+    }
+    let walk = WalkDir::new(&opts.input)
+        .follow_links(false)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !(e.depth() == 1 && e.file_name() == LOG_DIR));
     for entry in walk {
         match entry {
             Ok(e) => run.entry(&e),
@@ -189,6 +238,9 @@ pub fn run_batch(
         }
     }
     let mut summary = run.summary;
+    summary.errors = run.diag.errors;
+    summary.warnings = run.diag.warnings;
+    run.sink.finish(&summary, run.diag);
     summary.errors = run.diag.errors;
     summary.warnings = run.diag.warnings;
     Ok(summary)
@@ -322,14 +374,16 @@ impl Run<'_> {
             }
             Err(e) => return self.fail(path, format!("{e}; not copied")),
         };
-        let report = match analyze_guarded(path, &text, &self.opts.analyze) {
-            Ok(r) => r,
-            Err(msg) => {
-                self.diag.error(path, format!("{msg}; copied unchanged"));
+        let name = rel.to_string_lossy();
+        let outcome = match self.pipeline.run(path, &name, &text, &FsLoader) {
+            Ok(o) => o,
+            Err(e) => {
+                self.diag.error(path, format!("{e}; copied unchanged"));
                 self.copy(path, dest);
                 return;
             }
         };
+        let report = outcome.report();
         self.summary.analysed += 1;
         self.summary.functions += report.functions.len();
         // Front-end problems (syntax errors, broken conditionals, …): the file is still
@@ -345,15 +399,15 @@ impl Run<'_> {
                 );
             }
         }
-        let new_text = self.transformer.transform(rel, &text, &report);
-        if new_text.is_some() {
+        if outcome.new_text.is_some() {
             self.summary.transformed += 1;
         }
-        let content = new_text.as_deref().unwrap_or(&text);
+        let content = outcome.new_text.as_deref().unwrap_or(&text);
         let perms = fs::metadata(path).ok().map(|m| m.permissions());
         if let Err(e) = fsutil::write_atomic(dest, perms, &mut content.as_bytes()) {
             self.diag.error(path, format!("cannot write {}: {e}", dest.display()));
         }
+        self.sink.file(path, rel, &text, &outcome, self.diag);
     }
 
     /// Copy a file byte for byte (atomically, with its permissions).

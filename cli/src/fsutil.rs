@@ -172,16 +172,14 @@ pub fn resolve_within(link_dir: &Path, target: &Path) -> Option<PathBuf> {
     Some(parts.iter().collect())
 }
 
-/// Write `content` to `dest` atomically: a temp file in the same directory is written,
-/// given `perms`, and renamed over `dest`. On error no file is left at `dest` changed
-/// and the temp file is removed.
-/// Refuse `path` (a file ppo will write) when it lies inside `input`.
-pub fn refuse_inside(path: &Path, input: &Path) -> Result<(), String> {
+/// Refuse `path` (a file ppo will write: `what` names it, `the report`) when it lies inside
+/// `input`.
+pub fn refuse_inside(path: &Path, input: &Path, what: &str) -> Result<(), String> {
     let p = canonicalize_lenient(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let i = canonicalize_lenient(input).map_err(|e| format!("{}: {e}", input.display()))?;
     if p.starts_with(&i) {
         return Err(format!(
-            "{}: the report would be written inside the input directory {}; ppo never writes into its input",
+            "{}: {what} would be written inside the input directory {}; ppo never writes into its input",
             path.display(),
             input.display()
         ));
@@ -189,6 +187,9 @@ pub fn refuse_inside(path: &Path, input: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Write `content` to `dest` atomically: a temp file in the same directory is written,
+/// given `perms`, and renamed over `dest`. On error no file is left at `dest` changed
+/// and the temp file is removed.
 pub fn write_atomic(dest: &Path, perms: Option<fs::Permissions>, content: &mut dyn Read) -> io::Result<()> {
     let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new().prefix(".ppo-tmp-").tempfile_in(dir)?;

@@ -5,6 +5,8 @@ pub mod args;
 pub mod batch;
 pub mod diag;
 pub mod fsutil;
+pub mod logcmd;
+pub mod logging;
 pub mod omp;
 
 use analysis::api::AnalyzeOptions;
@@ -13,6 +15,7 @@ use clap::Parser;
 use diag::Diag;
 use std::ffi::OsString;
 use std::io::Write;
+use transforms::pipeline::{Options, Pipeline, Target};
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
@@ -27,7 +30,8 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString>,
 {
-    let cli = match Cli::try_parse_from(args::rewrite_single_dash(args)) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(args::rewrite_single_dash(args.iter().cloned())) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -36,39 +40,83 @@ where
     };
     match cli.command {
         Some(Command::Analyze(a)) => analyze(&a),
-        None => batch(&cli.batch),
+        Some(Command::Log(a)) => logcmd::log(&a),
+        None => {
+            let argv: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+            batch(&cli.batch, argv)
+        }
     }
 }
 
-fn batch(a: &BatchArgs) -> i32 {
+/// Batch mode: the pipeline on every file of the input (SPPS always; PS with -omp; OS with
+/// -optimize), the log (LS) when a stage beyond SPPS runs or --log-db is given.
+fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     let (Some(input), Some(output)) = (&a.input, &a.output) else {
         // clap enforces both in batch mode; keep a message rather than a panic.
         diag::error("batch mode needs both -i DIR and -o DIR");
         return EXIT_SETUP;
     };
-    let opts = batch::BatchOptions {
-        input: input.clone(),
-        output: output.clone(),
-        analyze: AnalyzeOptions { pp: a.pp.to_pp_options() },
-        max_file_size: a.limits.max_file_size,
+    let target = if a.omp {
+        Some(Target::OpenMp)
+    } else if a.tbb {
+        Some(Target::Tbb)
+    } else {
+        None
     };
-    if let Some(r) = &a.report {
-        if let Err(e) = fsutil::refuse_inside(r, input) {
+    let options =
+        Options { target, optimize: a.optimize, analyze: AnalyzeOptions { pp: a.pp.to_pp_options() } };
+    let pipeline = match Pipeline::new(options) {
+        Ok(p) => p,
+        Err(e) => {
             diag::error(e);
             return EXIT_SETUP;
         }
+    };
+    let opts = batch::BatchOptions {
+        input: input.clone(),
+        output: output.clone(),
+        max_file_size: a.limits.max_file_size,
+    };
+    for (path, what) in [(&a.report, "the report"), (&a.log_db, "the log database")] {
+        if let Some(p) = path {
+            if let Err(e) = fsutil::refuse_inside(p, input, what) {
+                diag::error(e);
+                return EXIT_SETUP;
+            }
+        }
     }
+    let logging = !a.no_log && (target.is_some() || a.optimize || a.log_db.is_some());
     let mut d = Diag::new(a.quiet);
-    let omp = omp::OpenMp::default();
-    let transformer: &dyn batch::Transformer = if a.omp { &omp } else { &batch::Unchanged };
-    match batch::run_batch(&opts, transformer, &mut d) {
+    let mut omp = omp::OpenMp::default();
+    let mut opt = logging::OptimizeSummary::default();
+    let mut logger = logging::Logger::new(a.log_db.clone(), argv, target.is_some(), a.optimize);
+    let mut sinks: Vec<&mut dyn batch::Sink> = Vec::new();
+    if a.omp {
+        sinks.push(&mut omp);
+    }
+    if a.optimize {
+        sinks.push(&mut opt);
+    }
+    if logging {
+        sinks.push(&mut logger);
+    }
+    let mut sinks = batch::Sinks(sinks);
+    let result = batch::run_batch(&opts, &pipeline, &mut sinks, &mut d);
+    drop(sinks);
+    match result {
         Ok(summary) => {
             batch::print_summary(&summary, output, &d);
             if a.omp && !a.quiet {
                 eprintln!("ppo: {}", omp.summary_line());
-                for p in omp.not_placed.borrow().iter() {
+                for p in omp.not_placed.iter() {
                     diag::warning(format_args!("{p}: directive not inserted"));
                 }
+            }
+            if a.optimize && !a.quiet {
+                eprintln!("ppo: {}", opt.line());
+            }
+            if let (Some(line), false) = (&logger.recorded, a.quiet) {
+                eprintln!("ppo: {line}");
             }
             if let Some(path) = &a.report {
                 let json = serde_json::to_string_pretty(&omp.report()).unwrap_or_default() + "\n";

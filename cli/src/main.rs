@@ -2,6 +2,7 @@
 fn main() {
     // A bug must not look like a crash dump: report it in ppo's message format. Panics in
     // the analysis of one file are also caught and reported for that file (see
+    // `transforms::pipeline::Pipeline::run` and
     // `cli::batch::analyze_guarded`).
     std::panic::set_hook(Box::new(|info| {
         let p = info.payload();

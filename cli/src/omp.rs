@@ -1,11 +1,14 @@
-//! `-omp`: insert OpenMP directives, and the per-loop JSON report of `--report FILE`.
+//! `-omp`: the per-loop JSON report of `--report FILE` and the summary line (the directives
+//! are inserted by the pipeline's PS stage).
 
-use crate::batch::Transformer;
-use analysis::api::{FileReport, Range};
+use crate::batch::Sink;
+use crate::diag::Diag;
+use analysis::api::Range;
 use serde::Serialize;
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;
+use transforms::openmp::Skipped;
+use transforms::pipeline::FileOutcome;
 
 /// One loop in the `--report` file.
 #[derive(Clone, Debug, Serialize)]
@@ -37,20 +40,21 @@ pub struct Report {
     pub loops: Vec<LoopEntry>,
 }
 
-/// Inserts the directives and records every loop's verdict.
+/// Records every loop's verdict and what PS did with it (the directives themselves are
+/// inserted by the pipeline's PS stage).
 #[derive(Default)]
 pub struct OpenMp {
-    pub loops: RefCell<Vec<LoopEntry>>,
+    pub loops: Vec<LoopEntry>,
     /// Loops marked for parallelization where no directive could be placed.
-    pub not_placed: RefCell<Vec<String>>,
+    pub not_placed: Vec<String>,
 }
 
-impl Transformer for OpenMp {
-    fn transform(&self, rel_path: &Path, text: &str, report: &FileReport) -> Option<String> {
+impl Sink for OpenMp {
+    fn file(&mut self, _path: &Path, rel_path: &Path, _text: &str, outcome: &FileOutcome, _diag: &mut Diag) {
         let file = rel_path.display().to_string();
-        let (edits, skipped) = transforms::openmp::directive_edits(text, report);
+        let report = outcome.report();
+        let skipped: &[Skipped] = outcome.ps.as_ref().map_or(&[], |ps| &ps.skipped);
         let placed = |id: &str| !skipped.iter().any(|s| s.loop_id == id);
-        let mut loops = self.loops.borrow_mut();
         for f in &report.functions {
             for l in &f.loops {
                 let v = &l.parallel;
@@ -68,14 +72,14 @@ impl Transformer for OpenMp {
                 if v.directive.is_some() && !inserted && !user {
                     let why =
                         skipped.iter().find(|s| s.loop_id == l.id).map_or(String::new(), |s| s.why.clone());
-                    self.not_placed.borrow_mut().push(format!("{file}:{}: {}: {why}", l.range.line, l.id));
+                    self.not_placed.push(format!("{file}:{}: {}: {why}", l.range.line, l.id));
                     reasons.push(ReasonEntry {
                         code: transforms::openmp::NOT_PLACED,
                         message: why,
                         ranges: vec![],
                     });
                 }
-                loops.push(LoopEntry {
+                self.loops.push(LoopEntry {
                     file: file.clone(),
                     function: f.name.clone(),
                     line: l.range.line,
@@ -96,21 +100,17 @@ impl Transformer for OpenMp {
                 });
             }
         }
-        if edits.is_empty() {
-            return None;
-        }
-        transforms::edit::apply(text, &edits)
     }
 }
 
 impl OpenMp {
     pub fn report(&self) -> Report {
-        Report { schema_version: 1, loops: self.loops.borrow().clone() }
+        Report { schema_version: 1, loops: self.loops.clone() }
     }
 
     /// `loops: 40 seen, 21 parallelized, 3 parallel not annotated, 16 sequential (PPO101 ×5, …)`.
     pub fn summary_line(&self) -> String {
-        let loops = self.loops.borrow();
+        let loops = &self.loops;
         let count = |v: &str| loops.iter().filter(|l| l.verdict == v).count();
         let mut by_code: BTreeMap<&str, usize> = BTreeMap::new();
         for l in loops.iter().filter(|l| l.verdict == "sequential") {

@@ -16,6 +16,15 @@ impl Edit {
     pub fn insert(at: u32, text: impl Into<String>) -> Edit {
         Edit { start: at, end: at, text: text.into() }
     }
+
+    /// True when `self` and `other` cannot both be applied ([`apply`] would refuse them):
+    /// their replaced ranges overlap, or one inserts strictly inside the other's range.
+    /// Insertions at the same position, or at the boundary of a replacement, do not conflict.
+    pub fn conflicts_with(&self, other: &Edit) -> bool {
+        // An insertion (empty range) at p conflicts with a range c..d iff c < p < d, which
+        // this one comparison also covers.
+        self.start < other.end && other.start < self.end
+    }
 }
 
 /// Apply non-overlapping edits to `text`. Edits at the same position apply in the order
@@ -51,5 +60,29 @@ mod tests {
             [Edit { start: 0, end: 3, text: String::new() }, Edit { start: 2, end: 4, text: String::new() }];
         assert!(apply(t, &bad).is_none());
         assert!(apply(t, &[Edit::insert(7, "z")]).is_none());
+    }
+
+    #[test]
+    fn conflicts_agree_with_apply() {
+        let t = "abcdefgh";
+        let cases = [
+            Edit::insert(2, "x"),
+            Edit::insert(4, "y"),
+            Edit { start: 2, end: 5, text: "R".into() },
+            Edit { start: 4, end: 6, text: "S".into() },
+            Edit { start: 5, end: 7, text: String::new() },
+            Edit::insert(5, "z"),
+            Edit::insert(3, "w"),
+        ];
+        for a in &cases {
+            for b in &cases {
+                if a == b {
+                    continue;
+                }
+                let applies = apply(t, &[a.clone(), b.clone()]).is_some();
+                assert_eq!(a.conflicts_with(b), !applies, "{a:?} vs {b:?}");
+                assert_eq!(a.conflicts_with(b), b.conflicts_with(a), "{a:?} vs {b:?}");
+            }
+        }
     }
 }

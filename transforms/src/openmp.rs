@@ -1,6 +1,7 @@
 //! The Parallelism Subsystem's OpenMP target: insert `#pragma omp parallel for` before
 //! every loop the analysis marks for parallelization.
 
+use crate::diff::LineIndex;
 use crate::edit::Edit;
 use analysis::api::FileReport;
 
@@ -17,19 +18,27 @@ pub struct Skipped {
     pub user_directive: bool,
 }
 
-/// Byte offset of the start of 1-based `line`.
-fn line_start(text: &str, line: u32) -> Option<usize> {
-    if line == 1 {
-        return Some(0);
-    }
-    text.match_indices('\n').nth(line as usize - 2).map(|(i, _)| i + 1)
+/// A directive to insert before a loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub loop_id: String,
+    pub line: u32,
+    pub directive: String,
+    /// The insertion: the directive line, indented like the loop, at the start of its line.
+    pub edit: Edit,
 }
 
 /// The directive edits for a file: one line `#pragma omp parallel for …` before each loop
 /// to parallelize, indented like the loop. A loop that does not start its line (`if (c) for
 /// …`, a label) or that already has an OpenMP directive is left alone and reported.
 pub fn directive_edits(text: &str, report: &FileReport) -> (Vec<Edit>, Vec<Skipped>) {
-    let mut edits = Vec::new();
+    let (placed, skipped) = plan(text, &LineIndex::new(text), report);
+    (placed.into_iter().map(|p| p.edit).collect(), skipped)
+}
+
+/// [`directive_edits`] with each edit tied to its loop; `index` is `text`'s line index.
+pub fn plan(text: &str, index: &LineIndex, report: &FileReport) -> (Vec<Placed>, Vec<Skipped>) {
+    let mut placed = Vec::new();
     let mut skipped = Vec::new();
     for f in &report.functions {
         for l in &f.loops {
@@ -40,7 +49,7 @@ pub fn directive_edits(text: &str, report: &FileReport) -> (Vec<Edit>, Vec<Skipp
                 why: why.into(),
                 user_directive: false,
             };
-            let Some(ls) = line_start(text, l.range.line) else {
+            let Some(ls) = index.line_start(l.range.line) else {
                 skipped.push(skip("loop line not found"));
                 continue;
             };
@@ -60,8 +69,13 @@ pub fn directive_edits(text: &str, report: &FileReport) -> (Vec<Edit>, Vec<Skipp
                 });
                 continue;
             }
-            edits.push(Edit::insert(ls as u32, format!("{prefix}{directive}\n")));
+            placed.push(Placed {
+                loop_id: l.id.clone(),
+                line: l.range.line,
+                directive: directive.clone(),
+                edit: Edit::insert(ls as u32, format!("{prefix}{directive}\n")),
+            });
         }
     }
-    (edits, skipped)
+    (placed, skipped)
 }

@@ -1,0 +1,144 @@
+//! OS, the Optimization Subsystem: a registry of loop transformations.
+//!
+//! A transformation is a pure function from the analysis facts of one file (the SPPS
+//! [`FileReport`], the text, and what PS decided) to outcomes: proposals (edits on the
+//! original text, applied automatically or only offered to the editor) or refusals with a
+//! reason. It never writes anything; the pipeline ([`crate::pipeline::os`]) checks the
+//! proposals against the edits already accepted, applies what it can and logs every outcome.
+//!
+//! Adding a transformation: implement [`LoopTransformation`] in a module of this crate and
+//! add it to [`Registry::standard`]. Its refusal codes are `PPO2nn` check codes (documented in
+//! `docs/checks/`).
+
+use crate::edit::Edit;
+use crate::pipeline::Ps;
+use analysis::api::{FileReport, FunctionReport, LoopReport};
+use std::path::Path;
+
+/// What a transformation sees: one file, analysed (SPPS) and possibly parallelized (PS).
+pub struct OsContext<'a> {
+    /// The file as the pipeline was given it (for messages).
+    pub path: &'a Path,
+    /// The original text: every edit is a byte range of it.
+    pub text: &'a str,
+    /// `text`'s line index.
+    pub lines: &'a crate::diff::LineIndex,
+    /// The SPPS result: loops, verdicts, dependences, invariants, …
+    pub report: &'a FileReport,
+    /// The PS result when a target was chosen: the directives it inserts. A proposal whose
+    /// edits conflict with these is refused by the pipeline, so a transformation of a loop
+    /// PS parallelized must either leave it alone or refuse with its own reason.
+    pub ps: Option<&'a Ps>,
+}
+
+impl<'a> OsContext<'a> {
+    /// Every loop of the file with its function, in source order.
+    pub fn loops(&self) -> impl Iterator<Item = (&'a FunctionReport, &'a LoopReport)> + 'a {
+        self.report.functions.iter().flat_map(|f| f.loops.iter().map(move |l| (f, l)))
+    }
+}
+
+/// A loop an outcome is about (logged with the event).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopRef {
+    pub id: String,
+    pub fingerprint: String,
+    pub function: String,
+    pub line: u32,
+    pub end_line: u32,
+}
+
+impl LoopRef {
+    pub fn of(f: &FunctionReport, l: &LoopReport) -> LoopRef {
+        LoopRef {
+            id: l.id.clone(),
+            fingerprint: l.fingerprint.clone(),
+            function: f.name.clone(),
+            line: l.range.line,
+            end_line: l.range.end_line,
+        }
+    }
+}
+
+/// A transformation the analysis proves legal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proposal {
+    /// The loops it changes (the first one names the event; fusion lists every fused loop).
+    pub loops: Vec<LoopRef>,
+    /// What it does, for the log and the editor: `fuse main#2 and main#3 (shift 1)`.
+    pub title: String,
+    /// The change: byte ranges of the original text and their replacements.
+    pub edits: Vec<Edit>,
+    /// Apply it when `-optimize` runs on the whole file (it is profitable); otherwise it is
+    /// only offered (logged as `offered`, for the editor to apply on request).
+    pub auto: bool,
+}
+
+/// A transformation that was considered and is not legal or not worth it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub loops: Vec<LoopRef>,
+    /// Stable check code (`PPO2nn`), when there is one.
+    pub code: Option<&'static str>,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Proposal(Proposal),
+    Refusal(Refusal),
+}
+
+/// A loop transformation of the Optimization Subsystem (fusion, fission, unrolling,
+/// interchange, the global optimizations, …).
+pub trait LoopTransformation: Send + Sync {
+    /// Stable name, used in the log and (later) to select it: `fusion`, `unroll`, …
+    fn name(&self) -> &'static str;
+
+    /// The outcomes for one file: a proposal for every legal application, a refusal (with
+    /// the reason the analysis gives) for every candidate that is not legal. Pure: the same
+    /// context gives the same outcomes.
+    fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome>;
+}
+
+/// The transformations OS runs, in order (earlier ones win conflicts).
+#[derive(Default)]
+pub struct Registry {
+    transformations: Vec<Box<dyn LoopTransformation>>,
+}
+
+impl Registry {
+    /// No transformation.
+    pub fn empty() -> Registry {
+        Registry::default()
+    }
+
+    /// The transformations `-optimize` runs. None exists yet: loop fusion, fission,
+    /// unrolling and interchange register here when they are implemented.
+    pub fn standard() -> Registry {
+        Registry::empty()
+    }
+
+    pub fn register(&mut self, t: Box<dyn LoopTransformation>) -> &mut Registry {
+        self.transformations.push(t);
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.transformations.is_empty()
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.transformations.iter().map(|t| t.name()).collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &dyn LoopTransformation> {
+        self.transformations.iter().map(|t| t.as_ref())
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}

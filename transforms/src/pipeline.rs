@@ -1,0 +1,784 @@
+//! The PPO pipeline: SPPS → PS → OS → LS.
+//!
+//! - **SPPS** (Source Program Parsing Subsystem, [`spps`]): preprocess, parse and analyse one
+//!   file; the result is the analysis [`FileReport`] (every loop with its verdict) and one
+//!   *markup* event per loop and per front-end diagnostic.
+//! - **PS** (Parallelism Subsystem, [`ps`]): turn the verdicts into directives for a
+//!   [`Target`] (OpenMP today); one event per directive inserted, per user directive kept,
+//!   per marked loop where no directive could be placed.
+//! - **OS** (Optimization Subsystem, [`os`]): run the loop transformations of a
+//!   [`Registry`]; one event per transformation applied, offered or refused.
+//! - **LS** (Logging Subsystem, [`crate::ls`]): records the events of every stage in the
+//!   SQLite log and renders the three text logs. It is the only part that does I/O.
+//!
+//! Each stage consumes the previous stage's result and returns edits (byte ranges of the
+//! original text) plus [`Event`]s; no stage writes files. [`Pipeline::run`] runs the stages
+//! for one file: the batch run (`ppo -i … -o …`) and the language server call it alike.
+
+use crate::diff::{self, LineIndex};
+use crate::edit::{self, Edit};
+use crate::openmp;
+use crate::optimize::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry};
+use analysis::api::{analyze_source, AnalyzeOptions, FileReport};
+use analysis::ir::Severity;
+use analysis::preprocess::SourceLoader;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+/// The stages that produce events (LS only records them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    Spps,
+    Ps,
+    Os,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 3] = [Stage::Spps, Stage::Ps, Stage::Os];
+
+    /// `spps`, `ps`, `os`: the spelling of the log and of `ppo log --stage`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Spps => "spps",
+            Stage::Ps => "ps",
+            Stage::Os => "os",
+        }
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Stage {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Stage, String> {
+        Stage::ALL
+            .into_iter()
+            .find(|st| st.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| format!("unknown stage `{s}` (expected spps, ps or os)"))
+    }
+}
+
+/// The actions events record (stable strings: they are stored in the log and documented
+/// in `docs/log-schema.md`).
+pub mod action {
+    /// SPPS: the analysis marks the loop for parallelization (`text`: the directive).
+    pub const PARALLEL: &str = "parallel";
+    /// SPPS: the loop could run in parallel but gets no directive (inner loop of a parallel
+    /// nest, not worth it); `reason` says why.
+    pub const NOT_ANNOTATED: &str = "parallel-not-annotated";
+    /// SPPS: the loop must stay sequential; `code`/`reason`: the blocking reasons.
+    pub const SEQUENTIAL: &str = "sequential";
+    /// SPPS: a front-end or directive-check diagnostic (`code`, `reason`).
+    pub const DIAGNOSTIC: &str = "diagnostic";
+    /// PS: a directive inserted before the loop (`text`: the directive, `diff`).
+    pub const INSERT_DIRECTIVE: &str = "insert-directive";
+    /// PS: the loop already had the user's directive; kept as it is.
+    pub const KEEP_USER_DIRECTIVE: &str = "keep-user-directive";
+    /// PS: the loop is marked but no directive could be placed (`code` PPO114).
+    pub const NOT_PLACED: &str = "not-placed";
+    /// OS: a transformation applied (`text`: `NAME: what`, `diff`).
+    pub const APPLIED: &str = "applied";
+    /// OS: a legal transformation not applied automatically (the editor may apply it).
+    pub const OFFERED: &str = "offered";
+    /// OS: a transformation refused (`code`, `reason`).
+    pub const REFUSED: &str = "refused";
+    /// OS: nothing was applied, offered or refused in the file (`reason` says why).
+    pub const NONE: &str = "none";
+}
+
+/// One thing a stage did or found, as the log records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Event {
+    pub stage: Stage,
+    /// One of the [`action`] constants.
+    pub action: String,
+    /// Stable check code (`PPO101`, …), when there is one.
+    pub code: Option<String>,
+    pub reason: Option<String>,
+    /// The loop's stable id (`function#ordinal`) and content fingerprint.
+    pub loop_id: Option<String>,
+    pub fingerprint: Option<String>,
+    pub function: Option<String>,
+    /// Lines (1-based, inclusive) of the original text the event is about.
+    pub line_start: Option<u32>,
+    pub line_end: Option<u32>,
+    /// The directive inserted or the transformation applied.
+    pub text: Option<String>,
+    /// Unified diff of the change, against the original text (each event's diff alone).
+    pub diff: Option<String>,
+}
+
+impl Event {
+    pub fn new(stage: Stage, action: &str) -> Event {
+        Event {
+            stage,
+            action: action.to_string(),
+            code: None,
+            reason: None,
+            loop_id: None,
+            fingerprint: None,
+            function: None,
+            line_start: None,
+            line_end: None,
+            text: None,
+            diff: None,
+        }
+    }
+
+    pub fn with_loop(mut self, l: &LoopRef) -> Event {
+        self.loop_id = Some(l.id.clone());
+        self.fingerprint = Some(l.fingerprint.clone());
+        self.function = Some(l.function.clone());
+        self.lines(l.line, l.end_line)
+    }
+
+    pub fn lines(mut self, start: u32, end: u32) -> Event {
+        self.line_start = Some(start);
+        self.line_end = Some(end.max(start));
+        self
+    }
+
+    pub fn code(mut self, code: impl Into<String>) -> Event {
+        self.code = Some(code.into());
+        self
+    }
+
+    pub fn reason(mut self, reason: impl Into<String>) -> Event {
+        self.reason = Some(reason.into());
+        self
+    }
+
+    pub fn text(mut self, text: impl Into<String>) -> Event {
+        self.text = Some(text.into());
+        self
+    }
+
+    pub fn diff(mut self, diff: Option<String>) -> Event {
+        self.diff = diff.filter(|d| !d.is_empty());
+        self
+    }
+}
+
+/// The parallel programming model PS generates code for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    /// `#pragma omp parallel for` with its clauses.
+    OpenMp,
+    /// oneTBB `parallel_for`/`parallel_reduce` (C++ output). Not implemented yet.
+    Tbb,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::OpenMp => "openmp",
+            Target::Tbb => "tbb",
+        }
+    }
+
+    /// `Err` for a target this version cannot generate code for.
+    pub fn check_available(self) -> Result<(), PipelineError> {
+        match self {
+            Target::OpenMp => Ok(()),
+            Target::Tbb => Err(PipelineError::TargetUnavailable(self)),
+        }
+    }
+}
+
+/// Why the pipeline could not run (on one file, or at all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PipelineError {
+    /// The target has no code generator yet; nothing is produced.
+    TargetUnavailable(Target),
+    /// A bug: a stage panicked on this file.
+    Internal { stage: Stage, message: String },
+}
+
+impl fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PipelineError::TargetUnavailable(Target::Tbb) => f.write_str(
+                "the TBB target (-tbb) is not available yet in this version of ppo; use -omp for OpenMP",
+            ),
+            PipelineError::TargetUnavailable(t) => write!(f, "the {} target is not available", t.name()),
+            PipelineError::Internal { stage: Stage::Spps, message } => {
+                write!(f, "internal error in the analysis: {message}")
+            }
+            PipelineError::Internal { stage, message } => {
+                write!(f, "internal error in {}: {message}", stage.as_str().to_uppercase())
+            }
+        }
+    }
+}
+
+impl std::error::Error for PipelineError {}
+
+// ------------------------------------------------------------------------------- SPPS
+
+/// The SPPS result: the analysis of one file and its markup events.
+#[derive(Clone, Debug)]
+pub struct Spps {
+    pub report: FileReport,
+    pub events: Vec<Event>,
+}
+
+/// SPPS: preprocess, parse and analyse `text` (`path` anchors `#include "…"` and names the
+/// file in diagnostics).
+pub fn spps(path: &Path, text: &str, opts: &AnalyzeOptions, loader: &dyn SourceLoader) -> Spps {
+    spps_from_report(analyze_source(path, text, opts, loader))
+}
+
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Note => "note",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
+}
+
+/// SPPS for a caller that already has the analysis (the language server caches it): the
+/// markup events of `report`. One event per loop, in source order (its verdict as action,
+/// its first reason's code, every reason as `CODE: message; …`, the directive when marked),
+/// and one per diagnostic; sorted by line.
+pub fn spps_from_report(report: FileReport) -> Spps {
+    let mut events = Vec::new();
+    for f in &report.functions {
+        for l in &f.loops {
+            let v = &l.parallel;
+            let action = if v.directive.is_some() {
+                action::PARALLEL
+            } else if v.legal {
+                action::NOT_ANNOTATED
+            } else {
+                action::SEQUENTIAL
+            };
+            let mut e = Event::new(Stage::Spps, action).with_loop(&LoopRef::of(f, l));
+            if let Some(r) = v.reasons.first() {
+                e = e.code(r.code);
+                let all: Vec<String> =
+                    v.reasons.iter().map(|r| format!("{}: {}", r.code, r.message)).collect();
+                e = e.reason(all.join("; "));
+            }
+            if let Some(d) = &v.directive {
+                e = e.text(d.clone());
+            }
+            events.push(e);
+        }
+    }
+    for d in &report.diagnostics {
+        events.push(
+            Event::new(Stage::Spps, action::DIAGNOSTIC)
+                .code(d.code)
+                .reason(format!("{}: {}", severity(d.severity), d.message))
+                .lines(d.range.line, d.range.end_line),
+        );
+    }
+    events.sort_by_key(|e| e.line_start);
+    Spps { report, events }
+}
+
+// --------------------------------------------------------------------------------- PS
+
+/// The PS result: the directives for one file.
+#[derive(Clone, Debug)]
+pub struct Ps {
+    pub target: Target,
+    /// Directives to insert, one per loop, in source order.
+    pub placed: Vec<openmp::Placed>,
+    /// Marked loops that get no directive (the user's directive is kept, or none fits).
+    pub skipped: Vec<openmp::Skipped>,
+    pub events: Vec<Event>,
+}
+
+impl Ps {
+    pub fn edits(&self) -> Vec<Edit> {
+        self.placed.iter().map(|p| p.edit.clone()).collect()
+    }
+}
+
+/// Every loop of a report, in source order.
+fn loop_refs(report: &FileReport) -> Vec<LoopRef> {
+    report.functions.iter().flat_map(|f| f.loops.iter().map(move |l| LoopRef::of(f, l))).collect()
+}
+
+/// PS: the directives of `target` for the loops SPPS marked. `name` names the file in the
+/// diffs; `lines` is `text`'s line index.
+pub fn ps(
+    name: &str,
+    text: &str,
+    lines: &LineIndex,
+    spps: &Spps,
+    target: Target,
+) -> Result<Ps, PipelineError> {
+    target.check_available()?;
+    let (placed, skipped) = openmp::plan(text, lines, &spps.report);
+    let placed_by_id: HashMap<&str, &openmp::Placed> =
+        placed.iter().map(|p| (p.loop_id.as_str(), p)).collect();
+    let skipped_by_id: HashMap<&str, &openmp::Skipped> =
+        skipped.iter().map(|s| (s.loop_id.as_str(), s)).collect();
+    let mut events = Vec::new();
+    for l in loop_refs(&spps.report) {
+        if let Some(p) = placed_by_id.get(l.id.as_str()) {
+            events.push(
+                Event::new(Stage::Ps, action::INSERT_DIRECTIVE)
+                    .with_loop(&l)
+                    .text(p.directive.clone())
+                    .diff(diff::unified(name, text, lines, std::slice::from_ref(&p.edit))),
+            );
+        } else if let Some(s) = skipped_by_id.get(l.id.as_str()) {
+            let e = if s.user_directive {
+                Event::new(Stage::Ps, action::KEEP_USER_DIRECTIVE)
+            } else {
+                Event::new(Stage::Ps, action::NOT_PLACED).code(openmp::NOT_PLACED)
+            };
+            events.push(e.with_loop(&l).reason(s.why.clone()));
+        }
+    }
+    Ok(Ps { target, placed, skipped, events })
+}
+
+// --------------------------------------------------------------------------------- OS
+
+/// The OS result: what every registered transformation did to one file.
+#[derive(Clone, Debug, Default)]
+pub struct Os {
+    /// Proposals applied, in the order they were accepted.
+    pub applied: Vec<(&'static str, Proposal)>,
+    /// Legal proposals not applied automatically (for the editor).
+    pub offered: Vec<(&'static str, Proposal)>,
+    /// Refusals, including proposals that conflicted with an earlier edit.
+    pub refused: Vec<(&'static str, Refusal)>,
+    pub events: Vec<Event>,
+}
+
+impl Os {
+    pub fn edits(&self) -> Vec<Edit> {
+        self.applied.iter().flat_map(|(_, p)| p.edits.iter().cloned()).collect()
+    }
+}
+
+fn os_event(action: &str, name: &str, loops: &[LoopRef]) -> Event {
+    let e = Event::new(Stage::Os, action);
+    let e = match loops.first() {
+        Some(l) => e.with_loop(l),
+        None => e,
+    };
+    // An event about several loops (fusion) spans all of them.
+    match (loops.iter().map(|l| l.line).min(), loops.iter().map(|l| l.end_line).max()) {
+        (Some(a), Some(b)) => e.lines(a, b),
+        _ => e,
+    }
+    .text(name)
+}
+
+/// The loop PS parallelized that proposal `p` is about or edits (its edits touch the loop's
+/// lines), with its line.
+fn parallelized_loop<'a>(ps: &'a Ps, p: &Proposal, lines: &LineIndex) -> Option<(&'a str, u32)> {
+    let spans: Vec<(u32, u32)> =
+        p.edits.iter().map(|e| (lines.line_of(e.start as usize), lines.line_of(e.end as usize))).collect();
+    ps.placed.iter().find_map(|d| {
+        let end =
+            ps.events.iter().find(|e| e.loop_id.as_deref() == Some(&d.loop_id)).and_then(|e| e.line_end);
+        let end = end.unwrap_or(d.line);
+        let named = p.loops.iter().any(|l| l.id == d.loop_id);
+        let touched = spans.iter().any(|&(a, b)| a <= end && d.line <= b);
+        (named || touched).then_some((d.loop_id.as_str(), d.line))
+    })
+}
+
+/// OS: run every transformation of `registry` (in order) on the file. A proposal is applied
+/// when it is marked `auto` and its edits conflict neither with PS's directives nor with an
+/// earlier proposal, and it neither names nor edits a loop PS parallelized; otherwise it is
+/// offered or refused. With nothing to report, one `none`
+/// event says why.
+pub fn os(
+    path: &Path,
+    name: &str,
+    text: &str,
+    lines: &LineIndex,
+    spps: &Spps,
+    ps: Option<&Ps>,
+    registry: &Registry,
+) -> Os {
+    let mut out = Os::default();
+    let mut accepted: Vec<Edit> = ps.map(Ps::edits).unwrap_or_default();
+    let cx = OsContext { path, text, lines, report: &spps.report, ps };
+    for t in registry.iter() {
+        let tname = t.name();
+        for outcome in t.run(&cx) {
+            match outcome {
+                Outcome::Refusal(r) => {
+                    let mut e = os_event(action::REFUSED, tname, &r.loops).reason(r.reason.clone());
+                    if let Some(c) = r.code {
+                        e = e.code(c);
+                    }
+                    out.events.push(e);
+                    out.refused.push((tname, r));
+                }
+                Outcome::Proposal(p) => {
+                    let text_of = format!("{tname}: {}", p.title);
+                    let diff = diff::unified(name, text, lines, &p.edits);
+                    let conflict = p.edits.iter().find_map(|e| accepted.iter().find(|a| a.conflicts_with(e)));
+                    let parallelized = ps.and_then(|ps| parallelized_loop(ps, &p, lines));
+                    let refusal = if diff.is_none() {
+                        Some("its edits overlap each other or lie outside the file".to_string())
+                    } else if let Some((id, line)) = parallelized {
+                        Some(format!(
+                            "loop {id} (line {line}) gets a directive from PS; OS does not change parallelized loops"
+                        ))
+                    } else {
+                        conflict.map(|c| {
+                            format!(
+                                "its edits conflict with an earlier change at line {} (a directive or another transformation)",
+                                lines.line_of(c.start as usize)
+                            )
+                        })
+                    };
+                    if let Some(reason) = refusal {
+                        out.events.push(os_event(action::REFUSED, &text_of, &p.loops).reason(reason.clone()));
+                        out.refused.push((tname, Refusal { loops: p.loops, code: None, reason }));
+                    } else if p.auto {
+                        accepted.extend(p.edits.iter().cloned());
+                        out.events.push(os_event(action::APPLIED, &text_of, &p.loops).diff(diff));
+                        out.applied.push((tname, p));
+                    } else {
+                        out.events.push(os_event(action::OFFERED, &text_of, &p.loops).diff(diff));
+                        out.offered.push((tname, p));
+                    }
+                }
+            }
+        }
+    }
+    if out.events.is_empty() {
+        let why = if registry.is_empty() {
+            "no loop transformation is available in this version of ppo".to_string()
+        } else {
+            format!("no transformation applies ({} considered)", registry.names().join(", "))
+        };
+        out.events.push(Event::new(Stage::Os, action::NONE).reason(why));
+    }
+    out
+}
+
+// --------------------------------------------------------------------------- pipeline
+
+/// What to run after SPPS.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// PS: the target to parallelize for; `None` skips PS.
+    pub target: Option<Target>,
+    /// OS: run the loop transformations.
+    pub optimize: bool,
+    pub analyze: AnalyzeOptions,
+}
+
+/// Everything the pipeline produced for one file.
+#[derive(Clone, Debug)]
+pub struct FileOutcome {
+    /// The name the file has in diffs and logs.
+    pub name: String,
+    pub spps: Spps,
+    pub ps: Option<Ps>,
+    pub os: Option<Os>,
+    /// Every accepted edit (PS's, then OS's), on the original text.
+    pub edits: Vec<Edit>,
+    /// The transformed text; `None` when nothing changes.
+    pub new_text: Option<String>,
+}
+
+impl FileOutcome {
+    /// Every event, stage by stage.
+    pub fn events(&self) -> impl Iterator<Item = &Event> {
+        self.spps
+            .events
+            .iter()
+            .chain(self.ps.iter().flat_map(|p| &p.events))
+            .chain(self.os.iter().flat_map(|o| &o.events))
+    }
+
+    pub fn report(&self) -> &FileReport {
+        &self.spps.report
+    }
+}
+
+/// The configured pipeline.
+#[derive(Debug)]
+pub struct Pipeline {
+    pub options: Options,
+    pub registry: Registry,
+}
+
+/// Run `f`, turning a panic into [`PipelineError::Internal`].
+fn guarded<T>(stage: Stage, f: impl FnOnce() -> T) -> Result<T, PipelineError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        PipelineError::Internal { stage, message }
+    })
+}
+
+impl Pipeline {
+    /// A pipeline with the standard OS registry. Refuses a target that is not available.
+    pub fn new(options: Options) -> Result<Pipeline, PipelineError> {
+        Pipeline::with_registry(options, Registry::standard())
+    }
+
+    pub fn with_registry(options: Options, registry: Registry) -> Result<Pipeline, PipelineError> {
+        if let Some(t) = options.target {
+            t.check_available()?;
+        }
+        Ok(Pipeline { options, registry })
+    }
+
+    /// Run every stage on one file: SPPS, then PS when a target is set, then OS when
+    /// optimizing. `path` anchors includes; `name` names the file in diffs and logs. A panic
+    /// in a stage is an error for this file only.
+    pub fn run(
+        &self,
+        path: &Path,
+        name: &str,
+        text: &str,
+        loader: &dyn SourceLoader,
+    ) -> Result<FileOutcome, PipelineError> {
+        let spps = guarded(Stage::Spps, || spps(path, text, &self.options.analyze, loader))?;
+        self.run_after_spps(path, name, text, spps)
+    }
+
+    /// PS and OS on a file SPPS has already analysed.
+    pub fn run_after_spps(
+        &self,
+        path: &Path,
+        name: &str,
+        text: &str,
+        spps: Spps,
+    ) -> Result<FileOutcome, PipelineError> {
+        let lines = LineIndex::new(text);
+        let ps = match self.options.target {
+            Some(t) => Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t))??),
+            None => None,
+        };
+        let os = if self.options.optimize {
+            Some(guarded(Stage::Os, || os(path, name, text, &lines, &spps, ps.as_ref(), &self.registry))?)
+        } else {
+            None
+        };
+        let mut edits: Vec<Edit> = ps.as_ref().map(Ps::edits).unwrap_or_default();
+        edits.extend(os.as_ref().map(Os::edits).unwrap_or_default());
+        let new_text = if edits.is_empty() { None } else { edit::apply(text, &edits) };
+        Ok(FileOutcome { name: name.to_string(), spps, ps, os, edits, new_text })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::optimize::LoopTransformation;
+    use analysis::preprocess::MemLoader;
+
+    const SRC: &str = "double a[1000], b[1000];\n\
+        void f(void) {\n\
+        \x20 for (int i = 0; i < 1000; i++)\n\
+        \x20   a[i] = 2.0 * b[i];\n\
+        \x20 for (int i = 1; i < 1000; i++)\n\
+        \x20   a[i] = a[i - 1] + b[i];\n\
+        }\n";
+
+    fn run(opts: Options, registry: Registry, text: &str) -> FileOutcome {
+        let p = Pipeline::with_registry(opts, registry).unwrap();
+        p.run(Path::new("t.c"), "t.c", text, &MemLoader::default()).unwrap()
+    }
+
+    fn omp() -> Options {
+        Options { target: Some(Target::OpenMp), ..Options::default() }
+    }
+
+    #[test]
+    fn spps_marks_every_loop() {
+        let o = run(Options::default(), Registry::empty(), SRC);
+        let ev: Vec<&Event> = o.events().collect();
+        assert_eq!(ev.len(), 2, "{ev:#?}");
+        assert!(ev.iter().all(|e| e.stage == Stage::Spps));
+        assert_eq!(ev[0].action, action::PARALLEL);
+        assert_eq!(ev[0].loop_id.as_deref(), Some("f#0"));
+        assert_eq!((ev[0].line_start, ev[0].line_end), (Some(3), Some(4)));
+        assert!(ev[0].text.as_deref().unwrap().starts_with("#pragma omp parallel for"));
+        assert_eq!(ev[0].fingerprint.as_ref().unwrap().len(), 16);
+        assert_eq!(ev[1].action, action::SEQUENTIAL);
+        assert_eq!(ev[1].code.as_deref(), Some("PPO101"));
+        assert!(ev[1].reason.as_deref().unwrap().starts_with("PPO101: "), "{:?}", ev[1].reason);
+        // No target, no optimization: nothing changes.
+        assert!(o.ps.is_none() && o.os.is_none() && o.new_text.is_none());
+    }
+
+    #[test]
+    fn spps_reports_diagnostics() {
+        let o = run(Options::default(), Registry::empty(), "int f(void) { return 1 +; }\n");
+        let d: Vec<&Event> = o.events().filter(|e| e.action == action::DIAGNOSTIC).collect();
+        assert!(!d.is_empty());
+        assert_eq!(d[0].code.as_deref(), Some("PPO010"));
+        assert!(d[0].reason.as_deref().unwrap().starts_with("error: "), "{:?}", d[0].reason);
+    }
+
+    #[test]
+    fn ps_inserts_one_directive_per_marked_loop_with_a_diff() {
+        let o = run(omp(), Registry::empty(), SRC);
+        let ps = o.ps.as_ref().unwrap();
+        assert_eq!(ps.events.len(), 1);
+        let e = &ps.events[0];
+        assert_eq!(e.action, action::INSERT_DIRECTIVE);
+        assert_eq!(e.loop_id.as_deref(), Some("f#0"));
+        let diff = e.diff.as_deref().unwrap();
+        assert!(diff.starts_with("--- a/t.c\n+++ b/t.c\n@@ -1,5 +1,6 @@\n"), "{diff}");
+        assert!(diff.contains(&format!("\n+  {}\n", e.text.as_deref().unwrap())), "{diff}");
+        let new = o.new_text.as_deref().unwrap();
+        assert_eq!(new.matches("#pragma omp").count(), 1);
+        // The same edits as the OpenMP transformation alone.
+        assert_eq!(o.edits, openmp::directive_edits(SRC, o.report()).0);
+        assert!(o.os.is_none());
+    }
+
+    #[test]
+    fn ps_logs_user_directives_and_loops_it_cannot_place() {
+        let text = "double a[1000];\nvoid f(int c) {\n  #pragma omp parallel for\n  for (int i = 0; i < 1000; i++)\n    a[i] = 1.0;\n  if (c) for (int i = 0; i < 1000; i++) a[i] = 2.0;\n}\n";
+        let o = run(omp(), Registry::empty(), text);
+        let ps = o.ps.as_ref().unwrap();
+        let actions: Vec<&str> = ps.events.iter().map(|e| e.action.as_str()).collect();
+        assert_eq!(actions, [action::KEEP_USER_DIRECTIVE, action::NOT_PLACED], "{:#?}", ps.events);
+        assert_eq!(ps.events[1].code.as_deref(), Some(openmp::NOT_PLACED));
+        assert!(o.new_text.is_none());
+    }
+
+    #[test]
+    fn tbb_is_refused_without_output() {
+        let opts = Options { target: Some(Target::Tbb), ..Options::default() };
+        let e = Pipeline::new(opts).unwrap_err();
+        assert_eq!(e, PipelineError::TargetUnavailable(Target::Tbb));
+        assert!(e.to_string().contains("not available yet"), "{e}");
+        let spps = spps_from_report(analysis::api::analyze_source(
+            Path::new("t.c"),
+            SRC,
+            &AnalyzeOptions::default(),
+            &MemLoader::default(),
+        ));
+        assert!(ps("t.c", SRC, &LineIndex::new(SRC), &spps, Target::Tbb).is_err());
+    }
+
+    #[test]
+    fn os_with_an_empty_registry_logs_that_nothing_applied() {
+        let o = run(Options { optimize: true, ..Options::default() }, Registry::empty(), SRC);
+        let os = o.os.as_ref().unwrap();
+        assert_eq!(os.events.len(), 1);
+        assert_eq!(os.events[0].action, action::NONE);
+        assert!(os.events[0].reason.as_deref().unwrap().contains("no loop transformation"));
+        assert!(o.ps.is_none() && o.new_text.is_none());
+    }
+
+    /// Proposes to replace the body line of every loop by a comment; refuses sequential loops.
+    struct Blank {
+        auto: bool,
+    }
+
+    impl LoopTransformation for Blank {
+        fn name(&self) -> &'static str {
+            "blank"
+        }
+        fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
+            cx.loops()
+                .map(|(f, l)| {
+                    let r = LoopRef::of(f, l);
+                    if !l.parallel.legal {
+                        return Outcome::Refusal(Refusal {
+                            loops: vec![r],
+                            code: Some("PPO299"),
+                            reason: "not legal".into(),
+                        });
+                    }
+                    let s = cx.lines.line_start(l.range.line).unwrap() as u32;
+                    let e = cx.lines.line_start(l.range.line + 1).unwrap() as u32;
+                    Outcome::Proposal(Proposal {
+                        loops: vec![r],
+                        title: format!("blank {}", l.id),
+                        edits: vec![Edit { start: s, end: e, text: "  /* blank */\n".into() }],
+                        auto: self.auto,
+                    })
+                })
+                .collect()
+        }
+    }
+
+    fn blank(auto: bool) -> Registry {
+        let mut r = Registry::empty();
+        r.register(Box::new(Blank { auto }));
+        r
+    }
+
+    #[test]
+    fn os_applies_auto_proposals_and_logs_refusals() {
+        let o = run(Options { optimize: true, ..Options::default() }, blank(true), SRC);
+        let os = o.os.as_ref().unwrap();
+        let actions: Vec<(&str, Option<&str>)> =
+            os.events.iter().map(|e| (e.action.as_str(), e.code.as_deref())).collect();
+        assert_eq!(actions, [(action::APPLIED, None), (action::REFUSED, Some("PPO299"))]);
+        assert_eq!(os.events[0].text.as_deref(), Some("blank: blank f#0"));
+        assert!(os.events[0].diff.as_deref().unwrap().contains("+  /* blank */\n"));
+        assert!(o.new_text.as_deref().unwrap().contains("/* blank */\n    a[i] = 2.0"));
+    }
+
+    #[test]
+    fn os_offers_non_auto_proposals_without_applying_them() {
+        let o = run(Options { optimize: true, ..Options::default() }, blank(false), SRC);
+        assert_eq!(o.os.as_ref().unwrap().events[0].action, action::OFFERED);
+        assert!(o.new_text.is_none());
+    }
+
+    #[test]
+    fn os_refuses_proposals_that_touch_loops_ps_parallelized() {
+        let o = run(Options { optimize: true, ..omp() }, blank(true), SRC);
+        let os = o.os.as_ref().unwrap();
+        assert_eq!(os.events[0].action, action::REFUSED);
+        assert_eq!(
+            os.events[0].reason.as_deref().unwrap(),
+            "loop f#0 (line 3) gets a directive from PS; OS does not change parallelized loops"
+        );
+        assert!(os.applied.is_empty());
+        // PS's edit still applies.
+        assert_eq!(o.new_text.as_deref().unwrap().matches("#pragma omp").count(), 1);
+    }
+
+    #[test]
+    fn os_refuses_proposals_that_conflict_with_earlier_ones() {
+        let mut reg = blank(true);
+        reg.register(Box::new(Blank { auto: true }));
+        let o = run(Options { optimize: true, ..Options::default() }, reg, SRC);
+        let os = o.os.as_ref().unwrap();
+        let actions: Vec<&str> = os.events.iter().map(|e| e.action.as_str()).collect();
+        assert_eq!(actions, [action::APPLIED, action::REFUSED, action::REFUSED, action::REFUSED]);
+        assert!(os.events[2]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("conflict with an earlier change at line 3"));
+        assert_eq!(o.new_text.as_deref().unwrap().matches("/* blank */").count(), 1);
+    }
+
+    #[test]
+    fn events_come_stage_by_stage() {
+        let o = run(Options { optimize: true, ..omp() }, Registry::empty(), SRC);
+        let stages: Vec<Stage> = o.events().map(|e| e.stage).collect();
+        assert_eq!(stages, [Stage::Spps, Stage::Spps, Stage::Ps, Stage::Os]);
+        assert_eq!("PS".parse::<Stage>().unwrap(), Stage::Ps);
+        assert!("ls".parse::<Stage>().is_err());
+    }
+}
