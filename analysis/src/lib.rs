@@ -16,6 +16,7 @@ pub mod induction;
 pub mod invariant;
 pub mod ir;
 pub mod libc;
+pub mod linear;
 pub mod liveness;
 pub mod loops;
 pub mod lower;

@@ -64,8 +64,9 @@ pub struct LoopVerdict {
     pub legal: bool,
     /// The loop gets a directive (legal, profitable, outermost parallel loop of its nest).
     pub parallelize: bool,
-    /// Clauses in the order `private(...) firstprivate(...) lastprivate(...) reduction(...)
-    /// collapse(n) schedule(...) if(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
+    /// Clauses in the order `private(...) firstprivate(...) lastprivate(...)
+    /// lastprivate(conditional: ...) linear(k:c) reduction(...) collapse(n) schedule(...)
+    /// if(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
     pub clauses: String,
     /// The loop is legal only when pointers that may alias do not overlap: the C condition
     /// of its `if(...)` clause (the accessed ranges are disjoint), evaluated before the loop.
@@ -84,6 +85,7 @@ use crate::constprop::{propagate_constants, Const};
 use crate::dataflow::FnItems;
 use crate::depend::{loop_dependences_with_lines, DepKind};
 use crate::ir::{ExprId, ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
+use crate::linear::{linear_ivs, LinearIvs};
 use crate::liveness::{liveness_with, Liveness};
 use crate::loops::{loop_infos_with, Bound, LoopInfo, LoopKind, TripCount};
 use crate::privarray::private_arrays;
@@ -136,6 +138,8 @@ struct Legal {
     lastprivate: Vec<String>,
     /// `lastprivate(conditional: …)`.
     lastprivate_cond: Vec<String>,
+    /// `linear(k:c)`: derived induction variables and their steps.
+    linear: Vec<(String, i64)>,
     reductions: Vec<(String, String)>,
     has_refs: bool,
     runtime_check: Option<String>,
@@ -172,7 +176,8 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         let schedule = if triangular { Schedule::Dynamic } else { Schedule::Static };
         // Collapse.
         let mut collapse = 1u32;
-        if parallelize && !triangular {
+        // `linear` steps count iterations of the loop itself, not of a collapsed nest.
+        if parallelize && !triangular && lg.linear.is_empty() {
             let outer_small = match info.trip_count {
                 TripCount::Const(n) => n < facts.thresholds.collapse_max_outer_trip,
                 _ => true,
@@ -210,6 +215,11 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         clauses.extend(list("lastprivate", &lg.lastprivate));
         clauses
             .extend(list("lastprivate", &lg.lastprivate_cond).map(|c| c.replacen('(', "(conditional: ", 1)));
+        let mut lin = lg.linear.clone();
+        lin.sort();
+        for (v, step) in lin {
+            clauses.push(format!("linear({v}:{step})"));
+        }
         // One `reduction(op: a, b)` per operator, operators and names sorted.
         let mut reds: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for (op, v) in &lg.reductions {
@@ -334,6 +344,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         private: Vec::new(),
         firstprivate: Vec::new(),
         lastprivate: Vec::new(),
+        linear: Vec::new(),
         lastprivate_cond: Vec::new(),
         reductions: Vec::new(),
         has_refs: false,
@@ -463,7 +474,13 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         for r in &ared {
             // The whole array (it has a constant size): clang does not privatize an array
             // section of a file-scope array (`h[0:64]`), the array form works everywhere.
-            lg.reductions.push((r.op.into(), r.name.clone()));
+            // A parameter declared `int h[K]` is a pointer: it needs the section.
+            let item = if matches!(unit.sym(r.sym).kind, crate::ir::SymKind::Param) {
+                format!("{}[0:{}]", r.name, r.len)
+            } else {
+                r.name.clone()
+            };
+            lg.reductions.push((r.op.into(), item));
             sections.push((r.sym, r.len));
         }
         if let Err(bs) = d.parallel_at(1) {
@@ -555,6 +572,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 }
             }
             let sc = classify_scalars(unit, f, &cx);
+            let mut ivs: Option<LinearIvs> = None;
             for v in &sc.vars {
                 let global = unit.sym(v.sym).is_global_storage();
                 written.push(v.sym);
@@ -577,15 +595,25 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                     ScalarClass::FirstPrivate => lg.firstprivate.push(v.name.clone()),
                     ScalarClass::ConditionalLastPrivate => lg.lastprivate_cond.push(v.name.clone()),
                     ScalarClass::Reduction(op) => lg.reductions.push((op.to_string(), v.name.clone())),
-                    ScalarClass::Induction { step } => rs.push(reason(
-                        codes::DERIVED_IV,
-                        format!(
-                            "induction variable {n} updated in the loop ({n} = {n}0 + {step}*{i}): rewrite it from the loop index",
-                            n = v.name,
-                            i = info.counted.as_ref().map_or("i", |c| c.var_name.as_str())
-                        ),
-                        v.spans.clone(),
-                    )),
+                    ScalarClass::Induction { step } => {
+                        let ivs = ivs.get_or_insert_with(|| linear_ivs(unit, f, info));
+                        match ivs.get(v.sym) {
+                            Some(iv) => lg.linear.push((v.name.clone(), iv.step)),
+                            None => rs.push(reason(
+                                codes::DERIVED_IV,
+                                format!(
+                                    "induction variable {n} updated in the loop ({n} = {n}0 + {step} per iteration) is not a `linear` variable: {why}",
+                                    n = v.name,
+                                    why = ivs.refusal(v.sym).unwrap_or(if info.counted.is_none() {
+                                        "the loop is not a counted `for` loop"
+                                    } else {
+                                        "its update is not a constant step of its own"
+                                    })
+                                ),
+                                v.spans.clone(),
+                            )),
+                        }
+                    }
                     ScalarClass::Carried(m) => rs.push(reason(codes::SCALAR_DEP, m.clone(), v.spans.clone())),
                 }
             }
@@ -683,7 +711,9 @@ mod tests {
         let v = verdicts("double f(double *a, int n) { int i, k = 0; double x = 1;\n for (i = 0; i < n; i++) { x = x * 2 + a[i]; }\n for (i = 0; i < n; i++) { a[k] = 0; k += 2; } return x; }");
         assert!(!v[0].legal);
         assert!(codes_of(&v[0]).contains(&codes::SCALAR_DEP));
-        assert!(codes_of(&v[1]).contains(&codes::DERIVED_IV));
+        // k is linear and a[k] = a[k0 + 2*i] is independent across iterations.
+        assert!(v[1].legal, "{:?}", v[1].reasons);
+        assert_eq!(v[1].clauses, "linear(k:2)");
     }
 
     #[test]
@@ -883,6 +913,85 @@ void f(int *restrict a, int n) {
         let v = verdicts("void f(int n, double *a, double *b) { int i;\n for (i = 1; i < n; i++) a[i] = a[i - 1] + b[i]; }");
         assert!(!v[0].legal && v[0].runtime_check.is_none());
         assert!(!alias_reason(&v[0]).contains("run-time"));
+    }
+
+    #[test]
+    fn derived_induction_variables_become_linear() {
+        // k += 2 with k returned; j-- with a nonzero start; a loop from 5 by 3 with the
+        // update first (the references see the value after it).
+        let v = verdicts(
+            "double a[1000], b[4000], c[1000];\n\
+             int f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = a[i]; b[k + 1] = -a[i]; k += 2; } return k; }\n\
+             void g(int n) { int i, j = n - 1;\n for (i = 0; i < n; i++) { c[i] = a[j] + 1.0; j--; } }\n\
+             int h(int n) { int i, k = 7;\n for (i = 5; i < n; i += 3) { k += 6; b[k] = i; b[k - 1] = i; } return k; }\n\
+             void d(int n) { int i; long k = 0;\n for (i = n - 1; i >= 0; i--) { b[k] = c[i]; k = k + 1; } }",
+        );
+        for (x, want) in v.iter().zip(["linear(k:2)", "linear(j:-1)", "linear(k:6)", "linear(k:1)"]) {
+            assert!(x.parallelize, "{want}: {:?}", x.reasons);
+            assert_eq!(x.clauses, want);
+        }
+    }
+
+    #[test]
+    fn linear_variables_keep_dependences_and_refuse_collapse() {
+        // b[k + 1] read in iteration i is b[k] written in iteration i + 1.
+        let v = verdicts(
+            "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = b[k + 1]; k++; } }",
+        );
+        assert!(!v[0].legal);
+        assert_eq!(codes_of(&v[0]), vec![codes::ANTI_DEP]);
+        // Before and after the update: the second write is the next iteration's first.
+        let v = verdicts(
+            "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = 0; k += 1; b[k] = 1; } }",
+        );
+        assert_eq!(codes_of(&v[0]), vec![codes::OUTPUT_DEP]);
+        // No collapse: the step counts iterations of the outer loop only.
+        let v = verdicts(
+            "double b[100][100];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 100; j++) b[i][j] = k; k += 3; } return k; }",
+        );
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "private(j) linear(k:3)");
+        assert_eq!(v[0].collapse, 1);
+    }
+
+    #[test]
+    fn induction_variables_that_are_not_linear() {
+        let why = |src: &str| -> String {
+            let v = verdicts(src);
+            assert!(!v[0].legal);
+            let r = v[0].reasons.iter().find(|r| r.code == codes::DERIVED_IV).expect("PPO111");
+            r.message.clone()
+        };
+        let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) k += 2; b[i] = k; } return k; }");
+        assert!(m.contains("conditional"), "{m}");
+        let m = why("double b[400];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 4; j++) k++; b[i] = k; } return k; }");
+        assert!(m.contains("inner loop"), "{m}");
+        let m = why("double b[400];\nint f(int n) { int i; unsigned char k = 0;\n for (i = 0; i < n; i++) { b[k] = i; k++; } return k; }");
+        assert!(m.contains("wrap"), "{m}");
+        let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) continue; b[k] = 1; k += 2; } return k; }");
+        assert!(m.contains("continue"), "{m}");
+        // A step that is not a constant: not an induction variable at all.
+        let v = verdicts("double b[400];\nint f(int n, int m) { int i, k = 0;\n for (i = 0; i < n; i++) { b[i] = k; k += m; } return k; }");
+        assert!(!v[0].legal);
+        // A step that the loop's step does not divide: linear, but b[k] has no integer
+        // closed form in i, so the subscript stays unknown.
+        let v = verdicts(
+            "double b[400];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[k] = i; k++; } }",
+        );
+        assert_eq!(codes_of(&v[0]), vec![codes::UNKNOWN_WRITE]);
+        assert!(v[0].reasons[0].message.contains("no integer closed form"), "{:?}", v[0].reasons);
+        let v = verdicts("double b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[i] = k; k++; } return k; }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "linear(k:1)");
+    }
+
+    #[test]
+    fn array_parameter_reduction_uses_a_section() {
+        let v = verdicts(
+            "void f(int *restrict key, int h[64], int n) { int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert!(v[0].clauses.starts_with("reduction(+:h[0:64])"), "{}", v[0].clauses);
     }
 
     #[test]

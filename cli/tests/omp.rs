@@ -110,7 +110,7 @@ fn no_false_positives_and_recall_on_the_manifests() {
 }
 
 /// Recall the parallelizer reaches on corpus/ppo + corpus/deps (raise it, never lower it).
-const MIN_RECALL: f64 = 0.918;
+const MIN_RECALL: f64 = 0.975;
 
 #[test]
 fn user_directives_are_kept_and_never_duplicated() {
