@@ -70,6 +70,10 @@ pub struct VarFacts {
     pub float: bool,
     pub pointer: bool,
     pub global: bool,
+    /// A variably-modified type that g++ lambdas cannot capture (a 2-D VLA, a pointer to a
+    /// VLA row): its declaration as a pointer to a row, `{}` standing for the name
+    /// (`double (*{})[m]`); `Some("")` when it has no simple spelling.
+    pub vm: Option<String>,
 }
 
 /// The pieces of a `for (init; var OP limit; step) body` loop.
@@ -731,6 +735,7 @@ fn var_facts(sy: &Symbol) -> VarFacts {
         v
     };
     VarFacts {
+        vm: vm_pattern(&sy.ty),
         name: sy.name.clone(),
         cxx_type: cxx_type(&sy.ty),
         array: sy.ty.is_array(),
@@ -740,6 +745,33 @@ fn var_facts(sy: &Symbol) -> VarFacts {
         pointer: sy.ty.is_pointer(),
         global: sy.is_global_storage(),
     }
+}
+
+/// See [`VarFacts::vm`].
+fn vm_pattern(t: &Type) -> Option<String> {
+    let row = match t {
+        Type::Array { elem, .. } => elem.as_ref(),
+        Type::Pointer { pointee, .. } => pointee.as_ref(),
+        _ => return None,
+    };
+    let mut dims = String::new();
+    let mut vm = false;
+    let mut r = row;
+    while let Type::Array { len, elem } = r {
+        match len {
+            ArrayLen::Const(n) => dims.push_str(&format!("[{n}]")),
+            ArrayLen::Expr(e) => {
+                vm = true;
+                dims.push_str(&format!("[{e}]"));
+            }
+            ArrayLen::Unspecified => return None,
+        }
+        r = elem;
+    }
+    if !vm {
+        return None;
+    }
+    Some(cxx_type(r).map_or(String::new(), |base| format!("{base} (*{{}}){dims}")))
 }
 
 /// Offset of the `)` matching the first `(` at or after `from` in `s`.
