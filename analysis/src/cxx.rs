@@ -234,7 +234,8 @@ impl<'a> Cx<'a> {
         let what;
         let needed = match target {
             Type::Pointer { pointee, .. } if **pointee != Type::Void && is_void_ptr(&vt) => {
-                what = format!("void* converted to {}", cxx_type(target).unwrap_or_else(|| target.to_string()));
+                what =
+                    format!("void* converted to {}", cxx_type(target).unwrap_or_else(|| target.to_string()));
                 true
             }
             Type::Enum(n) if !matches!(vt, Type::Enum(_)) && !matches!(e.kind, ExprKind::EnumConst(..)) => {
@@ -300,16 +301,15 @@ impl<'a> Cx<'a> {
         }
         let before = &head_text[..(f.name_span.start - f.span.start) as usize];
         let before = strip_comments(before);
-        let spec: Vec<&str> = before
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty())
-            .collect();
+        let spec: Vec<&str> =
+            before.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
         if spec.iter().all(|w| ["static", "inline", "extern", "__inline", "__inline__"].contains(w)) {
             self.unsupported(f.name_span, format!("implicit int return type of {}", f.name));
         }
         // VLA parameters.
         for &p in &f.params {
-            let body_open = self.slice(f.stmt(f.body).span).starts_with('{').then(|| f.stmt(f.body).span.start + 1);
+            let body_open =
+                self.slice(f.stmt(f.body).span).starts_with('{').then(|| f.stmt(f.body).span.start + 1);
             self.vla_param(&f.name, p, body_open);
         }
         self.exprs(f);
@@ -367,7 +367,9 @@ impl<'a> Cx<'a> {
                             if sig.get(at..).is_some_and(|r| r.trim_start().starts_with("()")) {
                                 self.unsupported(
                                     e.span,
-                                    format!("call with arguments to {n}, declared without a prototype `{n}()`"),
+                                    format!(
+                                        "call with arguments to {n}, declared without a prototype `{n}()`"
+                                    ),
                                 );
                             }
                         }
@@ -383,7 +385,9 @@ impl<'a> Cx<'a> {
                     for (a, (t, c)) in args.iter().zip(params) {
                         // A VLA parameter that becomes `void *` takes any pointer.
                         let t = match t {
-                            Type::Array { elem, .. } => Type::Pointer { pointee: elem, restrict: false, is_const: false },
+                            Type::Array { elem, .. } => {
+                                Type::Pointer { pointee: elem, restrict: false, is_const: false }
+                            }
                             t => t,
                         };
                         self.convert(f, &t, *a, None, e.span);
@@ -660,17 +664,21 @@ impl<'a> Cx<'a> {
         }
         let lit = |e: ExprId| f.int_literal(e);
         let stepv = match &f.expr(*step).kind {
-            ExprKind::IncDec { inc, operand, .. } if f.as_var(*operand) == Some(var) => Some(if *inc { 1 } else { -1 }),
+            ExprKind::IncDec { inc, operand, .. } if f.as_var(*operand) == Some(var) => {
+                Some(if *inc { 1 } else { -1 })
+            }
             ExprKind::Assign { op: Some(BinOp::Add), lhs, rhs } if f.as_var(*lhs) == Some(var) => lit(*rhs),
             ExprKind::Assign { op: Some(BinOp::Sub), lhs, rhs } if f.as_var(*lhs) == Some(var) => {
                 lit(*rhs).map(|v| -v)
             }
-            ExprKind::Assign { op: None, lhs, rhs } if f.as_var(*lhs) == Some(var) => match &f.expr(*rhs).kind {
-                ExprKind::Binary(BinOp::Add, a, b) if f.as_var(*a) == Some(var) => lit(*b),
-                ExprKind::Binary(BinOp::Add, a, b) if f.as_var(*b) == Some(var) => lit(*a),
-                ExprKind::Binary(BinOp::Sub, a, b) if f.as_var(*a) == Some(var) => lit(*b).map(|v| -v),
-                _ => None,
-            },
+            ExprKind::Assign { op: None, lhs, rhs } if f.as_var(*lhs) == Some(var) => {
+                match &f.expr(*rhs).kind {
+                    ExprKind::Binary(BinOp::Add, a, b) if f.as_var(*a) == Some(var) => lit(*b),
+                    ExprKind::Binary(BinOp::Add, a, b) if f.as_var(*b) == Some(var) => lit(*a),
+                    ExprKind::Binary(BinOp::Sub, a, b) if f.as_var(*a) == Some(var) => lit(*b).map(|v| -v),
+                    _ => None,
+                }
+            }
             _ => None,
         };
         let header = Span::new(st.span.start, f.stmt(*body).span.start);
@@ -872,7 +880,8 @@ mod tests {
     fn void_pointer_conversions_get_casts() {
         let src = "#include <stdlib.h>\ntypedef struct { int x; } P;\nstruct Q { double *d; };\ndouble *g(int n) { return malloc(n); }\nvoid f(int n) { double *a = malloc(n * sizeof *a); P *p = malloc(sizeof *p); struct Q q; q.d = calloc(n, 8); a = realloc(a, n); void *v = a; int *k = v; char *s = \"x\"; const char *t = \"y\"; free(p); (void)k; (void)s; (void)t; }\n";
         let f = facts(src);
-        let got: Vec<(String, &str)> = f.conversions.iter().map(|c| (c.cast.clone(), at(src, c.span))).collect();
+        let got: Vec<(String, &str)> =
+            f.conversions.iter().map(|c| (c.cast.clone(), at(src, c.span))).collect();
         assert_eq!(
             got,
             [
@@ -894,11 +903,15 @@ mod tests {
         let f = facts(src);
         let what: Vec<&str> = f.unsupported.iter().map(|u| u.construct.as_str()).collect();
         assert!(what.iter().any(|w| w.starts_with("K&R-style definition of kr")), "{what:?}");
-        assert!(what.contains(&"designated initializer out of the declaration order of the fields"), "{what:?}");
+        assert!(
+            what.contains(&"designated initializer out of the declaration order of the fields"),
+            "{what:?}"
+        );
         assert!(what.contains(&"array designator in an initializer (`[k] = …`)"), "{what:?}");
         assert!(what.contains(&"compound literal"), "{what:?}");
         assert!(what.iter().any(|w| w.starts_with("sizeof of a character constant")), "{what:?}");
-        let ok = facts("struct S { int a, b; };\nvoid h(void) { struct S s = { .a = 1, .b = 2 }; (void)s; }\n");
+        let ok =
+            facts("struct S { int a, b; };\nvoid h(void) { struct S s = { .a = 1, .b = 2 }; (void)s; }\n");
         assert!(ok.unsupported.is_empty(), "{:?}", ok.unsupported);
     }
 
@@ -909,7 +922,9 @@ mod tests {
         let v: Vec<(&str, bool, &str, &str, bool)> = f
             .vla_params
             .iter()
-            .map(|p| (p.name.as_str(), p.first_only, p.spec.as_str(), p.inner.as_str(), p.body_open.is_some()))
+            .map(|p| {
+                (p.name.as_str(), p.first_only, p.spec.as_str(), p.inner.as_str(), p.body_open.is_some())
+            })
             .collect();
         assert_eq!(
             v,
@@ -931,7 +946,10 @@ mod tests {
         let f = facts(src);
         assert_eq!(f.loops.len(), 2);
         let l = &f.loops[0];
-        assert_eq!((l.var.as_str(), l.var_type.as_deref(), l.declared, l.op.as_str(), l.step), ("i", Some("int"), true, "<", Some(1)));
+        assert_eq!(
+            (l.var.as_str(), l.var_type.as_deref(), l.declared, l.op.as_str(), l.step),
+            ("i", Some("int"), true, "<", Some(1))
+        );
         assert_eq!((at(src, l.init), at(src, l.limit), l.clean), ("0", "n", true));
         let names: Vec<&str> = l.vars.iter().map(|v| v.name.as_str()).collect();
         assert_eq!(names, ["a", "n", "t"]);

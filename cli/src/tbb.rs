@@ -31,7 +31,11 @@ impl Sink for Tbb {
                 let mut reasons: Vec<ReasonEntry> = v
                     .reasons
                     .iter()
-                    .map(|r| ReasonEntry { code: r.code, message: r.message.clone(), ranges: r.ranges.clone() })
+                    .map(|r| ReasonEntry {
+                        code: r.code,
+                        message: r.message.clone(),
+                        ranges: r.ranges.clone(),
+                    })
                     .collect();
                 let ev = events.iter().find(|e| e.loop_id.as_deref() == Some(l.id.as_str()));
                 let translated = ev.filter(|e| e.action == action::TRANSLATE_LOOP);
@@ -42,7 +46,11 @@ impl Sink for Tbb {
                         .find(|c| r.code.as_deref() == Some(**c))
                         .copied()
                         .unwrap_or(transforms::tbb::codes::CLAUSE);
-                    reasons.push(ReasonEntry { code, message: r.reason.clone().unwrap_or_default(), ranges: vec![] });
+                    reasons.push(ReasonEntry {
+                        code,
+                        message: r.reason.clone().unwrap_or_default(),
+                        ranges: vec![],
+                    });
                 }
                 self.loops.push(LoopEntry {
                     file: file.clone(),

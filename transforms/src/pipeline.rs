@@ -220,7 +220,9 @@ impl fmt::Display for PipelineError {
                 "the TBB target (-tbb) is not available yet in this version of ppo; use -omp for OpenMP",
             ),
             PipelineError::TargetUnavailable(t) => write!(f, "the {} target is not available", t.name()),
-            PipelineError::Unsupported { target, message } => write!(f, "{} target: {message}", target.name()),
+            PipelineError::Unsupported { target, message } => {
+                write!(f, "{} target: {message}", target.name())
+            }
             PipelineError::Internal { stage: Stage::Spps, message } => {
                 write!(f, "internal error in the analysis: {message}")
             }

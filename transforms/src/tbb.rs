@@ -82,7 +82,11 @@ pub struct Plan {
 impl Plan {
     /// Every edit: the loops' and the fixes'.
     pub fn edits(&self) -> Vec<Edit> {
-        self.translated.iter().map(|t| t.edit.clone()).chain(self.fixes.iter().map(|f| f.edit.clone())).collect()
+        self.translated
+            .iter()
+            .map(|t| t.edit.clone())
+            .chain(self.fixes.iter().map(|f| f.edit.clone()))
+            .collect()
     }
 }
 
@@ -269,14 +273,19 @@ pub fn plan(name: &str, text: &str, lines: &LineIndex, report: &FileReport) -> R
             None
         };
         if let Some((new, what)) = repl {
-            fixes.push(Fix { line, what, edit: Edit { start: t.start as u32, end: t.end as u32, text: new } });
+            fixes.push(Fix {
+                line,
+                what,
+                edit: Edit { start: t.start as u32, end: t.end as u32, text: new },
+            });
         }
     }
     let rename = |n: &str| renames.get(n).cloned().unwrap_or_else(|| n.to_string());
     // Casts.
     for c in &facts.conversions {
         let line = line_of(c.span.start as usize);
-        let (open, close) = if c.wrap { (format!("({})(", c.cast), ")") } else { (format!("({})", c.cast), "") };
+        let (open, close) =
+            if c.wrap { (format!("({})(", c.cast), ")") } else { (format!("({})", c.cast), "") };
         fixes.push(Fix {
             line,
             what: format!("cast inserted: {}", c.what),
@@ -310,7 +319,11 @@ pub fn plan(name: &str, text: &str, lines: &LineIndex, report: &FileReport) -> R
                 what: format!("variable-length array parameter {}: typed pointer", v.name),
                 edit: Edit::insert(
                     at,
-                    format!(" {spec} (*{name}){inner} = ({spec} (*){inner}){prefix}{name};", spec = v.spec, inner = v.inner),
+                    format!(
+                        " {spec} (*{name}){inner} = ({spec} (*){inner}){prefix}{name};",
+                        spec = v.spec,
+                        inner = v.inner
+                    ),
                 ),
             });
         }
@@ -331,9 +344,17 @@ pub fn plan(name: &str, text: &str, lines: &LineIndex, report: &FileReport) -> R
             if l.parallel.directive.is_none() {
                 continue;
             }
-            let refuse = |code: &'static str, why: String| Refused { loop_id: l.id.clone(), line: l.range.line, code, why };
+            let refuse = |code: &'static str, why: String| Refused {
+                loop_id: l.id.clone(),
+                line: l.range.line,
+                code,
+                why,
+            };
             if header_file {
-                plan.refused.push(refuse(codes::KEPT, "loops in headers are not translated (the header stays C-compatible)".into()));
+                plan.refused.push(refuse(
+                    codes::KEPT,
+                    "loops in headers are not translated (the header stays C-compatible)".into(),
+                ));
                 continue;
             }
             match g.translate(f, l, &facts.loops, &fixes, &mut used) {
@@ -343,10 +364,16 @@ pub fn plan(name: &str, text: &str, lines: &LineIndex, report: &FileReport) -> R
         }
     }
     // Fixes inside a translated loop are part of its replacement.
-    fixes.retain(|f| !plan.translated.iter().any(|t| t.edit.start <= f.edit.start && f.edit.end <= t.edit.end));
+    fixes.retain(|f| {
+        !plan.translated.iter().any(|t| t.edit.start <= f.edit.start && f.edit.end <= t.edit.end)
+    });
     if !plan.translated.is_empty() {
         let at = include_point(text);
-        fixes.push(Fix { line: line_of(at), what: "oneTBB headers".into(), edit: Edit::insert(at as u32, used.lines()) });
+        fixes.push(Fix {
+            line: line_of(at),
+            what: "oneTBB headers".into(),
+            edit: Edit::insert(at as u32, used.lines()),
+        });
     }
     fixes.sort_by_key(|f| (f.edit.start, f.edit.end));
     plan.fixes = fixes;
@@ -448,7 +475,9 @@ fn parse_clauses(directive: &str) -> Result<Clauses, (&'static str, String)> {
         }
         let close = close.ok_or((codes::CLAUSE, format!("unbalanced clause in {directive}")))?;
         let arg = s[open + 1..close].trim();
-        let list = |a: &str| a.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect::<Vec<_>>();
+        let list = |a: &str| {
+            a.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect::<Vec<_>>()
+        };
         match name {
             "private" => c.private.extend(list(arg)),
             "firstprivate" => c.firstprivate.extend(list(arg)),
@@ -498,7 +527,12 @@ struct Gen<'a> {
 
 /// An expression that can be written twice: no call, no side effect, short.
 fn duplicable(s: &str) -> bool {
-    s.len() <= 40 && !s.contains('(') && !s.contains("++") && !s.contains("--") && !s.contains('=') && !s.contains(',')
+    s.len() <= 40
+        && !s.contains('(')
+        && !s.contains("++")
+        && !s.contains("--")
+        && !s.contains('=')
+        && !s.contains(',')
 }
 
 fn paren(s: &str) -> String {
@@ -539,19 +573,20 @@ impl Gen<'_> {
         used: &mut Headers,
     ) -> Result<Translated, (&'static str, String)> {
         let directive = l.parallel.directive.as_deref().unwrap_or_default();
-        let start = self.lines.line_start(l.range.line).ok_or((codes::HEADER, "loop line not found".to_string()))?
-            + l.range.column as usize
-            - 1;
+        let start =
+            self.lines.line_start(l.range.line).ok_or((codes::HEADER, "loop line not found".to_string()))?
+                + l.range.column as usize
+                - 1;
         // The user's own OpenMP directive on the line before.
         let before = self.text[..self.lines.line_start(l.range.line).unwrap_or(0)].trim_end();
         let prev = before.rsplit('\n').next().unwrap_or("").trim_start();
         if prev.starts_with("#pragma omp") || prev.starts_with("# pragma omp") {
             return Err((codes::KEPT, "the loop has the user's OpenMP directive; kept as written".into()));
         }
-        let outer = shapes
-            .iter()
-            .find(|s| s.span.start as usize == start)
-            .ok_or((codes::HEADER, "not a `for (i = a; i OP b; i += c)` loop the translation recognizes".to_string()))?;
+        let outer = shapes.iter().find(|s| s.span.start as usize == start).ok_or((
+            codes::HEADER,
+            "not a `for (i = a; i OP b; i += c)` loop the translation recognizes".to_string(),
+        ))?;
         let cl = parse_clauses(directive)?;
         // The collapsed nest.
         let levels = cl.collapse.clamp(1, 3);
@@ -580,7 +615,10 @@ impl Gen<'_> {
         let check_copyable = |v: &str| -> Result<&VarFacts, (&'static str, String)> {
             let vf = var_facts(v).ok_or((codes::PRIVATE, format!("{v} is not a variable of the loop")))?;
             if vf.vla {
-                return Err((codes::PRIVATE, format!("{v} is a variable-length array: no lambda-local copy")));
+                return Err((
+                    codes::PRIVATE,
+                    format!("{v} is a variable-length array: no lambda-local copy"),
+                ));
             }
             Ok(vf)
         };
@@ -591,7 +629,10 @@ impl Gen<'_> {
         for v in &cl.lastprivate {
             if let Some(d) = nest_vars.iter().position(|n| n == v) {
                 if d > 0 {
-                    return Err((codes::PRIVATE, format!("lastprivate({v}): the index of a collapsed inner loop")));
+                    return Err((
+                        codes::PRIVATE,
+                        format!("lastprivate({v}): the index of a collapsed inner loop"),
+                    ));
                 }
                 after.push(format!("{} = {};", self.name(v), dims[0].last));
                 continue;
@@ -633,10 +674,16 @@ impl Gen<'_> {
         for v in outer.vars.iter().filter(|v| v.vm.is_some()) {
             let pat = v.vm.as_deref().unwrap_or_default();
             if pat.is_empty() {
-                return Err((codes::PRIVATE, format!("{} has a variably-modified type without a simple spelling", v.name)));
+                return Err((
+                    codes::PRIVATE,
+                    format!("{} has a variably-modified type without a simple spelling", v.name),
+                ));
             }
             if cl.private.contains(&v.name) || cl.firstprivate.contains(&v.name) {
-                return Err((codes::PRIVATE, format!("{} is a variable-length array: no lambda-local copy", v.name)));
+                return Err((
+                    codes::PRIVATE,
+                    format!("{} is a variable-length array: no lambda-local copy", v.name),
+                ));
             }
             let n = self.name(&v.name);
             prelude.push(format!("void *{p}vm_{n} = (void *){n};"));
@@ -647,7 +694,10 @@ impl Gen<'_> {
         for (op, v) in &cl.reductions {
             let vf = var_facts(v).ok_or((codes::REDUCTION, format!("reduction variable {v} not found")))?;
             if vf.array {
-                return Err((codes::REDUCTION, format!("array reduction reduction({op}:{v}) is not translated")));
+                return Err((
+                    codes::REDUCTION,
+                    format!("array reduction reduction({op}:{v}) is not translated"),
+                ));
             }
             if !["+", "-", "*", "&", "|", "^", "&&", "||", "min", "max"].contains(&op.as_str()) {
                 return Err((codes::REDUCTION, format!("reduction operator {op}")));
@@ -659,7 +709,10 @@ impl Gen<'_> {
         }
         // The range.
         let (rt, range) = match dims.len() {
-            1 => (format!("tbb::blocked_range<{}>", dims[0].range_ty), format!("({}, {})", dims[0].begin, dims[0].end)),
+            1 => (
+                format!("tbb::blocked_range<{}>", dims[0].range_ty),
+                format!("({}, {})", dims[0].begin, dims[0].end),
+            ),
             2 => {
                 used.d2 = true;
                 (
@@ -670,7 +723,10 @@ impl Gen<'_> {
             _ => {
                 used.d3 = true;
                 (
-                    format!("tbb::blocked_range3d<{}, {}, {}>", dims[0].range_ty, dims[1].range_ty, dims[2].range_ty),
+                    format!(
+                        "tbb::blocked_range3d<{}, {}, {}>",
+                        dims[0].range_ty, dims[1].range_ty, dims[2].range_ty
+                    ),
                     format!(
                         "({}, {}, {}, {}, {}, {})",
                         dims[0].begin, dims[0].end, dims[1].begin, dims[1].end, dims[2].begin, dims[2].end
@@ -680,7 +736,8 @@ impl Gen<'_> {
         };
         // Layout: the original indentation of the loop line.
         let line_start = self.lines.line_start(l.range.line).unwrap_or(0);
-        let ind: String = self.text[line_start..start].chars().map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let ind: String =
+            self.text[line_start..start].chars().map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
         let block = !prelude.is_empty() || !after.is_empty() || !reds.is_empty();
         let base = if block { format!("{ind}  ") } else { ind.clone() };
         let inner_ind = format!("{base}  ");
@@ -707,7 +764,8 @@ impl Gen<'_> {
             );
         } else {
             used.reduce = true;
-            let members: Vec<String> = reds.iter().enumerate().map(|(k, (_, n, _))| format!("decltype({n}) v{k};")).collect();
+            let members: Vec<String> =
+                reds.iter().enumerate().map(|(k, (_, n, _))| format!("decltype({n}) v{k};")).collect();
             let _ = writeln!(out, "{base}struct {p}red_t {{ {} }};", members.join(" "));
             let ids: Vec<String> = reds.iter().map(|(op, n, vf)| identity(op, n, vf)).collect();
             construct = format!(
@@ -764,7 +822,8 @@ impl Gen<'_> {
                 let _ = write!(out, "{sep}{body}");
             }
             Some(setup) => {
-                let _ = write!(out, " {{\n{cur_ind}  {setup}\n{cur_ind}  {}\n{cur_ind}}}", reindent(&body, 2));
+                let _ =
+                    write!(out, " {{\n{cur_ind}  {setup}\n{cur_ind}  {}\n{cur_ind}}}", reindent(&body, 2));
             }
         }
         out.push('\n');
@@ -827,8 +886,17 @@ impl Gen<'_> {
         }
     }
 
-    fn dim(&self, d: usize, s: &ForShape, fixes: &[Fix], prelude: &mut Vec<String>) -> Result<Dim, (&'static str, String)> {
-        let ty = s.var_type.clone().ok_or((codes::HEADER, format!("loop index {} is not of an integer type", s.var)))?;
+    fn dim(
+        &self,
+        d: usize,
+        s: &ForShape,
+        fixes: &[Fix],
+        prelude: &mut Vec<String>,
+    ) -> Result<Dim, (&'static str, String)> {
+        let ty = s
+            .var_type
+            .clone()
+            .ok_or((codes::HEADER, format!("loop index {} is not of an integer type", s.var)))?;
         let step = s.step.ok_or((codes::HEADER, format!("the step of {} is not a constant", s.var)))?;
         if !s.clean {
             return Err((codes::HEADER, "the loop header comes from a macro".into()));
@@ -852,9 +920,16 @@ impl Gen<'_> {
             let (b, e, last) = match (step, op) {
                 (1, "<" | "!=") => (lo.clone(), hi.clone(), format!("std::max<{ty}>({lo}, {hi})")),
                 (1, "<=") => (lo.clone(), format!("{hi} + 1"), format!("std::max<{ty}>({lo}, {hi} + 1)")),
-                (-1, ">" | "!=") => (format!("{hi} + 1"), format!("{lo} + 1"), format!("std::min<{ty}>({lo}, {hi})")),
+                (-1, ">" | "!=") => {
+                    (format!("{hi} + 1"), format!("{lo} + 1"), format!("std::min<{ty}>({lo}, {hi})"))
+                }
                 (-1, ">=") => (hi.clone(), format!("{lo} + 1"), format!("std::min<{ty}>({lo}, {hi} - 1)")),
-                _ => return Err((codes::HEADER, format!("the comparison {op} does not match the step {step}"))),
+                _ => {
+                    return Err((
+                        codes::HEADER,
+                        format!("the comparison {op} does not match the step {step}"),
+                    ))
+                }
             };
             let end = if b == "0" && e.chars().all(|c| c.is_ascii_digit()) {
                 e
@@ -984,7 +1059,9 @@ pub fn ps(
                     .diff(diff::unified(name, text, lines, std::slice::from_ref(&t.edit))),
             );
         } else if let Some(r) = plan.refused.iter().find(|r| r.loop_id == l.id) {
-            events.push(Event::new(Stage::Ps, action::REFUSE_LOOP).with_loop(l).code(r.code).reason(r.why.clone()));
+            events.push(
+                Event::new(Stage::Ps, action::REFUSE_LOOP).with_loop(l).code(r.code).reason(r.why.clone()),
+            );
         }
     }
     events.append(&mut fix_events);
@@ -994,7 +1071,12 @@ pub fn ps(
         placed: plan
             .translated
             .iter()
-            .map(|t| Placed { loop_id: t.loop_id.clone(), line: t.line, directive: t.construct.clone(), edit: t.edit.clone() })
+            .map(|t| Placed {
+                loop_id: t.loop_id.clone(),
+                line: t.line,
+                directive: t.construct.clone(),
+                edit: t.edit.clone(),
+            })
             .collect(),
         skipped: plan
             .refused
@@ -1048,8 +1130,16 @@ mod tests {
         assert!(new.contains("#include <tbb/parallel_reduce.h>\n"), "{new}");
         let (_, new) = run("double f(int n, double *a) {\n  double s = 0, m = 0;\n  for (int i = 0; i < n; i++) {\n    s += a[i];\n    if (a[i] > m) m = a[i];\n  }\n  return s + m;\n}\n").unwrap();
         assert!(new.contains("struct ppo_red_t { decltype(s) v0; decltype(m) v1; };"), "{new}");
-        assert!(new.contains("ppo_red_t{static_cast<decltype(s)>(0), -std::numeric_limits<decltype(m)>::infinity()}"), "{new}");
-        assert!(new.contains("return ppo_red_t{ppo_a.v0 + ppo_b.v0, ppo_b.v1 > ppo_a.v1 ? ppo_b.v1 : ppo_a.v1};"), "{new}");
+        assert!(
+            new.contains(
+                "ppo_red_t{static_cast<decltype(s)>(0), -std::numeric_limits<decltype(m)>::infinity()}"
+            ),
+            "{new}"
+        );
+        assert!(
+            new.contains("return ppo_red_t{ppo_a.v0 + ppo_b.v0, ppo_b.v1 > ppo_a.v1 ? ppo_b.v1 : ppo_a.v1};"),
+            "{new}"
+        );
         assert!(new.contains("    s += ppo_red.v0;\n    if (ppo_red.v1 > m) m = ppo_red.v1;\n"), "{new}");
         assert!(new.contains("#include <limits>\n"), "{new}");
     }
@@ -1059,7 +1149,10 @@ mod tests {
         let (_, new) = run("double a[100], b[100];\ndouble f(int n) {\n  int i;\n  double x = -1.0;\n  for (i = 0; i < n; i++)\n    x = a[i] * 0.5;\n  return x;\n}\nint g(int n) {\n  int i;\n  for (i = 0; i < n; i++)\n    b[i] += 1.0;\n  return i;\n}\n").unwrap();
         assert!(new.contains("    auto& ppo_out_x = x;\n    const auto ppo_in_x = x;\n"), "{new}");
         assert!(new.contains("      decltype(x) x = ppo_in_x;\n"), "{new}");
-        assert!(new.contains("      if (ppo_r.end() == std::max<decltype(i)>(0, n)) ppo_out_x = x;\n"), "{new}");
+        assert!(
+            new.contains("      if (ppo_r.end() == std::max<decltype(i)>(0, n)) ppo_out_x = x;\n"),
+            "{new}"
+        );
         assert!(new.contains("    i = std::max<decltype(i)>(0, n);\n  }\n  return i;"), "{new}");
     }
 
@@ -1091,7 +1184,12 @@ mod tests {
         let (p, new) = run("#include <stdlib.h>\nint new = 3;\ndouble *mk(int n) {\n  double *a = malloc(n * sizeof *a);\n  _Bool class = 1;\n  return class ? a : 0;\n}\n").unwrap();
         assert!(p.translated.is_empty());
         assert!(new.contains("int new_ = 3;"), "{new}");
-        assert!(new.contains("double *a = (double *)malloc(n * sizeof *a);\n  bool class_ = 1;\n  return class_ ? a : 0;"), "{new}");
+        assert!(
+            new.contains(
+                "double *a = (double *)malloc(n * sizeof *a);\n  bool class_ = 1;\n  return class_ ? a : 0;"
+            ),
+            "{new}"
+        );
         assert!(!new.contains("tbb"), "no loop, no TBB headers: {new}");
         let e = run("struct P { int x, y; };\nint f(void) {\n  struct P *p = &(struct P){ 1, 2 };\n  return p->x;\n}\n").unwrap_err();
         assert_eq!(e.to_string(), "[PPO244] not valid C++ and not converted: line 3: compound literal");
