@@ -872,7 +872,7 @@ mod tests {
         cxx_facts(&fe.unit, src)
     }
 
-    fn at<'a>(src: &'a str, s: Span) -> &'a str {
+    fn at(src: &str, s: Span) -> &str {
         &src[s.range()]
     }
 
