@@ -317,6 +317,10 @@ pub struct FileReport {
     pub functions: Vec<FunctionReport>,
     #[serde(skip)]
     pub timings: Timings,
+    /// What turning the file into C++ needs (casts, VLA parameters, unsupported constructs,
+    /// `for` loop shapes): used by the TBB target, not part of the JSON.
+    #[serde(skip)]
+    pub cxx: crate::cxx::CxxFacts,
 }
 
 /// Analyse one file's text. `path` names the file in messages and anchors `#include "…"`.
@@ -389,6 +393,7 @@ pub fn analyze_source(
             lower: fe.timings.lower,
             analyses,
         },
+        cxx: crate::cxx::cxx_facts(&fe.unit, &fe.text),
     };
     // Freeing the IR of a large file takes a while: do it off the caller's path.
     crate::pool().spawn(move || drop(fe));

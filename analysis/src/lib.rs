@@ -5,6 +5,7 @@ pub mod compact;
 pub mod constprop;
 pub mod cprint;
 pub mod cse;
+pub mod cxx;
 pub mod dataflow;
 pub mod defuse;
 pub mod depend;
