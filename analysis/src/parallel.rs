@@ -458,7 +458,24 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
     let mut alias: Vec<(usize, SymId, SymId)> = Vec::new();
     let mut sections: Vec<(SymId, u64)> = Vec::new();
     if let Some(d) = &deps {
-        lg.has_refs = !d.nest.refs.is_empty();
+        lg.has_refs = !d.nest.refs.is_empty() || !d.nest.untraced.is_empty();
+        // Accesses through addresses with no variable behind them.
+        let loop_writes_memory = d.nest.refs.iter().any(|r| r.write) || info.writes_memory;
+        for (span, write, text) in &d.nest.untraced {
+            if *write {
+                rs.push(reason(
+                    codes::UNKNOWN_WRITE,
+                    format!("write through `{text}`, an address the analysis cannot follow"),
+                    vec![*span],
+                ));
+            } else if loop_writes_memory {
+                rs.push(reason(
+                    codes::MAY_ALIAS,
+                    format!("`{text}` reads through an address the analysis cannot follow, and the loop writes memory"),
+                    vec![*span],
+                ));
+            }
+        }
         written.extend(d.nest.written.iter().copied());
         let ared = array_reductions(unit, f, info.stmt, &d.nest);
         let mut red_spans: Vec<_> =
@@ -983,6 +1000,24 @@ void f(int *restrict a, int n) {
         let v = verdicts("double b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[i] = k; k++; } return k; }");
         assert!(v[0].parallelize, "{:?}", v[0].reasons);
         assert_eq!(v[0].clauses, "linear(k:1)");
+    }
+
+    #[test]
+    fn accesses_through_untraced_addresses_block() {
+        let v = verdicts(
+            "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { a[i] = b[i + 1]; (c ? b : d)[i] = 0; } }",
+        );
+        assert!(!v[0].legal);
+        assert!(codes_of(&v[0]).contains(&codes::UNKNOWN_WRITE), "{:?}", v[0].reasons);
+        let v = verdicts(
+            "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { b[i] = (c ? b : d)[i + 1]; } }",
+        );
+        assert!(codes_of(&v[0]).contains(&codes::MAY_ALIAS), "{:?}", v[0].reasons);
+        // Reads only: fine.
+        let v = verdicts(
+            "double g(int n, int c, double *restrict b, double *restrict d) { int i; double s = 0;\n for (i = 0; i < n; i++) { s += (c ? b : d)[i]; } return s; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
     }
 
     #[test]

@@ -106,6 +106,11 @@ pub struct Nest {
     /// [`NestLoop::min`] / [`NestLoop::max`].
     #[serde(skip)]
     pub quotients: Vec<Quotient>,
+    /// Element accesses through an address the analysis cannot trace to a variable
+    /// (`(c ? p : q)[i]`, `f()[i]`): (span, is write, C text). A write is an unknown write; a
+    /// read may read anything the loop writes.
+    #[serde(skip)]
+    pub untraced: Vec<(Span, bool, String)>,
 }
 
 /// `num / d`, C's division by a positive constant, in a loop bound: an unknown `q` with
@@ -307,13 +312,15 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
         ivs: &ivs,
         cur: None,
         refs: Vec::new(),
+        untraced: Vec::new(),
         chain: Vec::new(),
     };
     w.stmt(loop_stmt);
     let mut refs = w.refs;
+    let untraced = w.untraced;
     let outer = outer_ranges(unit, f, &infos, root);
     delinearize(unit, &loops, &outer, &mut refs);
-    Some(Nest { loops, refs, calls, written, ivs, quotients })
+    Some(Nest { loops, refs, calls, written, ivs, quotients, untraced })
 }
 
 /// Polynomial over symbols: `(coeff, sorted symbols)` monomials plus a constant. `None` when
@@ -435,6 +442,7 @@ struct RefWalker<'a> {
     /// The statement of the reference being built.
     cur: Option<StmtId>,
     refs: Vec<ArrayRef>,
+    untraced: Vec<(Span, bool, String)>,
     /// Current loop chain.
     chain: Vec<usize>,
 }
@@ -588,7 +596,11 @@ impl RefWalker<'_> {
     fn push_ref(&mut self, s: StmtId, e: ExprId, write: bool) {
         let (base, srcs) = match self.decompose(e) {
             Some(x) => x,
-            None => return,
+            None => {
+                let f = self.f;
+                self.untraced.push((f.expr(e).span, write, expr_to_c(self.unit, f, e)));
+                return;
+            }
         };
         self.cur = Some(s);
         let dims: Vec<Subscript> = srcs.iter().map(|src| self.subscript(src)).collect();
