@@ -252,6 +252,10 @@ pub struct VerdictReport {
     pub clauses: String,
     pub collapse: u32,
     pub schedule: crate::parallel::Schedule,
+    /// The loop is legal only when pointers that may alias do not overlap: the condition of
+    /// the directive's `if(...)` clause (absent when the loop needs no run-time test).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_check: Option<String>,
     pub reasons: Vec<ReasonReport>,
 }
 
@@ -318,6 +322,10 @@ pub struct FileReport {
     pub functions: Vec<FunctionReport>,
     #[serde(skip)]
     pub timings: Timings,
+    /// What turning the file into C++ needs (casts, VLA parameters, unsupported constructs,
+    /// `for` loop shapes): used by the TBB target, not part of the JSON.
+    #[serde(skip)]
+    pub cxx: crate::cxx::CxxFacts,
 }
 
 /// Analyse one file's text. `path` names the file in messages and anchors `#include "…"`.
@@ -390,6 +398,7 @@ pub fn analyze_source(
             lower: fe.timings.lower,
             analyses,
         },
+        cxx: crate::cxx::cxx_facts(&fe.unit, &fe.text),
     };
     // Freeing the IR of a large file takes a while: do it off the caller's path.
     crate::pool().spawn(move || drop(fe));
@@ -708,6 +717,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             clauses: v.clauses.clone(),
             collapse: v.collapse,
             schedule: v.schedule,
+            runtime_check: v.runtime_check.clone(),
             reasons: v
                 .reasons
                 .iter()
@@ -725,6 +735,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             clauses: String::new(),
             collapse: 1,
             schedule: crate::parallel::Schedule::Static,
+            runtime_check: None,
             reasons: vec![ReasonReport {
                 code: crate::parallel::codes::NOT_CANONICAL,
                 message: "loop not modelled (inside a statement expression)".into(),
@@ -907,6 +918,11 @@ fn render_loop(s: &mut String, l: &LoopReport) {
                 let _ = writeln!(s, "{p}sequential: {} {}", r.code, r.message);
             }
         }
+    }
+    if let Some(c) = &v.runtime_check {
+        // Pointers that may alias (PPO105): the `if` clause runs the loop sequentially when
+        // the accessed ranges overlap.
+        let _ = writeln!(s, "{p}run-time test (pointers that may alias, PPO105): parallel only if {c}");
     }
     match &l.counted {
         Some(c) => {

@@ -118,6 +118,7 @@ pub struct LspArgs {
 
 /// Batch mode: `ppo -i SRC -o OUT`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("target").args(["omp", "tbb"]).multiple(false)))]
 pub struct BatchArgs {
     /// Input directory (walked recursively; never written to)
     #[arg(short = 'i', long = "input", value_name = "DIR", required = true)]
@@ -145,12 +146,13 @@ pub struct BatchArgs {
     #[arg(long = "omp")]
     pub omp: bool,
 
-    /// With -omp: write one JSON entry per loop (verdict, directive, reasons with check
-    /// codes) to FILE
-    #[arg(long = "report", value_name = "FILE.json", requires = "omp")]
+    /// With -omp or -tbb: write one JSON entry per loop (verdict, directive or TBB construct,
+    /// reasons with check codes) to FILE
+    #[arg(long = "report", value_name = "FILE.json", requires = "target")]
     pub report: Option<PathBuf>,
 
-    /// Parallelize with oneTBB (C++ output). Not available yet: refused with a message
+    /// Parallelize with oneTBB: write C++ (`NAME.c` becomes `NAME.cpp`) with
+    /// `tbb::parallel_for`/`parallel_reduce` for every loop proven parallel
     #[arg(long = "tbb", conflicts_with = "omp")]
     pub tbb: bool,
 

@@ -80,7 +80,13 @@ fn no_false_positives_and_recall_on_the_manifests() {
                 panic!("corpus/{name}/{}:{}: loop missing from the report", key.0, key.1);
             };
             let legal = got["verdict"] != "sequential";
-            if m["verdict"] == "sequential" && legal {
+            // Parallel only under a run-time overlap test, where the experts keep the loop
+            // sequential because its pointers may alias: the test picks the sequential path
+            // when they overlap (the differential test above runs such calls).
+            let reason = m["reason"].as_str().unwrap_or("");
+            let alias_reason = m["code"] == "alias" || (m["code"].is_null() && reason.contains("alias"));
+            let guarded = got["runtime_check"].is_string() && alias_reason;
+            if m["verdict"] == "sequential" && legal && !guarded {
                 fp.push(format!("corpus/{name}/{}:{} ({})", key.0, key.1, m["reason"]));
             }
             if m["verdict"] == "parallel" {
@@ -104,7 +110,7 @@ fn no_false_positives_and_recall_on_the_manifests() {
 }
 
 /// Recall the parallelizer reaches on corpus/ppo + corpus/deps (raise it, never lower it).
-const MIN_RECALL: f64 = 0.91;
+const MIN_RECALL: f64 = 0.975;
 
 #[test]
 fn user_directives_are_kept_and_never_duplicated() {
@@ -188,6 +194,25 @@ fn unified_diff(old: &str, new: &str) -> String {
         out.push_str("(unchanged)\n");
     }
     out
+}
+
+#[test]
+fn user_directives_on_loops_that_need_a_runtime_test() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    let text = "void f(int n, double *a, const double *b) {\n  #pragma omp parallel for\n  for (int i = 0; i < n; i++)\n    a[i] = b[i] + 1;\n  #pragma omp parallel for if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a)\n  for (int i = 0; i < n; i++)\n    a[i] = b[i] * 2;\n}\n";
+    write(&src, "u.c", text);
+    let out = t.path().join("out");
+    let r = ppo_omp(&src, &out);
+    r.assert_code(0);
+    assert!(
+        r.stderr.contains("line 2, column 3: [PPO120] `#pragma omp parallel for` on a loop that is parallel only when its pointers do not overlap: add if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a)"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("line 5,"), "{}", r.stderr);
+    assert_eq!(fs::read_to_string(out.join("u.c")).unwrap(), text);
 }
 
 #[test]

@@ -8,3 +8,4 @@ pub mod ls;
 pub mod openmp;
 pub mod optimize;
 pub mod pipeline;
+pub mod tbb;
