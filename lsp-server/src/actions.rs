@@ -15,6 +15,7 @@ use std::sync::Arc;
 use tower_lsp::lsp_types::CodeActionKind;
 use transforms::edit::Edit;
 use transforms::optimize::Outcome;
+use transforms::pipeline::Target;
 
 /// What a provider sees.
 pub struct ActionContext<'a> {
@@ -23,6 +24,8 @@ pub struct ActionContext<'a> {
     /// The loops the request is about (those whose header the range touches), outermost
     /// first. Empty when the cursor is on no loop header.
     pub loops: Vec<(&'a FunctionReport, &'a LoopReport)>,
+    /// The client applies edits that create files (`workspaceEdit.resourceOperations`).
+    pub can_create_files: bool,
 }
 
 /// An action offered to the user.
@@ -32,9 +35,19 @@ pub struct Action {
     pub kind: CodeActionKind,
     /// Byte ranges of the analysed text and their replacements.
     pub edits: Vec<Edit>,
+    /// Or a file to create (or overwrite) beside the document, with this text.
+    pub new_file: Option<NewFile>,
     /// The loop it is about: its diagnostics are attached to the action (a quick fix).
     pub loop_id: Option<String>,
     pub preferred: bool,
+}
+
+/// A file an action writes beside the document (the TBB target's `NAME.cpp`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewFile {
+    /// The file name, in the document's directory.
+    pub name: String,
+    pub text: String,
 }
 
 /// A provider's answer.
@@ -114,7 +127,7 @@ pub fn kind_transformation(name: &str) -> CodeActionKind {
 
 /// Why the loop gets no directive from PS, when it does not.
 pub fn why_not_parallelized(facts: &Facts, l: &LoopReport) -> Option<String> {
-    if let Some(t) = &facts.target_unavailable {
+    if let Some(t) = &facts.target_refused {
         return Some(t.clone());
     }
     let ps = facts.outcome.ps.as_ref()?;
@@ -122,10 +135,17 @@ pub fn why_not_parallelized(facts: &Facts, l: &LoopReport) -> Option<String> {
         return None;
     }
     if let Some(s) = ps.skipped.iter().find(|s| s.loop_id == l.id) {
+        // The code of the refusal: PPO114 (OpenMP), PPO24x (TBB, in the PS event).
+        let code = ps
+            .events
+            .iter()
+            .find(|e| e.loop_id.as_deref() == Some(l.id.as_str()) && e.code.is_some())
+            .and_then(|e| e.code.clone())
+            .unwrap_or_else(|| transforms::openmp::NOT_PLACED.to_string());
         return Some(if s.user_directive {
             format!("{} (kept as written and checked: see PPO120/PPO121)", s.why)
         } else {
-            format!("{} [{}]", s.why, transforms::openmp::NOT_PLACED)
+            format!("{} [{code}]", s.why)
         });
     }
     let v = &l.parallel;
@@ -179,10 +199,24 @@ impl ActionProvider for ParallelizeLoop {
                     let Some(p) = ps.and_then(|ps| ps.placed.iter().find(|p| p.loop_id == l.id)) else {
                         continue;
                     };
+                    if cx.analysis.settings.target != Target::OpenMp {
+                        // TBB output is C++ with the file's conversions: a file of its own.
+                        out.push(Offer::Refused {
+                            loop_id: Some(l.id.clone()),
+                            title: title.clone(),
+                            reason: format!(
+                                "the {} target writes C++ ({}): use Parallelize file",
+                                target_title(cx.analysis.settings.target),
+                                cpp_name(&cx.analysis.path)
+                            ),
+                        });
+                        continue;
+                    }
                     out.push(Offer::Action(Action {
                         title: format!("{title}: {}", p.directive),
                         kind: kind_parallelize_loop(),
                         edits: vec![p.edit.clone()],
+                        new_file: None,
                         loop_id: Some(l.id.clone()),
                         preferred: true,
                     }));
@@ -207,22 +241,56 @@ impl ActionProvider for ParallelizeFile {
 
     fn offers(&self, cx: &ActionContext<'_>) -> Vec<Offer> {
         let title = format!("Parallelize file ({})", target_title(cx.analysis.settings.target));
-        if let Some(t) = &cx.facts.target_unavailable {
+        if let Some(t) = &cx.facts.target_refused {
             return vec![Offer::Refused { loop_id: None, title, reason: t.clone() }];
         }
         let edits = cx.facts.outcome.edits.clone();
-        if edits.is_empty() {
+        let loops = cx.facts.outcome.ps.as_ref().map_or(0, |p| p.placed.len());
+        if edits.is_empty() || loops == 0 {
             return vec![Offer::Refused { loop_id: None, title, reason: "no loop to parallelize".into() }];
         }
-        let n = edits.len();
+        let plural = if loops == 1 { "" } else { "s" };
+        if cx.analysis.settings.target != Target::OpenMp {
+            let name = cpp_name(&cx.analysis.path);
+            let Some(text) = cx.facts.outcome.new_text.clone() else {
+                return vec![Offer::Refused {
+                    loop_id: None,
+                    title,
+                    reason: "the edits do not apply".into(),
+                }];
+            };
+            if !cx.can_create_files {
+                return vec![Offer::Refused {
+                    loop_id: None,
+                    title,
+                    reason: format!("it writes {name}, and the editor does not create files (workspaceEdit.resourceOperations)"),
+                }];
+            }
+            return vec![Offer::Action(Action {
+                title: format!("{title}: write {name} ({loops} loop{plural})"),
+                kind: kind_parallelize_file(),
+                edits: Vec::new(),
+                new_file: Some(NewFile { name, text }),
+                loop_id: None,
+                preferred: false,
+            })];
+        }
         vec![Offer::Action(Action {
-            title: format!("{title}: {n} loop{}", if n == 1 { "" } else { "s" }),
+            title: format!("{title}: {loops} loop{plural}"),
             kind: kind_parallelize_file(),
             edits,
+            new_file: None,
             loop_id: None,
             preferred: false,
         })]
     }
+}
+
+/// The C++ file the TBB target writes for `path`: `NAME.cpp`, as `ppo -tbb`.
+pub fn cpp_name(path: &std::path::Path) -> String {
+    path.with_extension("cpp")
+        .file_name()
+        .map_or_else(|| "untitled.cpp".into(), |n| n.to_string_lossy().into_owned())
 }
 
 /// Every proposal of the OS registry (fusion, unrolling, …) that names a loop of the
@@ -253,6 +321,7 @@ impl ActionProvider for Transformations {
                             title: format!("{}: {}", capitalize(name), p.title),
                             kind: kind_transformation(name),
                             edits: p.edits.clone(),
+                            new_file: None,
                             loop_id: Some(l.id.clone()),
                             preferred: false,
                         }));

@@ -51,7 +51,7 @@ impl Level {
 /// The server's settings. Defaults in [`Settings::default`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
-    /// `target`: `openmp` (default) or `tbb`.
+    /// `target`: `openmp` (default) or `tbb` (C++ output: the file action writes `NAME.cpp`).
     pub target: Target,
     /// `thresholds`: `{minTripCount, minBodyStmts, collapseMaxOuterTrip}`.
     pub thresholds: Thresholds,

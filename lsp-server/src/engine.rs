@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transforms::diff;
 use transforms::optimize::{OsContext, Outcome, Registry};
-use transforms::pipeline::{FileOutcome, Options, Pipeline, Target};
+use transforms::pipeline::{FileOutcome, Options, Pipeline, PipelineError, Target};
 
 /// Makes the OS registry an analysis runs (the standard one; tests plug their own).
 pub type RegistryFactory = Arc<dyn Fn() -> Registry + Send + Sync>;
@@ -48,8 +48,9 @@ pub struct Facts {
     /// SPPS (the `FileReport` and its markup events) and, when the target is available,
     /// PS (the directives it inserts): exactly what `ppo -i … -o … -omp` computes.
     pub outcome: FileOutcome,
-    /// Why PS did not run: the configured target is not available.
-    pub target_unavailable: Option<String>,
+    /// Why PS produced nothing for this file: the configured target is not available, or
+    /// cannot take the file (TBB: not valid C++ and not convertible, PPO244).
+    pub target_refused: Option<String>,
     /// Every outcome of every OS transformation of the registry, on the text as it is
     /// (without PS's directives), with the transformation's name.
     pub os: Vec<(&'static str, Outcome)>,
@@ -155,11 +156,27 @@ fn analyse_unguarded(
 ) -> Result<Facts, String> {
     let name = file_name(path);
     let analyze = AnalyzeOptions { pp, thresholds: settings.thresholds };
-    let target_unavailable = settings.target.check_available().err().map(|e| e.to_string());
-    let target = target_unavailable.is_none().then_some(settings.target);
-    let pipeline = Pipeline::with_registry(Options { target, optimize: false, analyze }, Registry::empty())
-        .map_err(|e| e.to_string())?;
-    let outcome = pipeline.run(path, &name, text, loader).map_err(|e| e.to_string())?;
+    let with_target = |target| Options { target, optimize: false, analyze: analyze.clone() };
+    let (outcome, target_refused) = match settings.target.check_available() {
+        Err(e) => (run(with_target(None), path, &name, text, loader)?, Some(e.to_string())),
+        // OpenMP takes every file: one run.
+        Ok(()) if settings.target == Target::OpenMp => {
+            (run(with_target(Some(Target::OpenMp)), path, &name, text, loader)?, None)
+        }
+        // Another target may refuse the file: keep the analysis then.
+        Ok(()) => {
+            let base = run(with_target(None), path, &name, text, loader)?;
+            let p = Pipeline::with_registry(with_target(Some(settings.target)), Registry::empty())
+                .map_err(|e| e.to_string())?;
+            match p.run_after_spps(path, &name, text, base.spps.clone()) {
+                Ok(o) => (o, None),
+                Err(e @ (PipelineError::Unsupported { .. } | PipelineError::TargetUnavailable(_))) => {
+                    (base, Some(e.to_string()))
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    };
     let lines = diff::LineIndex::new(text);
     let registry = registry();
     let cx = OsContext { path, text, lines: &lines, report: outcome.report(), ps: None };
@@ -178,7 +195,18 @@ fn analyse_unguarded(
         .enumerate()
         .flat_map(|(fi, f)| f.loops.iter().enumerate().map(move |(li, l)| (l.id.clone(), (fi, li))))
         .collect();
-    Ok(Facts { outcome, target_unavailable, os, os_failures, index })
+    Ok(Facts { outcome, target_refused, os, os_failures, index })
+}
+
+fn run(
+    options: Options,
+    path: &Path,
+    name: &str,
+    text: &str,
+    loader: &dyn SourceLoader,
+) -> Result<FileOutcome, String> {
+    let p = Pipeline::with_registry(options, Registry::empty()).map_err(|e| e.to_string())?;
+    p.run(path, name, text, loader).map_err(|e| e.to_string())
 }
 
 /// The name a file has in diffs and logs: its file name.

@@ -54,14 +54,24 @@ pub fn loop_at<'a>(
     loops_at(a, facts, Range::new(pos, pos)).into_iter().max_by_key(|(_, l)| l.depth)
 }
 
-/// `parallel: #pragma omp parallel for …` / `sequential: PPO101 …`.
+/// `parallel: #pragma omp parallel for …` / `sequential: PPO101 …`. A loop PS transforms
+/// shows what the configured target inserts (the directive, or the TBB construct).
 pub fn lens_title(facts: &Facts, l: &LoopReport) -> String {
     let v = &l.parallel;
-    let user = facts
-        .outcome
-        .ps
-        .as_ref()
-        .is_some_and(|ps| ps.skipped.iter().any(|s| s.loop_id == l.id && s.user_directive));
+    let ps = facts.outcome.ps.as_ref();
+    if let Some(p) = ps.and_then(|ps| ps.placed.iter().find(|p| p.loop_id == l.id)) {
+        return format!("parallel: {}", p.directive);
+    }
+    if let Some(s) = ps.and_then(|ps| ps.skipped.iter().find(|s| s.loop_id == l.id)) {
+        return match (&v.directive, s.user_directive) {
+            (Some(d), true) => format!("parallel (your directive is kept): {d}"),
+            (None, true) => "parallel (your directive is kept)".to_string(),
+            _ => format!(
+                "parallel, not placed: {}",
+                crate::actions::why_not_parallelized(facts, l).unwrap_or_default()
+            ),
+        };
+    }
     let reasons = distinct_reasons(&v.reasons);
     let first = |rs: &[&ReasonReport]| -> String {
         match rs.first() {
@@ -73,7 +83,6 @@ pub fn lens_title(facts: &Facts, l: &LoopReport) -> String {
         }
     };
     match &v.directive {
-        Some(d) if user => format!("parallel (your directive is kept): {d}"),
         Some(d) => format!("parallel: {d}"),
         None if v.legal => format!("parallel, not annotated: {}", first(&reasons)),
         None => format!("sequential: {}", first(&reasons)),
@@ -494,7 +503,8 @@ pub fn explain(
         }
         let _ = writeln!(m);
     }
-    let cx = ActionContext { analysis: a, facts, loops: vec![(f, l)] };
+    // Only the loop's own offers are listed: file-wide ones do not depend on the loop.
+    let cx = ActionContext { analysis: a, facts, loops: vec![(f, l)], can_create_files: true };
     let offers = registry.offers(&cx);
     let mine = |o: &&Offer| match o {
         Offer::Action(x) => x.loop_id.as_deref() == Some(l.id.as_str()),

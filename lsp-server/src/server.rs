@@ -99,6 +99,8 @@ struct ClientFlags {
     configuration: bool,
     /// `codeAction/resolve` may fill in the edit: code actions are listed without it.
     resolve_edit: bool,
+    /// Workspace edits may create files (the TBB target's `NAME.cpp`).
+    create_files: bool,
 }
 
 struct Inner {
@@ -256,6 +258,13 @@ impl Backend {
 
     fn workspace_edit(&self, a: &Analysis, uri: &Url, edits: &[Edit]) -> WorkspaceEdit {
         workspace_edit(a, uri, edits, read(&self.inner.flags).document_changes)
+    }
+
+    fn action_edit(&self, a: &Analysis, uri: &Url, x: &crate::actions::Action) -> WorkspaceEdit {
+        match &x.new_file {
+            Some(f) => new_file_edit(uri, f),
+            None => self.workspace_edit(a, uri, &x.edits),
+        }
     }
 
     async fn show(&self, typ: MessageType, msg: impl std::fmt::Display) {
@@ -436,7 +445,7 @@ impl Backend {
         };
         let settings = a.settings.clone();
         if !optimize {
-            if let Some(t) = &facts.target_unavailable {
+            if let Some(t) = &facts.target_refused {
                 self.show(MessageType::WARNING, format!("ppo: {t}")).await;
                 return Err(failed(t.clone()));
             }
@@ -489,7 +498,20 @@ impl Backend {
             return Ok(json!({"applied": false, "edits": 0, "events": events}));
         }
         self.progress_report(&token, "applying the edits", 80).await;
-        let edit = self.workspace_edit(&a, &uri, &outcome.edits);
+        let edit = if !optimize && settings.target != transforms::pipeline::Target::OpenMp {
+            // TBB: the C++ file beside the document, as `ppo -tbb` writes it.
+            let name = crate::actions::cpp_name(&a.path);
+            let (Some(text), true) = (outcome.new_text.clone(), read(&self.inner.flags).create_files) else {
+                self.progress_end(token, "not applied").await;
+                return Err(failed(format!(
+                    "the {} target writes {name}: the editor must support creating files (workspaceEdit.resourceOperations)",
+                    engine::target_title(settings.target)
+                )));
+            };
+            new_file_edit(&uri, &crate::actions::NewFile { name, text })
+        } else {
+            self.workspace_edit(&a, &uri, &outcome.edits)
+        };
         let label = if optimize { "ppo: optimize file" } else { "ppo: parallelize file" };
         let applied = self
             .client
@@ -561,6 +583,25 @@ fn uri_arg(args: &[Value]) -> Result<Url> {
     let s = v.as_str().or_else(|| v.get("uri").and_then(Value::as_str));
     s.and_then(|s| Url::parse(s).ok())
         .ok_or_else(|| invalid_params("expected the document's URI as first argument"))
+}
+
+/// The edit that creates (or overwrites) `f` beside the document `uri`.
+pub fn new_file_edit(uri: &Url, f: &crate::actions::NewFile) -> WorkspaceEdit {
+    let target = uri.join(&f.name).unwrap_or_else(|_| uri.clone());
+    WorkspaceEdit {
+        document_changes: Some(DocumentChanges::Operations(vec![
+            DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
+                uri: target.clone(),
+                options: Some(CreateFileOptions { overwrite: Some(true), ignore_if_exists: None }),
+                annotation_id: None,
+            })),
+            DocumentChangeOperation::Edit(TextDocumentEdit {
+                text_document: OptionalVersionedTextDocumentIdentifier { uri: target, version: None },
+                edits: vec![OneOf::Left(TextEdit { range: Range::default(), new_text: f.text.clone() })],
+            }),
+        ])),
+        ..WorkspaceEdit::default()
+    }
 }
 
 /// The LSP edit of byte-range edits of the analysed text: versioned (`documentChanges`)
@@ -761,7 +802,14 @@ impl LanguageServer for Backend {
         guard("initialize", async {
             let caps = &params.capabilities;
             let ws = caps.workspace.as_ref();
+            let we = ws.and_then(|w| w.workspace_edit.as_ref());
             let flags = ClientFlags {
+                create_files: we.is_some_and(|e| {
+                    e.document_changes == Some(true)
+                        && e.resource_operations
+                            .as_ref()
+                            .is_some_and(|r| r.contains(&ResourceOperationKind::Create))
+                }),
                 lens_refresh: ws
                     .and_then(|w| w.code_lens.as_ref())
                     .and_then(|c| c.refresh_support)
@@ -973,7 +1021,9 @@ impl LanguageServer for Backend {
             let uri = params.text_document.uri;
             let Some(a) = self.analysis(&uri).await? else { return Ok(None) };
             let Some(facts) = a.facts() else { return Ok(Some(Vec::new())) };
-            let cx = ActionContext { analysis: &a, facts, loops: feedback::loops_at(&a, facts, params.range) };
+            let can_create_files = read(&self.inner.flags).create_files;
+            let cx =
+                ActionContext { analysis: &a, facts, loops: feedback::loops_at(&a, facts, params.range), can_create_files };
             let only = params.context.only.clone();
             let wanted = |k: &CodeActionKind| {
                 only.as_ref().is_none_or(|o| {
@@ -1003,7 +1053,7 @@ impl LanguageServer for Backend {
                 let (edit, data) = if lazy {
                     (None, Some(json!({"uri": uri, "version": a.version, "range": params.range, "title": x.title})))
                 } else {
-                    (Some(self.workspace_edit(&a, &uri, &x.edits)), None)
+                    (Some(self.action_edit(&a, &uri, &x)), None)
                 };
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: x.title.clone(),
@@ -1031,13 +1081,19 @@ impl LanguageServer for Backend {
                 return Err(Error::content_modified());
             }
             let Some(facts) = a.facts() else { return Err(Error::content_modified()) };
-            let cx = ActionContext { analysis: &a, facts, loops: feedback::loops_at(&a, facts, range) };
+            let can_create_files = read(&self.inner.flags).create_files;
+            let cx = ActionContext {
+                analysis: &a,
+                facts,
+                loops: feedback::loops_at(&a, facts, range),
+                can_create_files,
+            };
             let found = self.inner.ext.actions.offers(&cx).into_iter().find_map(|o| match o {
                 Offer::Action(x) if x.title == action.title => Some(x),
                 _ => None,
             });
             let Some(x) = found else { return Err(Error::content_modified()) };
-            action.edit = Some(self.workspace_edit(&a, &uri, &x.edits));
+            action.edit = Some(self.action_edit(&a, &uri, &x));
             Ok(action)
         })
         .await

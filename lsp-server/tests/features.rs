@@ -107,28 +107,32 @@ async fn configuration_changes_reanalyse_open_documents() {
     assert_eq!(lenses[0]["command"]["title"], "parallel, not annotated: PPO112 only 1000 iterations");
 
     // Pull model: an empty notification makes the server ask for the `ppo` section.
-    *c.configuration.lock().unwrap() = json!({"target": "tbb"});
+    *c.configuration.lock().unwrap() = json!({"target": "tbb", "thresholds": {"minTripCount": 4}});
     c.notify("workspace/didChangeConfiguration", json!({"settings": null})).await;
     let deadline = std::time::Instant::now() + TIMEOUT;
     loop {
-        let md = c.hover(uri, 3, 3).await["contents"]["value"].as_str().unwrap_or("").to_string();
-        if md.contains("TBB") {
-            assert!(md.contains("~~Parallelize loop (TBB)~~ not offered: the TBB target"), "{md}");
+        let l = c.lenses(uri).await;
+        let t = l[0]["command"]["title"].as_str().unwrap().to_string();
+        if t.contains("tbb::") {
+            assert_eq!(t, "parallel: tbb::parallel_reduce(tbb::blocked_range<int>, +:s)");
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "{md}");
+        assert!(std::time::Instant::now() < deadline, "{t}");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     assert_eq!(c.requests_of("workspace/configuration")[0]["items"][0]["section"], "ppo");
-    let msgs = c.notifications_of("window/showMessage");
-    assert!(msgs.iter().any(|m| m["message"].as_str().unwrap().contains("TBB")), "{msgs:?}");
-    // No action parallelizes for an unavailable target; the command says why.
-    let acts = c.actions(uri, 3, json!([])).await;
-    assert!(acts.is_empty(), "{acts:#?}");
+    // TBB writes C++: no in-place action on the loop (the hover says why), and this client
+    // cannot create files, so no file action either.
+    let md = c.hover(uri, 3, 3).await["contents"]["value"].as_str().unwrap().to_string();
+    assert!(
+        md.contains("~~Parallelize loop (TBB)~~ not offered: the TBB target writes C++ (cfg.cpp): use Parallelize file"),
+        "{md}"
+    );
+    assert!(c.actions(uri, 3, json!([])).await.is_empty());
     let r = c
         .call("workspace/executeCommand", json!({"command": "ppo.parallelizeFile", "arguments": [uri]}))
         .await;
-    assert!(r["error"]["message"].as_str().unwrap().contains("not available"), "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("creating files"), "{r}");
     // Bad values are reported and ignored.
     c.notify("workspace/didChangeConfiguration", json!({"settings": {"ppo": {"target": 42}}})).await;
     c.wait_notification("window/showMessage", |m| {
@@ -378,5 +382,44 @@ async fn code_actions_resolve_their_edit_lazily_when_the_client_can() {
     c.change(uri, 2, json!([{"text": SRC.replace("double s", "double  s")}])).await;
     let r = c.call("codeAction/resolve", acts[1].clone()).await;
     assert_eq!(r["error"]["code"], -32801, "{r}");
+    assert_eq!(c.shutdown().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tbb_target_writes_a_cpp_file_beside_the_document() {
+    let c = Client::start(Extensions::default());
+    c.initialize_with(json!({"processId": null, "rootUri": null, "capabilities": {
+        "workspace": {"workspaceEdit": {"documentChanges": true, "resourceOperations": ["create"]}}
+    }, "initializationOptions": {"target": "tbb"}}))
+        .await;
+    let uri = "file:///w/src/dot.c";
+    c.open(uri, SRC).await;
+    c.diagnostics(uri, 1).await;
+    let acts = c.actions(uri, 3, json!([])).await;
+    assert_eq!(acts.len(), 1, "{acts:#?}");
+    assert_eq!(acts[0]["title"], "Parallelize file (TBB): write dot.cpp (1 loop)");
+    let ops = acts[0]["edit"]["documentChanges"].as_array().unwrap();
+    assert_eq!(
+        ops[0],
+        json!({"kind": "create", "uri": "file:///w/src/dot.cpp", "options": {"overwrite": true}})
+    );
+    let cpp = ops[1]["edits"][0]["newText"].as_str().unwrap();
+    assert!(cpp.contains("tbb::parallel_reduce(tbb::blocked_range<int>(0, 1000)"), "{cpp}");
+    assert!(cpp.contains("#include <tbb/"), "{cpp}");
+    let r = c
+        .request("workspace/executeCommand", json!({"command": "ppo.parallelizeFile", "arguments": [uri]}))
+        .await;
+    assert_eq!(r["applied"], true, "{r}");
+    let e = c.requests_of("workspace/applyEdit");
+    assert_eq!(e[0]["edit"]["documentChanges"][0]["kind"], "create");
+    // A file TBB cannot take (PPO244): the analysis stands, the refusal is explained.
+    let bad = "file:///w/src/lit.c";
+    let text = format!("struct P {{ int x, y; }};\nint f(void) {{\n  struct P *p = &(struct P){{ 1, 2 }};\n  return p->x;\n}}\n{SRC}");
+    c.open(bad, &text).await;
+    c.diagnostics(bad, 1).await;
+    let l = c.lenses(bad).await;
+    assert_eq!(l[0]["command"]["title"], "parallel: #pragma omp parallel for reduction(+:s)");
+    let md = c.hover(bad, 8, 3).await["contents"]["value"].as_str().unwrap().to_string();
+    assert!(md.contains("not offered: tbb target: [PPO244]"), "{md}");
     assert_eq!(c.shutdown().await, 0);
 }
