@@ -18,7 +18,7 @@
 use crate::diff::{self, LineIndex};
 use crate::edit::{self, Edit};
 use crate::openmp;
-use crate::optimize::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry};
+use crate::optimize::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry, SourceIr};
 use analysis::api::{analyze_source, AnalyzeOptions, FileReport};
 use analysis::ir::Severity;
 use analysis::preprocess::SourceLoader;
@@ -396,10 +396,12 @@ fn parallelized_loop<'a>(ps: &'a Ps, p: &Proposal, lines: &LineIndex) -> Option<
 }
 
 /// OS: run every transformation of `registry` (in order) on the file. A proposal is applied
-/// when it is marked `auto` and its edits conflict neither with PS's directives nor with an
-/// earlier proposal, and it neither names nor edits a loop PS parallelized; otherwise it is
-/// offered or refused. With nothing to report, one `none`
-/// event says why.
+/// when it is marked `auto` and its edits conflict with no earlier applied proposal, and —
+/// unless its transformation [checks parallelism itself](crate::optimize::LoopTransformation::checks_parallelism)
+/// — it neither names nor edits a loop PS parallelizes (`ps`: what PS does to the original
+/// text); otherwise it is offered or refused. With nothing to report, one `none` event says
+/// why. `ir` gives the transformations the file's IR.
+#[allow(clippy::too_many_arguments)]
 pub fn os(
     path: &Path,
     name: &str,
@@ -408,10 +410,13 @@ pub fn os(
     spps: &Spps,
     ps: Option<&Ps>,
     registry: &Registry,
+    ir: &SourceIr<'_>,
 ) -> Os {
     let mut out = Os::default();
-    let mut accepted: Vec<Edit> = ps.map(Ps::edits).unwrap_or_default();
-    let cx = OsContext { path, text, lines, report: &spps.report, ps };
+    // PS runs again on the transformed text when OS changes it: its directives on the
+    // original text are no obstacle.
+    let mut accepted: Vec<Edit> = Vec::new();
+    let cx = OsContext { path, text, lines, report: &spps.report, ps, ir };
     for t in registry.iter() {
         let tname = t.name();
         for outcome in t.run(&cx) {
@@ -428,7 +433,11 @@ pub fn os(
                     let text_of = format!("{tname}: {}", p.title);
                     let diff = diff::unified(name, text, lines, &p.edits);
                     let conflict = p.edits.iter().find_map(|e| accepted.iter().find(|a| a.conflicts_with(e)));
-                    let parallelized = ps.and_then(|ps| parallelized_loop(ps, &p, lines));
+                    let parallelized = if t.checks_parallelism() {
+                        None
+                    } else {
+                        ps.and_then(|ps| parallelized_loop(ps, &p, lines))
+                    };
                     let refusal = if diff.is_none() {
                         Some("its edits overlap each other or lie outside the file".to_string())
                     } else if let Some((id, line)) = parallelized {
@@ -486,27 +495,53 @@ pub struct Options {
 pub struct FileOutcome {
     /// The name the file has in diffs and logs.
     pub name: String,
+    /// SPPS on the original text.
     pub spps: Spps,
+    /// PS: on the original text, or on the text after OS when OS changed it and a target is
+    /// set (`after_os` is then the analysis it used).
     pub ps: Option<Ps>,
     pub os: Option<Os>,
-    /// Every accepted edit (PS's, then OS's), on the original text.
+    /// SPPS' — the analysis of the text after OS (when OS changed the file and PS runs): its
+    /// events name the new text's loops with a `'` (`main#0'`), their lines are the new
+    /// text's.
+    pub after_os: Option<Spps>,
+    /// Every accepted edit (OS's, then PS's), on the original text.
     pub edits: Vec<Edit>,
     /// The transformed text; `None` when nothing changes.
     pub new_text: Option<String>,
 }
 
 impl FileOutcome {
-    /// Every event, stage by stage.
-    pub fn events(&self) -> impl Iterator<Item = &Event> {
-        self.spps
-            .events
-            .iter()
-            .chain(self.ps.iter().flat_map(|p| &p.events))
-            .chain(self.os.iter().flat_map(|o| &o.events))
+    /// Every event, in the order the stages ran: SPPS, PS, OS; or SPPS, OS, SPPS', PS when
+    /// OS changed the file and PS ran on the result.
+    pub fn events(&self) -> Box<dyn Iterator<Item = &Event> + '_> {
+        let spps = self.spps.events.iter();
+        let ps = self.ps.iter().flat_map(|p| &p.events);
+        let os = self.os.iter().flat_map(|o| &o.events);
+        match &self.after_os {
+            Some(a) => Box::new(spps.chain(os).chain(a.events.iter()).chain(ps)),
+            None => Box::new(spps.chain(ps).chain(os)),
+        }
     }
 
+    /// The analysis of the original text.
     pub fn report(&self) -> &FileReport {
         &self.spps.report
+    }
+
+    /// The analysis PS used: of the text after OS when OS changed it, else of the original.
+    pub fn final_report(&self) -> &FileReport {
+        self.after_os.as_ref().map_or(&self.spps.report, |a| &a.report)
+    }
+}
+
+/// Events about the text after OS: their loops get a `'` (`main#0'`), so that the log never
+/// confuses them with the original text's loops of the same ordinal.
+fn mark_after_os(events: &mut [Event]) {
+    for e in events {
+        if let Some(id) = &mut e.loop_id {
+            id.push('\'');
+        }
     }
 }
 
@@ -542,9 +577,10 @@ impl Pipeline {
         Ok(Pipeline { options, registry })
     }
 
-    /// Run every stage on one file: SPPS, then PS when a target is set, then OS when
-    /// optimizing. `path` anchors includes; `name` names the file in diffs and logs. A panic
-    /// in a stage is an error for this file only.
+    /// Run every stage on one file: SPPS; then, when optimizing, OS, and when OS changed the
+    /// text and a target is set, SPPS again on the new text (SPPS') and PS on it; otherwise
+    /// PS (when a target is set) on the original text. `path` anchors includes; `name` names
+    /// the file in diffs and logs. A panic in a stage is an error for this file only.
     pub fn run(
         &self,
         path: &Path,
@@ -553,31 +589,86 @@ impl Pipeline {
         loader: &dyn SourceLoader,
     ) -> Result<FileOutcome, PipelineError> {
         let spps = guarded(Stage::Spps, || spps(path, text, &self.options.analyze, loader))?;
-        self.run_after_spps(path, name, text, spps)
+        self.run_after_spps(path, name, text, spps, loader)
     }
 
-    /// PS and OS on a file SPPS has already analysed.
+    /// PS and OS (and SPPS' after OS) on a file SPPS has already analysed.
     pub fn run_after_spps(
         &self,
         path: &Path,
         name: &str,
         text: &str,
         spps: Spps,
+        loader: &dyn SourceLoader,
     ) -> Result<FileOutcome, PipelineError> {
         let lines = LineIndex::new(text);
-        let ps = match self.options.target {
+        // PS on the original text: the result when OS changes nothing, and what OS must
+        // respect otherwise.
+        let ps0 = match self.options.target {
             Some(t) => Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t))??),
             None => None,
         };
         let os = if self.options.optimize {
-            Some(guarded(Stage::Os, || os(path, name, text, &lines, &spps, ps.as_ref(), &self.registry))?)
+            let ir = SourceIr::new(path, text, &self.options.analyze.pp, loader);
+            Some(guarded(Stage::Os, || {
+                os(path, name, text, &lines, &spps, ps0.as_ref(), &self.registry, &ir)
+            })?)
         } else {
             None
         };
-        let mut edits: Vec<Edit> = ps.as_ref().map(Ps::edits).unwrap_or_default();
-        edits.extend(os.as_ref().map(Os::edits).unwrap_or_default());
-        let new_text = if edits.is_empty() { None } else { edit::apply(text, &edits) };
-        Ok(FileOutcome { name: name.to_string(), spps, ps, os, edits, new_text })
+        let os_edits = os.as_ref().map(Os::edits).unwrap_or_default();
+        let after = if os_edits.is_empty() { None } else { edit::apply(text, &os_edits) };
+        let Some(after) = after else {
+            let mut edits: Vec<Edit> = ps0.as_ref().map(Ps::edits).unwrap_or_default();
+            edits.extend(os_edits);
+            let new_text = if edits.is_empty() { None } else { edit::apply(text, &edits) };
+            return Ok(FileOutcome {
+                name: name.to_string(),
+                spps,
+                ps: ps0,
+                os,
+                after_os: None,
+                edits,
+                new_text,
+            });
+        };
+        let Some(target) = self.options.target else {
+            return Ok(FileOutcome {
+                name: name.to_string(),
+                spps,
+                ps: None,
+                os,
+                after_os: None,
+                edits: os_edits,
+                new_text: Some(after),
+            });
+        };
+        // SPPS' and PS on the transformed text.
+        let mut spps2 =
+            guarded(Stage::Spps, || crate::pipeline::spps(path, &after, &self.options.analyze, loader))?;
+        let lines2 = LineIndex::new(&after);
+        let mut ps1 = guarded(Stage::Ps, || ps(name, &after, &lines2, &spps2, target))??;
+        mark_after_os(&mut spps2.events);
+        mark_after_os(&mut ps1.events);
+        let ps_edits = ps1.edits();
+        let new_text = if ps_edits.is_empty() {
+            after.clone()
+        } else {
+            edit::apply(&after, &ps_edits).unwrap_or(after.clone())
+        };
+        let edits = edit::compose(&os_edits, &ps_edits).unwrap_or_else(|| {
+            // Cannot happen (directives are insertions); the whole change as one edit.
+            vec![Edit { start: 0, end: text.len() as u32, text: new_text.clone() }]
+        });
+        Ok(FileOutcome {
+            name: name.to_string(),
+            spps,
+            ps: Some(ps1),
+            os,
+            after_os: Some(spps2),
+            edits,
+            new_text: Some(new_text),
+        })
     }
 }
 
