@@ -980,8 +980,17 @@ impl<'r, 'a> Fuser<'r, 'a> {
             }
         }
         let _ = shift;
-        // Accept.
+        // Accept. Comments just before the loop go before the fused loop.
         g.moved.extend(g.pending.iter().cloned());
+        let own = ir.f.stmt(orig.stmt).span.start;
+        if orig.chunk.start < own {
+            let t = ir.text[orig.chunk.start as usize..own as usize].trim_end();
+            g.moved.push(Item::Text {
+                stmt: None,
+                chunk: Span::new(orig.chunk.start, orig.chunk.start + t.len() as u32),
+                subst: Subst::default(),
+            });
+        }
         g.all.append(&mut g.pending);
         g.all.push(Item::Loop(orig));
         g.members = members;
@@ -1452,25 +1461,12 @@ impl<'r, 'a> Fuser<'r, 'a> {
             }
             Item::Loop(v) => {
                 let inner = format!("{ind}{unit}");
-                let mut s = format!("{ind}{} {{\n", self.header(v)?);
-                for it in self.body_items(v, &v.subst) {
-                    s.push_str(&self.render_item(&it, &inner, unit)?);
-                    s.push('\n');
-                }
-                s.push_str(ind);
-                s.push('}');
-                Ok(s)
+                let body = self.render_items(&self.body_items(v, &v.subst), &inner, unit)?;
+                Ok(format!("{ind}{} {{\n{body}\n{ind}}}", self.header(v)?))
             }
             Item::Block(items) => {
                 let inner = format!("{ind}{unit}");
-                let mut s = format!("{ind}{{\n");
-                for it in items {
-                    s.push_str(&self.render_item(it, &inner, unit)?);
-                    s.push('\n');
-                }
-                s.push_str(ind);
-                s.push('}');
-                Ok(s)
+                Ok(format!("{ind}{{\n{}\n{ind}}}", self.render_items(items, &inner, unit)?))
             }
         }
     }
@@ -1484,11 +1480,31 @@ impl<'r, 'a> Fuser<'r, 'a> {
         let mut parts = Vec::new();
         for o in outs {
             parts.push(match o {
-                Out::Keep(it) => self.render_item(it, ind, unit)?,
-                Out::Fused(f) => self.render_fused(f, ind, unit)?,
+                Out::Keep(it) => (self.render_item(it, ind, unit)?, self.same_line(it)),
+                Out::Fused(f) => (self.render_fused(f, ind, unit)?, None),
             });
         }
-        Ok(parts.join("\n"))
+        Ok(join(parts))
+    }
+
+    /// Render items one per line (statements that shared a line keep sharing it).
+    fn render_items(&self, items: &[Item], ind: &str, unit: &str) -> Result<String, String> {
+        let mut parts = Vec::new();
+        for it in items {
+            parts.push((self.render_item(it, ind, unit)?, self.same_line(it)));
+        }
+        Ok(join(parts))
+    }
+
+    /// `Some(true)` for a statement that followed another on its line, `Some(false)` for
+    /// another statement (`None`: not a plain statement).
+    fn same_line(&self, it: &Item) -> Option<bool> {
+        match it {
+            Item::Text { chunk, stmt: Some(_), .. } => {
+                Some(indent_at(self.ir.text, chunk.start as usize).is_none())
+            }
+            _ => None,
+        }
     }
 
     /// A synthesized header `for (i = a; i <= b; i++)` over the fused index of `m`.
@@ -1512,13 +1528,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
         for it in &g.moved {
             parts.push(self.render_item(it, ind, unit)?);
         }
-        let block = |s: &Self, items: &[Item], ind2: &str| -> Result<String, String> {
-            let mut v = Vec::new();
-            for it in items {
-                v.push(s.render_item(it, ind2, unit)?);
-            }
-            Ok(v.join("\n"))
-        };
+        let block = |s: &Self, items: &[Item], ind2: &str| s.render_items(items, ind2, unit);
         match &fused.plan {
             Plan::Aligned(outs) => {
                 let m0 = &g.members[0];
@@ -1655,6 +1665,26 @@ impl Group {
             facts: Facts::default(),
         }
     }
+}
+
+/// Rendered pieces, one per line, except a statement that followed another statement on its
+/// line (`Some(true)` after `Some(_)`), which is appended to it.
+fn join(parts: Vec<(String, Option<bool>)>) -> String {
+    let mut out = String::new();
+    let mut prev: Option<bool> = None;
+    for (k, (text, same)) in parts.into_iter().enumerate() {
+        if same == Some(true) && prev.is_some() {
+            out.push(' ');
+            out.push_str(text.trim_start());
+        } else {
+            if k > 0 {
+                out.push('\n');
+            }
+            out.push_str(&text);
+        }
+        prev = same;
+    }
+    out
 }
 
 fn count_fused(outs: &[Out]) -> usize {
@@ -1895,11 +1925,7 @@ mod tests {
         let src = "void f(int n, double *restrict a, double *restrict b) {\n  int i;\n  for (i = 0; i < n; i++)\n    a[i] = i;\n  for (i = 1; i <= n; i++)\n    b[i] = a[i - 1];\n}\n";
         let o = run(src, false);
         assert_eq!(applied(&o), ["fuse f#0 and f#1 (f#1 shifted by -1 iteration)"]);
-        assert!(
-            new_text(&o).contains("    a[i] = i;\n    b[(i + 1)] = a[(i + 1) - 1];\n"),
-            "{}",
-            new_text(&o)
-        );
+        assert!(new_text(&o).contains("    a[i] = i;\n    b[i + 1] = a[(i + 1) - 1];\n"), "{}", new_text(&o));
     }
 
     #[test]

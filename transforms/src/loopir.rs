@@ -34,7 +34,9 @@ pub struct FnIr<'a> {
     pub live: Liveness,
     parent: Vec<Option<StmtId>>,
     /// `Var` expressions by start offset (for renaming).
-    vars: Vec<(Span, SymId)>,
+    vars: Vec<(Span, SymId, ExprId)>,
+    /// The expression each expression is an operand of.
+    parent_expr: Vec<Option<ExprId>>,
     nests: RefCell<HashMap<StmtId, Option<Rc<Nest>>>>,
     deps: RefCell<HashMap<StmtId, Option<Rc<LoopDeps>>>>,
 }
@@ -103,16 +105,21 @@ impl<'a> FnIr<'a> {
                 parent[c.index()] = Some(s);
             }
         }
-        let mut vars: Vec<(Span, SymId)> = f
+        let mut vars: Vec<(Span, SymId, ExprId)> = f
             .exprs
             .iter()
-            .filter_map(|e| match e.kind {
-                ExprKind::Var(s) => Some((e.span, s)),
+            .enumerate()
+            .filter_map(|(k, e)| match e.kind {
+                ExprKind::Var(s) => Some((e.span, s, ExprId(k as u32))),
                 _ => None,
             })
             .collect();
-        vars.sort_by_key(|(sp, s)| (sp.start, sp.end, *s));
-        vars.dedup();
+        vars.sort_by_key(|(sp, s, e)| (sp.start, sp.end, *s, *e));
+        vars.dedup_by_key(|(sp, s, _)| (*sp, *s));
+        let mut parent_expr = vec![None; f.exprs.len()];
+        for k in 0..f.exprs.len() {
+            f.for_each_child(ExprId(k as u32), |c| parent_expr[c.index()] = Some(ExprId(k as u32)));
+        }
         FnIr {
             unit,
             f,
@@ -125,6 +132,7 @@ impl<'a> FnIr<'a> {
             live,
             parent,
             vars,
+            parent_expr,
             nests: RefCell::new(HashMap::new()),
             deps: RefCell::new(HashMap::new()),
         }
@@ -352,8 +360,8 @@ impl<'a> FnIr<'a> {
         let mut out = String::new();
         let mut pos = span.start as usize;
         if !subst.is_empty() {
-            let first = self.vars.partition_point(|(sp, _)| sp.start < span.start);
-            for &(sp, sym) in &self.vars[first..] {
+            let first = self.vars.partition_point(|(sp, _, _)| sp.start < span.start);
+            for &(sp, sym, e) in &self.vars[first..] {
                 if sp.start >= span.end {
                     break;
                 }
@@ -369,7 +377,7 @@ impl<'a> FnIr<'a> {
                     ));
                 }
                 out.push_str(&self.text[pos..sp.start as usize]);
-                out.push_str(new);
+                out.push_str(if self.bare_ok(e) { unparen(new) } else { new });
                 pos = sp.end as usize;
             }
         }
@@ -377,13 +385,26 @@ impl<'a> FnIr<'a> {
         Ok(out)
     }
 
+    /// Expression `e` may be replaced by a sum without parentheses: it is a whole
+    /// subscript, argument, right-hand side or full expression.
+    fn bare_ok(&self, e: ExprId) -> bool {
+        let Some(p) = self.parent_expr[e.index()] else { return true };
+        match &self.f.expr(p).kind {
+            ExprKind::Index { index, .. } => *index == e,
+            ExprKind::Call { args, .. } => args.contains(&e),
+            ExprKind::Assign { rhs, .. } => *rhs == e,
+            ExprKind::Comma(..) => true,
+            _ => false,
+        }
+    }
+
     /// The symbols named `name` that the code under `s` mentions.
     pub fn mentions_name(&self, s: Span, name: &str, except: &[SymId]) -> bool {
-        let first = self.vars.partition_point(|(sp, _)| sp.start < s.start);
+        let first = self.vars.partition_point(|(sp, _, _)| sp.start < s.start);
         self.vars[first..]
             .iter()
-            .take_while(|(sp, _)| sp.start < s.end)
-            .any(|(_, sym)| !except.contains(sym) && self.unit.sym(*sym).name == name)
+            .take_while(|(sp, _, _)| sp.start < s.end)
+            .any(|(_, sym, _)| !except.contains(sym) && self.unit.sym(*sym).name == name)
     }
 
     /// Loop `s` has an OpenMP directive of the user on the line before it.
@@ -420,6 +441,14 @@ impl Subst {
             s.set(*k, v.clone());
         }
         s
+    }
+}
+
+/// `t` without the parentheses around it, when it has them.
+fn unparen(t: &str) -> &str {
+    match t.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+        Some(x) if !x.contains(['(', ')']) => x,
+        _ => t,
     }
 }
 

@@ -872,4 +872,58 @@ mod tests {
         assert_eq!("PS".parse::<Stage>().unwrap(), Stage::Ps);
         assert!("ls".parse::<Stage>().is_err());
     }
+
+    fn fusion() -> Registry {
+        let mut r = Registry::empty();
+        r.register(Box::new(crate::fusion::Fusion));
+        r
+    }
+
+    const FUSABLE: &str = "double a[1000], b[1000];\nvoid f(void) {\n  int i;\n  for (i = 0; i < 1000; i++)\n    a[i] = 2.0 * i;\n  for (i = 0; i < 1000; i++)\n    b[i] = a[i] + 1.0;\n}\n";
+
+    #[test]
+    fn os_changes_are_analysed_again_before_ps() {
+        let o = run(Options { optimize: true, ..omp() }, fusion(), FUSABLE);
+        let ev: Vec<(Stage, &str, Option<&str>)> =
+            o.events().map(|e| (e.stage, e.action.as_str(), e.loop_id.as_deref())).collect();
+        assert_eq!(
+            ev,
+            [
+                (Stage::Spps, action::PARALLEL, Some("f#0")),
+                (Stage::Spps, action::PARALLEL, Some("f#1")),
+                (Stage::Os, action::APPLIED, Some("f#0")),
+                (Stage::Spps, action::PARALLEL, Some("f#0'")),
+                (Stage::Ps, action::INSERT_DIRECTIVE, Some("f#0'")),
+            ]
+        );
+        let new = o.new_text.as_deref().unwrap();
+        assert_eq!(
+            new,
+            "double a[1000], b[1000];\nvoid f(void) {\n  int i;\n  #pragma omp parallel for\n  for (i = 0; i < 1000; i++) {\n    a[i] = 2.0 * i;\n    b[i] = a[i] + 1.0;\n  }\n}\n"
+        );
+        // The edits are on the original text and give the same result.
+        assert_eq!(edit::apply(FUSABLE, &o.edits).as_deref(), Some(new));
+        // The PS event's lines and diff are those of the text after OS.
+        let ps = &o.ps.as_ref().unwrap().events[0];
+        assert_eq!((ps.line_start, ps.line_end), (Some(4), Some(7)));
+        assert_eq!(o.final_report().functions[0].loops.len(), 1);
+        assert_eq!(o.report().functions[0].loops.len(), 2);
+    }
+
+    #[test]
+    fn optimize_without_target_does_not_analyse_again() {
+        let o = run(Options { optimize: true, ..Options::default() }, fusion(), FUSABLE);
+        assert!(o.after_os.is_none() && o.ps.is_none());
+        let stages: Vec<Stage> = o.events().map(|e| e.stage).collect();
+        assert_eq!(stages, [Stage::Spps, Stage::Spps, Stage::Os]);
+        assert!(o.new_text.as_deref().unwrap().contains("    a[i] = 2.0 * i;\n    b[i] = a[i] + 1.0;\n"));
+        assert_eq!(edit::apply(FUSABLE, &o.edits), o.new_text);
+    }
+
+    #[test]
+    fn omp_alone_never_runs_os() {
+        let o = run(omp(), fusion(), FUSABLE);
+        assert!(o.os.is_none() && o.after_os.is_none());
+        assert_eq!(o.new_text.as_deref().unwrap().matches("#pragma omp parallel for").count(), 2);
+    }
 }
