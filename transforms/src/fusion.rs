@@ -876,13 +876,28 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 ),
             )));
         }
+        // A renamed index declared outside the loop must stay in use elsewhere (else its
+        // declaration would be left unused).
+        if let Some(var) = lv.var.filter(|&x| Some(x) != f_var) {
+            let own = ir.span(Self::exit_stmt(&v));
+            let declared_inside = own.contains(ir.unit.sym(var).span);
+            if !declared_inside && !ir.used_outside(var, own) {
+                return Err(Some(refused(
+                    INDEX_LIVE,
+                    format!(
+                        "{} would be renamed to `{f_name}`, leaving `{}` unused",
+                        self.name_of(&v),
+                        ir.unit.sym(var).name
+                    ),
+                )));
+            }
+        }
         if let Some(r) = g.members.iter().find_map(|m| self.scalar_conflict(m, &v)) {
             return Err(Some(r));
         }
         // Choose the shift.
         let dlo = const_diff(&lo0, &lo).unwrap();
         let dhi = const_diff(&hi0, &hi).unwrap();
-        let mut cands: Vec<i64> = if st0 > 0 { vec![dlo, dhi, 0] } else { vec![0] };
         if st0 < 0 && (dlo != 0 || dhi != 0) {
             return Err(Some(refused(
                 HEADERS,
@@ -905,38 +920,59 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 ),
             )));
         }
-        cands.sort_by_key(|&s| (cost(s), s.abs()));
-        cands.dedup();
-        let hi_cand = *cands.iter().max().unwrap();
-        if st0 > 0 {
-            cands.extend(hi_cand + 1..=hi_cand + MAX_SHIFT);
-        }
-        let mut first_violation: Option<Refused> = None;
-        let mut chosen = None;
-        for s in cands {
+        // A shift in [a, b] aligns as well as can be; legality grows with the shift (the new
+        // loop runs later): find the smallest legal one, then the best aligned one above it.
+        let (a, b) = (dlo.min(dhi), dlo.max(dhi));
+        let closest = |lo: i64, hi: i64| {
+            if lo <= 0 && 0 <= hi {
+                0
+            } else if hi < 0 {
+                hi
+            } else {
+                lo
+            }
+        };
+        let with_shift = |s: i64| {
             let mut members = g.members.clone();
             let mut w = v.clone();
             w.levels[d].shift = s;
             members.push(w);
-            match self.test(&members, d) {
-                Err(r) => return Err(Some(r)),
-                Ok((facts, None)) => {
-                    chosen = Some((s, members, facts));
-                    break;
+            members
+        };
+        let n_new = g.members.len();
+        let preferred = if st0 > 0 { closest(a, b) } else { 0 };
+        let violation = |me: &Self, s: i64| -> Result<Option<String>, Refused> {
+            Ok(me.test(&with_shift(s), d, Some(n_new))?.1)
+        };
+        let shift = match violation(self, preferred).map_err(Some)? {
+            None => preferred,
+            Some(msg) => {
+                let hi = if st0 > 0 { b.max(0) + MAX_SHIFT } else { 0 };
+                if hi == preferred || violation(self, hi).map_err(Some)?.is_some() {
+                    return Err(Some(refused(
+                        DEP_REVERSED,
+                        format!("{msg} (no shift up to {MAX_SHIFT} iterations beyond the alignment helps)"),
+                    )));
                 }
-                Ok((_, Some(msg))) => {
-                    if first_violation.is_none() {
-                        first_violation = Some(refused(DEP_REVERSED, msg));
+                // Smallest legal shift in (preferred, hi].
+                let (mut lo, mut up) = (preferred, hi);
+                while up - lo > 1 {
+                    let mid = lo + (up - lo) / 2;
+                    if violation(self, mid).map_err(Some)?.is_none() {
+                        up = mid;
+                    } else {
+                        lo = mid;
                     }
                 }
+                if up <= b {
+                    closest(up, b)
+                } else {
+                    up
+                }
             }
-        }
-        let Some((shift, members, facts)) = chosen else {
-            return Err(first_violation.map(|r| Refused {
-                code: r.code,
-                reason: format!("{} (no shift up to {MAX_SHIFT} iterations helps)", r.reason),
-            }));
         };
+        let members = with_shift(shift);
+        let (facts, _) = self.test(&members, d, None).map_err(Some)?;
         // Renamed, shifted or peeled indices: their final values change.
         let aligned = self.aligned(&members);
         for m in &members {
@@ -1135,7 +1171,14 @@ impl<'r, 'a> Fuser<'r, 'a> {
 
     /// Test the members' references in one synthetic nest: the facts, and the first
     /// dependence fusion would reverse.
-    fn test(&self, members: &[VLoop], d: usize) -> Result<(Facts, Option<String>), Refused> {
+    /// `only`: test only the pairs with a reference of that member (the facts are then
+    /// partial).
+    fn test(
+        &self,
+        members: &[VLoop],
+        d: usize,
+        only: Option<usize>,
+    ) -> Result<(Facts, Option<String>), Refused> {
         let (nest, owner, context) = self.synth(members, d)?;
         let refs = &nest.refs;
         let n = d + 1;
@@ -1150,6 +1193,9 @@ impl<'r, 'a> Fuser<'r, 'a> {
                     continue;
                 }
                 let inter = owner[i] != owner[j];
+                if only.is_some_and(|m| owner[i] != m && owner[j] != m) {
+                    continue;
+                }
                 if a.base != b.base {
                     if let Some(why) = may_alias(ir.unit, ir.f, a.base, b.base) {
                         if inter {

@@ -398,6 +398,11 @@ impl<'a> FnIr<'a> {
         }
     }
 
+    /// `sym` is read or written somewhere outside `span`.
+    pub fn used_outside(&self, sym: SymId, span: Span) -> bool {
+        self.vars.iter().any(|&(sp, s, _)| s == sym && !span.contains(sp))
+    }
+
     /// The symbols named `name` that the code under `s` mentions.
     pub fn mentions_name(&self, s: Span, name: &str, except: &[SymId]) -> bool {
         let first = self.vars.partition_point(|(sp, _, _)| sp.start < s.start);
