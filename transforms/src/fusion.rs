@@ -126,6 +126,10 @@ struct Lvl {
     fname: String,
 }
 
+/// An interchanged nest below a position: the loops below it in their new order `(nest
+/// index, statement)`, the original innermost loop and the original outermost loop.
+type Below = (Rc<Vec<(usize, StmtId)>>, StmtId, StmtId);
+
 /// A `for` loop at a position of the code being generated.
 #[derive(Clone, Debug)]
 struct VLoop {
@@ -137,7 +141,7 @@ struct VLoop {
     /// A permuted perfect nest: the loops below this one, in their new order
     /// `(nest index, statement)`, and the original innermost loop.
     /// `(loops below, the original innermost loop, the original outermost loop)`.
-    below: Option<(Rc<Vec<(usize, StmtId)>>, StmtId, StmtId)>,
+    below: Option<Below>,
     /// Text of the loop with its leading comments (when kept as it is).
     chunk: Span,
     /// Renamings in effect for the loop's text.
@@ -1126,7 +1130,9 @@ impl<'r, 'a> Fuser<'r, 'a> {
             }
             let (ra, wa) = (ea.reads.contains(&s), ea.writes.contains(&s));
             let (rb, wb) = (eb.reads.contains(&s), eb.writes.contains(&s));
-            if !((ra || wa) && (rb || wb)) || !(wa || wb) {
+            // Both access it and one writes it.
+            let shared = (wa && (rb || wb)) || (wb && ra);
+            if !shared {
                 continue;
             }
             // Declared in both bodies: two different variables with the same symbol? No: a
