@@ -68,7 +68,7 @@ impl LoopTransformation for Fission {
         let Some(fe) = cx.ir.get() else { return out };
         for (k, f) in fe.unit.functions.iter().enumerate() {
             let Some(fr) = cx.report.functions.get(k).filter(|r| r.name == f.name) else { continue };
-            if !fr.loops.iter().any(|l| !l.parallel.legal) {
+            if !fr.loops.iter().any(|l| !l.parallel.legal) || !has_multi_stmt_for(f) {
                 continue;
             }
             let ir = FnIr::new(&fe.unit, f, cx.text, cx.lines, cx.report, fr);
@@ -80,6 +80,14 @@ impl LoopTransformation for Fission {
         }
         out
     }
+}
+
+/// Some `for` loop of `f` has a block of two statements or more as its body.
+fn has_multi_stmt_for(f: &Function) -> bool {
+    f.stmts.iter().any(|s| match &s.kind {
+        StmtKind::For { body, .. } => matches!(&f.stmt(*body).kind, StmtKind::Compound(v) if v.len() >= 2),
+        _ => false,
+    })
 }
 
 /// A loop of the report that gets a directive encloses `s`.
@@ -176,6 +184,29 @@ fn stmt_graph(ir: &FnIr, l: StmtId, tops: &[StmtId]) -> Option<StmtGraph> {
         if unknown || d.blocks.contains(&1) {
             g.carried.insert((a, b));
             g.carried.insert((b, a));
+        }
+    }
+    // Pointers that may alias: the dependence graph records one edge per pair of bases;
+    // every statement touching either base is tied to the others, and none is parallel.
+    let mut bases: Vec<(SymId, usize, bool)> = Vec::new();
+    for r in refs.iter() {
+        let k = top_of(ir, tops, r.stmt)?;
+        bases.push((r.base, k, r.write));
+    }
+    let syms: BTreeSet<SymId> = bases.iter().map(|b| b.0).collect();
+    for &p in &syms {
+        for &q in syms.range(p..).skip(1) {
+            let written = bases.iter().any(|b| (b.0 == p || b.0 == q) && b.2);
+            if !written || crate::fusion::may_alias(ir.unit, ir.f, p, q).is_none() {
+                continue;
+            }
+            let users: Vec<usize> = bases.iter().filter(|b| b.0 == p || b.0 == q).map(|b| b.1).collect();
+            for &a in &users {
+                for &b in &users {
+                    g.edges.insert((a, b));
+                    g.carried.insert((a, b));
+                }
+            }
         }
     }
     // Scalars.
@@ -283,7 +314,11 @@ fn merge(g: &StmtGraph, comps: Vec<Vec<usize>>) -> Vec<(Vec<usize>, bool)> {
 
 fn distribute(ir: &FnIr, l: StmtId, target: bool) -> Option<Outcome> {
     let rep = ir.loop_report(l)?;
-    if rep.parallel.legal || !matches!(ir.f.stmt(l).kind, StmtKind::For { .. }) || inside_parallelized(ir, l)
+    // Candidates: sequential counted `for` loops outside parallelized loops.
+    if rep.parallel.legal
+        || !matches!(ir.f.stmt(l).kind, StmtKind::For { .. })
+        || ir.counted(l).is_none()
+        || inside_parallelized(ir, l)
     {
         return None;
     }
@@ -294,7 +329,7 @@ fn distribute(ir: &FnIr, l: StmtId, target: bool) -> Option<Outcome> {
     let tops = ir.body_stmts(l);
     let real: Vec<StmtId> =
         tops.iter().copied().filter(|&s| !matches!(ir.f.stmt(s).kind, StmtKind::Empty)).collect();
-    if real.len() < 2 || real.len() > MAX_STMTS {
+    if real.len() < 2 || real.len() > MAX_STMTS || !ir.layout_ok(&tops) {
         return None;
     }
     let lref = ir.loop_ref(l)?;
@@ -455,6 +490,9 @@ fn split(ir: &FnIr, l: StmtId) -> Option<Outcome> {
         }
     }
     let (k, then, els, op, bound) = found?;
+    if !ir.layout_ok(&tops) {
+        return None;
+    }
     let rep = ir.loop_report(l)?;
     let lref: LoopRef = ir.loop_ref(l)?;
     let refuse = |code: &'static str, reason: String| {
@@ -685,6 +723,17 @@ mod tests {
         let src = "double a[100], b[100];\nvoid f(void) {\n  int i;\n  for (i = 1; i < 100; i++) {\n    a[i] = b[i - 1] + 1.0;\n    b[i] = a[i - 1] * 2.0;\n  }\n}\n";
         let (_, _, refused) = titles(&run(src, Box::new(Fission), true));
         assert_eq!(refused.len(), 1);
+        assert_eq!(refused[0].0, ONE_COMPONENT, "{refused:?}");
+    }
+
+    #[test]
+    fn pointers_that_may_alias_tie_their_statements() {
+        // zText may point into src: no distribution (the second statement's write could
+        // feed the first statement's later reads).
+        let src = "void f(int n, char *z, const char *src, const char *hex) {\n  int i;\n  for (i = 0; i < n; i++) {\n    z[2 * i] = hex[src[i] >> 4];\n    z[2 * i + 1] = hex[src[i] & 15];\n  }\n}\n";
+        let o = run(src, Box::new(Fission), true);
+        let (applied, offered, refused) = titles(&o);
+        assert!(applied.is_empty() && offered.is_empty(), "{applied:?} {offered:?}");
         assert_eq!(refused[0].0, ONE_COMPONENT, "{refused:?}");
     }
 

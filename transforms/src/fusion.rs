@@ -350,7 +350,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
 
     fn list(&mut self, block: StmtId, stmts: &[StmtId]) {
         let items = self.top_items(block, stmts);
-        if items.iter().filter(|i| matches!(i, Item::Loop(_))).count() < 2 {
+        if items.iter().filter(|i| matches!(i, Item::Loop(_))).count() < 2 || !self.ir.layout_ok(stmts) {
             for &s in stmts {
                 self.walk(s);
             }

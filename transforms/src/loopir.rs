@@ -332,6 +332,20 @@ impl<'a> FnIr<'a> {
         t.ends_with(')').then(|| Span::new(start, start + t.len() as u32))
     }
 
+    /// The statements' texts follow each other in the file without overlapping (statements
+    /// made by one macro invocation share its span: their text cannot be moved one by one).
+    pub fn layout_ok(&self, stmts: &[StmtId]) -> bool {
+        let mut prev = 0u32;
+        for &s in stmts {
+            let sp = self.f.stmt(s).span;
+            if sp.is_empty() || sp.start < prev || sp.end as usize > self.text.len() {
+                return false;
+            }
+            prev = sp.end;
+        }
+        true
+    }
+
     /// The statements of a loop body: its compound's statements, or the body itself.
     pub fn body_stmts(&self, l: StmtId) -> Vec<StmtId> {
         let body = match &self.f.stmt(l).kind {
@@ -507,7 +521,7 @@ pub fn line_indent(text: &str, at: usize) -> &str {
 /// Where the text of statement `span` starts when comments just before it belong to it: the
 /// first non-blank character after `prev_end`.
 pub fn chunk_start(text: &str, prev_end: usize, span: Span) -> usize {
-    let gap = &text[prev_end..span.start as usize];
+    let Some(gap) = text.get(prev_end..span.start as usize) else { return span.start as usize };
     match gap.find(|c: char| !c.is_whitespace()) {
         Some(k) if !gap[k..].trim_start().starts_with('#') => prev_end + k,
         _ => span.start as usize,
@@ -566,6 +580,13 @@ pub fn loop_obstacle(ir: &FnIr, s: StmtId, e: &Effects, directive: bool) -> Opti
     let Some(info) = ir.info(s) else { return Some("not modelled".into()) };
     if !matches!(ir.f.stmt(s).kind, StmtKind::For { .. }) {
         return Some("not a `for` loop".into());
+    }
+    let start = ir.f.stmt(s).span.start as usize;
+    if !ir.text.get(start..).is_some_and(|t| t.starts_with("for")) || ir.header_text(s).is_none() {
+        return Some("its header comes from a macro".into());
+    }
+    if !ir.layout_ok(&ir.body_stmts(s)) {
+        return Some("its body holds statements made by one macro invocation".into());
     }
     let Some(c) = ir.counted(s) else {
         let why = match &info.trip_count {

@@ -419,7 +419,17 @@ pub fn os(
     let cx = OsContext { path, text, lines, report: &spps.report, ps, ir };
     for t in registry.iter() {
         let tname = t.name();
-        for outcome in t.run(&cx) {
+        // A bug in one transformation costs its own outcomes, not the file.
+        let outcomes = match guarded(Stage::Os, || t.run(&cx)) {
+            Ok(o) => o,
+            Err(e) => {
+                let reason = format!("{e}; the transformation was skipped for this file");
+                out.events.push(Event::new(Stage::Os, action::REFUSED).text(tname).reason(reason.clone()));
+                out.refused.push((tname, Refusal { loops: Vec::new(), code: None, reason }));
+                continue;
+            }
+        };
+        for outcome in outcomes {
             match outcome {
                 Outcome::Refusal(r) => {
                     let mut e = os_event(action::REFUSED, tname, &r.loops).reason(r.reason.clone());

@@ -44,7 +44,11 @@ fn check_pages_examples() {
         let page = std::fs::read_to_string(&p).unwrap();
         assert!(page.starts_with(&format!("# {code} — ")), "{code}: title");
         let yes = optimize(&block(&page, "Triggers"));
-        assert!(codes(&yes).contains(&code.as_str()), "{code}: the triggering example gives {:?}", codes(&yes));
+        assert!(
+            codes(&yes).contains(&code.as_str()),
+            "{code}: the triggering example gives {:?}",
+            codes(&yes)
+        );
         let no = optimize(&block(&page, "Does not trigger"));
         assert!(!codes(&no).contains(&code.as_str()), "{code}: the other example gives {:?}", codes(&no));
     }
