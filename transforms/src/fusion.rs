@@ -885,7 +885,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
         if let Some(var) = lv.var.filter(|&x| Some(x) != f_var) {
             let own = ir.span(Self::exit_stmt(&v));
             let declared_inside = own.contains(ir.unit.sym(var).span);
-            if !declared_inside && !ir.used_outside(var, own) {
+            if !declared_inside && !ir.used_outside_its_loops(var) {
                 return Err(Some(refused(
                     INDEX_LIVE,
                     format!(

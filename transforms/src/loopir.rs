@@ -412,9 +412,16 @@ impl<'a> FnIr<'a> {
         }
     }
 
-    /// `sym` is read or written somewhere outside `span`.
-    pub fn used_outside(&self, sym: SymId, span: Span) -> bool {
-        self.vars.iter().any(|&(sp, s, _)| s == sym && !span.contains(sp))
+    /// `sym` is read or written somewhere outside every `for` loop it is the index of (so
+    /// renaming it in such loops never leaves its declaration unused).
+    pub fn used_outside_its_loops(&self, sym: SymId) -> bool {
+        let loops: Vec<Span> = self
+            .infos
+            .iter()
+            .filter(|l| l.counted.as_ref().is_some_and(|c| c.var == sym))
+            .map(|l| self.f.stmt(l.stmt).span)
+            .collect();
+        self.vars.iter().any(|&(sp, s, _)| s == sym && !loops.iter().any(|l| l.contains(sp)))
     }
 
     /// The symbols named `name` that the code under `s` mentions.
