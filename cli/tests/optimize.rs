@@ -3,7 +3,8 @@
 //! every transformed program compiles with gcc -O2 -fopenmp -Werror and prints what the
 //! original prints with 1, 2 and 4 threads (`scripts/omp_diff.sh`). The report's fusion
 //! example comes out fused with a shift of one iteration; the tridiagonal solver's nests
-//! fuse into one nest whose outer loop gets the parallel directive.
+//! fuse into one nest whose outer loop gets the parallel directive; the parallelized outputs
+//! run under ThreadSanitizer without a race report.
 
 mod common;
 use common::*;
@@ -178,5 +179,43 @@ fn omp_alone_is_unchanged_by_the_optimizer() {
     let b = run(t.path(), "ppo", true);
     for f in ["dgemm.c", "control.c", "macros.c"] {
         assert_eq!(fs::read_to_string(a.join(f)).unwrap(), fs::read_to_string(b.join(f)).unwrap(), "{f}");
+    }
+}
+
+fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// The loops SPPS' parallelizes in the transformed code (the fused tridiagonal nest, the
+/// distributed loops) run under ThreadSanitizer + Archer without a race report
+/// (`scripts/omp_race.sh`; as in `race.rs`, required when `CI` is set).
+#[test]
+fn omp_optimize_outputs_run_under_tsan_without_a_race_report() {
+    let check = Command::new("bash").arg(root().join("scripts/omp_race.sh")).arg("--check").output().unwrap();
+    if !check.status.success() {
+        assert!(
+            !in_ci(),
+            "CI is set but the race detector cannot run:\n{}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+        eprintln!("SKIPPED: the race detector cannot run here (not in CI)");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    for name in ["ppo", "deps"] {
+        let out = run(t.path(), name, true);
+        let src = root().join("corpus").join(name);
+        let o = Command::new("bash")
+            .arg(root().join("scripts/omp_race.sh"))
+            .arg(&out)
+            .arg(&src)
+            .output()
+            .unwrap();
+        let so = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && so.contains(" passed, 0 failed"),
+            "{name}:\n{so}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
 }
