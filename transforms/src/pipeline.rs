@@ -364,6 +364,22 @@ impl Os {
     pub fn edits(&self) -> Vec<Edit> {
         self.applied.iter().flat_map(|(_, p)| p.edits.iter().cloned()).collect()
     }
+
+    /// Undo every application: each becomes a refusal with `why` (events included).
+    fn revert(&mut self, why: &str) {
+        for e in self.events.iter_mut().filter(|e| e.action == action::APPLIED) {
+            e.action = action::REFUSED.to_string();
+            e.reason = Some(why.to_string());
+        }
+        for (name, p) in self.applied.drain(..) {
+            self.refused.push((name, Refusal { loops: p.loops, code: None, reason: why.to_string() }));
+        }
+    }
+}
+
+/// Number of syntax errors (`PPO010`) among diagnostic codes.
+fn syntax_errors<'a>(codes: impl Iterator<Item = &'a str>) -> usize {
+    codes.filter(|c| *c == "PPO010").count()
 }
 
 fn os_event(action: &str, name: &str, loops: &[LoopRef]) -> Event {
@@ -626,8 +642,35 @@ impl Pipeline {
         } else {
             None
         };
-        let os_edits = os.as_ref().map(Os::edits).unwrap_or_default();
-        let after = if os_edits.is_empty() { None } else { edit::apply(text, &os_edits) };
+        let mut os = os;
+        let mut os_edits = os.as_ref().map(Os::edits).unwrap_or_default();
+        let mut after = if os_edits.is_empty() { None } else { edit::apply(text, &os_edits) };
+        // SPPS' when PS runs after OS (its diagnostics also tell whether the new text parses).
+        let mut spps2 = match (&after, self.options.target) {
+            (Some(a), Some(_)) => {
+                Some(guarded(Stage::Spps, || crate::pipeline::spps(path, a, &self.options.analyze, loader))?)
+            }
+            _ => None,
+        };
+        // A safety net: OS must never turn parsable code into code that does not parse.
+        if let (Some(a), Some(o)) = (&after, os.as_mut()) {
+            let before = syntax_errors(spps.report.diagnostics.iter().map(|d| d.code));
+            let now = match &spps2 {
+                Some(s2) => syntax_errors(s2.report.diagnostics.iter().map(|d| d.code)),
+                None => {
+                    let fe = analysis::frontend::parse_source(path, a, &self.options.analyze.pp, loader);
+                    syntax_errors(fe.unit.diagnostics.iter().map(|d| d.code))
+                }
+            };
+            if now > before {
+                o.revert(&format!(
+                    "internal error: the transformed text does not parse ({now} syntax errors, {before} before); OS's changes to this file are dropped"
+                ));
+                os_edits.clear();
+                after = None;
+                spps2 = None;
+            }
+        }
         let Some(after) = after else {
             let mut edits: Vec<Edit> = ps0.as_ref().map(Ps::edits).unwrap_or_default();
             edits.extend(os_edits);
@@ -653,9 +696,8 @@ impl Pipeline {
                 new_text: Some(after),
             });
         };
-        // SPPS' and PS on the transformed text.
-        let mut spps2 =
-            guarded(Stage::Spps, || crate::pipeline::spps(path, &after, &self.options.analyze, loader))?;
+        // PS on the transformed text.
+        let mut spps2 = spps2.expect("SPPS' ran");
         let lines2 = LineIndex::new(&after);
         let mut ps1 = guarded(Stage::Ps, || ps(name, &after, &lines2, &spps2, target))??;
         mark_after_os(&mut spps2.events);
@@ -935,5 +977,42 @@ mod tests {
         let o = run(omp(), fusion(), FUSABLE);
         assert!(o.os.is_none() && o.after_os.is_none());
         assert_eq!(o.new_text.as_deref().unwrap().matches("#pragma omp parallel for").count(), 2);
+    }
+
+    /// Breaks the syntax of the file (a buggy transformation).
+    struct Garble;
+
+    impl LoopTransformation for Garble {
+        fn name(&self) -> &'static str {
+            "garble"
+        }
+        fn checks_parallelism(&self) -> bool {
+            true
+        }
+        fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
+            let (f, l) = cx.loops().next().unwrap();
+            let s = cx.lines.line_start(l.range.line).unwrap() as u32;
+            vec![Outcome::Proposal(Proposal {
+                loops: vec![LoopRef::of(f, l)],
+                title: "garble".into(),
+                edits: vec![Edit::insert(s, "  for (;;; {\n")],
+                auto: true,
+            })]
+        }
+    }
+
+    #[test]
+    fn os_changes_that_break_the_syntax_are_dropped() {
+        for opts in [Options { optimize: true, ..Options::default() }, Options { optimize: true, ..omp() }] {
+            let mut r = Registry::empty();
+            r.register(Box::new(Garble));
+            let o = run(opts, r, SRC);
+            let os = o.os.as_ref().unwrap();
+            assert!(os.applied.is_empty() && os.refused.len() == 1, "{os:#?}");
+            assert_eq!(os.events[0].action, action::REFUSED);
+            assert!(os.events[0].reason.as_deref().unwrap().contains("does not parse"), "{:?}", os.events[0]);
+            assert!(o.after_os.is_none());
+            assert!(o.new_text.as_deref().is_none_or(|t| !t.contains(";;;")));
+        }
     }
 }
