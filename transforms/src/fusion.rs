@@ -386,6 +386,16 @@ impl<'r, 'a> Fuser<'r, 'a> {
         let last = g.members.last().unwrap().stmt;
         let start = ir.f.stmt(first).span.start;
         let end = ir.span(last).end;
+        if has_preprocessor_line(ir.text, Span::new(start, end)) {
+            let loops = g.members.iter().filter_map(|m| self.loop_ref(m)).collect();
+            self.out.push(Outcome::Refusal(Refusal {
+                loops,
+                code: Some(BETWEEN),
+                reason: "preprocessor directives lie between the loops (code they hide or add cannot move)"
+                    .into(),
+            }));
+            return;
+        }
         let Some(ind) = indent_at(ir.text, start as usize) else {
             let loops = g.members.iter().filter_map(|m| self.loop_ref(m)).collect();
             self.out.push(Outcome::Refusal(Refusal {
@@ -2081,6 +2091,12 @@ mod tests {
             INTERCHANGE,
             "would be reversed",
         );
+    }
+
+    #[test]
+    fn preprocessor_lines_between_the_loops_stop_fusion() {
+        let src = "double a[100];\ndouble s;\nvoid f(void) {\n  int i;\n  for (i = 0; i < 100; i++)\n    a[i] = i;\n#ifdef RESET\n  s = 0;\n#endif\n  for (i = 0; i < 100; i++)\n    a[i] *= 2;\n}\n";
+        assert_refused(src, BETWEEN, "preprocessor directives lie between the loops");
     }
 
     #[test]
