@@ -6,8 +6,13 @@ registry. If no crate of this workspace depends on it yet, the script fetches it
 throw-away manifest (crates.io only). Prints wall time (min/median over runs), the phase
 breakdown reported by `ppo analyze --timings`, and peak resident memory.
 
-Usage: python3 scripts/bench_sqlite.py [--runs N] [--file PATH]
-Targets (issue 2): parse + all analyses < 1.5 s on the 2-core machine, peak RSS < 1 GB.
+Then the same for the whole batch `-omp` run (`ppo -i DIR -o OUT -omp`: dependence tests,
+verdicts of every loop, directives inserted, output written, the log database included; and
+with `--no-log`).
+
+Usage: python3 scripts/bench_sqlite.py [--runs N] [--file PATH] [--mode analyze|omp|both]
+Targets: parse + all analyses < 1.5 s on the 2-core machine, peak RSS < 1 GB (issue 2);
+the whole -omp run < 2 s (issue 3).
 """
 import argparse, glob, json, os, re, resource, statistics, subprocess, sys, tempfile, time
 
@@ -57,6 +62,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--file")
+    ap.add_argument("--mode", choices=["analyze", "omp", "both"], default="both")
     args = ap.parse_args()
     f = args.file or find_sqlite()
     subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "cli"], cwd=ROOT)
@@ -64,8 +70,16 @@ def main():
     size = os.path.getsize(f)
     lines = sum(1 for _ in open(f, "rb"))
     print(f"file: {f}\n      {lines} lines, {size / 1e6:.1f} MB, {os.cpu_count()} cores")
-    walls, last_err = [], ""
-    for _ in range(args.runs):
+    if args.mode in ("analyze", "both"):
+        bench_analyze(ppo, f, args.runs)
+    if args.mode in ("omp", "both"):
+        for extra in ([], ["--no-log"]):
+            bench_omp(ppo, f, args.runs, extra)
+
+
+def bench_analyze(ppo, f, runs):
+    walls, last_err, last_out = [], "", ""
+    for _ in range(runs):
         t = time.perf_counter()
         r = subprocess.run([ppo, "analyze", "--summary", "--timings", f],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -74,11 +88,33 @@ def main():
             sys.exit(f"ppo failed ({r.returncode}):\n{r.stderr}")
         last_err, last_out = r.stderr, r.stdout
     rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print("== ppo analyze")
     print(last_out.strip())
     print(last_err.strip())
     print(f"wall: min {min(walls):.3f} s, median {statistics.median(walls):.3f} s over {len(walls)} runs")
     print(f"peak RSS: {rss_mb:.0f} MB")
 
+
+def bench_omp(ppo, f, runs, extra):
+    walls, last_err = [], ""
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "src")
+        os.makedirs(src)
+        with open(f, "rb") as a, open(os.path.join(src, "sqlite3.c"), "wb") as b:
+            b.write(a.read())
+        for k in range(runs):
+            out = os.path.join(d, f"out{k}")
+            t = time.perf_counter()
+            r = subprocess.run([ppo, "-i", src, "-o", out, "-omp", *extra],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            walls.append(time.perf_counter() - t)
+            if r.returncode not in (0, 1):
+                sys.exit(f"ppo -omp failed ({r.returncode}):\n{r.stderr}")
+            last_err = r.stderr
+    summary = [l for l in last_err.splitlines() if "loops" in l]
+    print(f"== ppo -i DIR -o OUT -omp {' '.join(extra)}".rstrip())
+    print("\n".join(summary[-2:]))
+    print(f"wall: min {min(walls):.3f} s, median {statistics.median(walls):.3f} s over {len(walls)} runs")
 
 if __name__ == "__main__":
     main()

@@ -3,12 +3,13 @@
 # Debian/Ubuntu machine that already has Rust. Idempotent: does nothing when all are
 # installed; runs `apt-get update` only when something must be installed.
 #
-# gcc/g++/libgomp1: the corpus checks and scripts/omp_diff.sh. clang, libomp-dev (LLVM's
+# gcc/g++/libgomp1: the corpus checks and scripts/omp_diff.sh; g++ and libtbb-dev (oneTBB):
+# scripts/tbb_diff.sh, the checks of `ppo -tbb`. clang, libomp-dev (LLVM's
 # OpenMP runtime and Archer, its ThreadSanitizer tool), libclang-rt-dev (the TSan
 # runtime) and llvm (llvm-symbolizer, for file:line in TSan reports): scripts/omp_race.sh.
 set -euo pipefail
 
-PACKAGES=(gcc g++ libgomp1 clang libomp-dev libclang-rt-dev llvm)
+PACKAGES=(gcc g++ libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

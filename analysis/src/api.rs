@@ -32,6 +32,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[derive(Clone, Debug, Default)]
 pub struct AnalyzeOptions {
     pub pp: PpOptions,
+    /// Profitability thresholds of the parallelization verdicts.
+    pub thresholds: crate::parallel::Thresholds,
 }
 
 /// A position range, 1-based lines and columns (columns count bytes).
@@ -245,6 +247,10 @@ pub struct VerdictReport {
     pub directive: Option<String>,
     pub collapse: u32,
     pub schedule: crate::parallel::Schedule,
+    /// The loop is legal only when pointers that may alias do not overlap: the condition of
+    /// the directive's `if(...)` clause (absent when the loop needs no run-time test).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_check: Option<String>,
     pub reasons: Vec<ReasonReport>,
 }
 
@@ -311,6 +317,10 @@ pub struct FileReport {
     pub functions: Vec<FunctionReport>,
     #[serde(skip)]
     pub timings: Timings,
+    /// What turning the file into C++ needs (casts, VLA parameters, unsupported constructs,
+    /// `for` loop shapes): used by the TBB target, not part of the JSON.
+    #[serde(skip)]
+    pub cxx: crate::cxx::CxxFacts,
 }
 
 /// Analyse one file's text. `path` names the file in messages and anchors `#include "…"`.
@@ -329,7 +339,7 @@ pub fn analyze_source(
             .par_iter()
             .enumerate()
             .map(|(i, f)| {
-                let mut r = function_report(&fe, f, &gconsts, &summaries);
+                let mut r = function_report(&fe, f, &gconsts, &summaries, &opts.thresholds);
                 r.summary = summaries.of(FuncId(i as u32)).clone();
                 r
             })
@@ -383,6 +393,7 @@ pub fn analyze_source(
             lower: fe.timings.lower,
             analyses,
         },
+        cxx: crate::cxx::cxx_facts(&fe.unit, &fe.text),
     };
     // Freeing the IR of a large file takes a while: do it off the caller's path.
     crate::pool().spawn(move || drop(fe));
@@ -411,6 +422,7 @@ fn function_report(
     f: &Function,
     gconsts: &GlobalConsts,
     summaries: &crate::summary::Summaries,
+    thresholds: &crate::parallel::Thresholds,
 ) -> FunctionReport {
     let unit = &fe.unit;
     let cfg = Cfg::build(f);
@@ -457,6 +469,7 @@ fn function_report(
             summaries,
             lines: Some(&fe.lines),
             consts: Some(&|e| cp.expr_value(e)),
+            thresholds: *thresholds,
         },
     );
 
@@ -698,6 +711,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             }),
             collapse: v.collapse,
             schedule: v.schedule,
+            runtime_check: v.runtime_check.clone(),
             reasons: v
                 .reasons
                 .iter()
@@ -714,6 +728,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             directive: None,
             collapse: 1,
             schedule: crate::parallel::Schedule::Static,
+            runtime_check: None,
             reasons: vec![ReasonReport {
                 code: crate::parallel::codes::NOT_CANONICAL,
                 message: "loop not modelled (inside a statement expression)".into(),
@@ -896,6 +911,11 @@ fn render_loop(s: &mut String, l: &LoopReport) {
                 let _ = writeln!(s, "{p}sequential: {} {}", r.code, r.message);
             }
         }
+    }
+    if let Some(c) = &v.runtime_check {
+        // Pointers that may alias (PPO105): the `if` clause runs the loop sequentially when
+        // the accessed ranges overlap.
+        let _ = writeln!(s, "{p}run-time test (pointers that may alias, PPO105): parallel only if {c}");
     }
     match &l.counted {
         Some(c) => {

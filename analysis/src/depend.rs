@@ -8,6 +8,11 @@
 //! non-affine subscripts, `MayAlias` for pointers that may overlap), the loop level that
 //! carries it, directions, distances and the two spans.
 //!
+//! References to different bases are never tested against each other: a pair of bases that
+//! may overlap only because their provenance is unknown gets one `MayAlias` edge, which the
+//! parallelizer may discharge with a run-time test that the accessed ranges are disjoint
+//! ([`crate::rtcheck`]); dependences between references of one base are tested as usual.
+//!
 //! Only array (memory) dependences are considered: scalars written in the loop (reductions,
 //! privatizable temporaries) and the effects of calls are left to the parallelization
 //! stage; [`LoopDeps::calls`] lists the calls of the nest.
@@ -124,6 +129,9 @@ impl Dependence {
 pub struct Blocker {
     pub message: String,
     pub kind: DepKind,
+    /// Reference indices in [`Nest::refs`] (for `MayAlias`, one reference of each base).
+    pub source: usize,
+    pub sink: usize,
     pub source_span: Span,
     pub sink_span: Span,
 }
@@ -163,6 +171,8 @@ impl LoopDeps {
             .map(|d| Blocker {
                 message: d.message(),
                 kind: d.kind,
+                source: d.source,
+                sink: d.sink,
                 source_span: d.source_span,
                 sink_span: d.sink_span,
             })
@@ -655,6 +665,85 @@ mod tests {
         assert!(!par(&d, 2));
     }
 
+    /// Dependences of loop `k` (in source order) of the last function.
+    fn deps_at(src: &str, k: usize) -> LoopDeps {
+        let u = lower(src, &SourceMap::identity(src.len() as u32));
+        let f = u.functions.last().unwrap();
+        let l = loop_infos(&u, f)[k].stmt;
+        loop_dependences(&u, f, l).unwrap()
+    }
+
+    #[test]
+    fn enclosing_indices_in_linearized_subscripts() {
+        // The inner i loop of a column walk: j is invariant there, but in 0..n-1.
+        let src =
+            "double fb[90000]; void f(int n) { for (int j = 0; j < n; j++) for (int i = 0; i < n; i++) \
+                   fb[i*n + j] = fb[i*n + j] + 1; }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| r.delinearized && r.dims.len() == 2));
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        // j may reach n: rows are not proved apart, nothing is split.
+        let src =
+            "double fb[90000]; void f(int n) { for (int j = 0; j <= n; j++) for (int i = 0; i < n; i++) \
+                   fb[i*n + j] = fb[i*n + j] + 1; }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| !r.delinearized));
+        assert!(!par(&d, 1));
+        // An enclosing bound the outer loop modifies is no range.
+        let src = "double fb[90000]; void f(int n, int m) { for (int j = 0; j < m; j++) { for (int i = 0; i < n; i++) \
+                   fb[i*n + j] = fb[i*n + j] + 1; m = n; } }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| !r.delinearized));
+        // In-place transpose, inner loop: a[j*n + i] and a[i*n + j] are a[j][i] and a[i][j]
+        // (i*n is i rows), which meet only when j == i.
+        let src =
+            "void f(int n, double *restrict a) { for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) \
+                   a[j*n + i] = a[i*n + j]; }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| r.delinearized), "{:#?}", d.nest.refs);
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        assert!(!par(&deps_at(src, 0), 1));
+    }
+
+    #[test]
+    fn quotients_in_loop_bounds() {
+        // The lower half is written, the upper half read: i < n/2 <= n - 1 - i'.
+        let d = deps(
+            "void f(int n, double *restrict c) { for (int i = 0; i < n / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        // For odd n the middle element is read and written by the same iteration.
+        let d = deps(
+            "void f(int n, double *restrict c) { for (int i = 0; i < (n + 1) / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        // One more iteration reaches the upper half.
+        let d = deps(
+            "void f(int n, double *restrict c) { for (int i = 0; i <= n / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(!par(&d, 1));
+        // Red-black sweep: j starts at 1 + (i + colour + 1) % 2 by steps of 2, so i + j has
+        // the parity of colour; the neighbours read have the other parity.
+        let src = "void f(int n, int colour, double q[n][n]) { for (int i = 1; i < n - 1; i++) \
+                   for (int j = 1 + (i + colour + 1) % 2; j < n - 1; j += 2) \
+                   q[i][j] = q[i - 1][j] + q[i + 1][j] + q[i][j - 1] + q[i][j + 1]; }";
+        let t = std::time::Instant::now();
+        let d = deps(src);
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        assert!(par(&d, 2), "{:#?}", d.parallel_at(2));
+        assert!(t.elapsed().as_secs_f64() < 5.0);
+        // Every point: the usual Gauss-Seidel dependences.
+        let src = "void f(int n, int colour, double q[n][n]) { for (int i = 1; i < n - 1; i++) \
+                   for (int j = 1 + (i + colour + 1) % 2; j < n - 1; j++) \
+                   q[i][j] = q[i - 1][j] + q[i + 1][j] + q[i][j - 1] + q[i][j + 1]; }";
+        let d = deps(src);
+        assert!(!par(&d, 1) && !par(&d, 2));
+        let d = deps(
+            "void f(unsigned n, double *restrict c) { for (int i = 0; i < n / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(!par(&d, 1), "unsigned n - 1 - i may wrap");
+    }
+
     #[test]
     fn linearized_without_bounds_is_unknown() {
         // j runs to m, not n: a[i*n + j] may reach the next row.
@@ -681,10 +770,52 @@ mod tests {
         let d = deps("double a[100]; void f(void) { for (int i = 0; i < 10; i++) a[i*i] = 1; }");
         assert!(!par(&d, 1));
         let d = deps(
-            "double a[100]; void f(void) { int k = 0; for (int i = 0; i < 10; i++) { a[k] = 1; k += 2; } }",
+            "double a[100]; void f(void) { int k = 0; for (int i = 0; i < 10; i++) { a[k] = 1; if (i > 3) k += 2; } }",
         );
         assert_eq!(only(&d).kind, DepKind::Unknown);
         assert!(only(&d).message().contains("`k` is modified"), "{}", only(&d).message());
+    }
+
+    #[test]
+    fn linear_induction_variables_are_substituted() {
+        // k == k@entry + 2*i before the update: b[k] and b[k + 1] never meet.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = 0; i < n; i++) { b[k] = 1; b[k + 1] = 2; k += 2; } }",
+        );
+        assert_eq!(d.dependences().count(), 0, "{:#?}", d.dependences().collect::<Vec<_>>());
+        let texts: Vec<_> = d
+            .nest
+            .refs
+            .iter()
+            .map(|r| match &r.dims[0] {
+                Subscript::Affine { text, .. } => text.clone(),
+                s => format!("{s:?}"),
+            })
+            .collect();
+        assert_eq!(texts, ["2*i + k@entry", "2*i + k@entry + 1"]);
+        // After the update the value is one step further: b[k] (before) in iteration i + 1
+        // is b[k] (after) in iteration i.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = 0; i < n; i++) { b[k] = 1; k++; b[k] = 2; } }",
+        );
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Output);
+        assert_eq!(e.distance, vec![Some(Distance::Const(1))]);
+        // Start 4, step -2, k += 3 does not divide: unknown.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = n; i > 4; i -= 2) { b[k] = 1; k += 3; } }",
+        );
+        assert_eq!(only(&d).kind, DepKind::Unknown);
+        // k += 4 with i -= 2: k == k@entry - 2*i + 2*n.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = n; i > 4; i -= 2) { b[k] = 1; b[k + 2] = 1; k += 4; } }",
+        );
+        assert_eq!(d.dependences().count(), 0, "{:#?}", d.dependences().collect::<Vec<_>>());
+        // A start value modified in the loop: its value at the reference is not the start.
+        let d = deps(
+            "double b[400]; void f(int n, int m) { int k = 0; for (int i = m; i < n; i++) { b[k] = 1; m = i; k++; } }",
+        );
+        assert_eq!(only(&d).kind, DepKind::Unknown);
     }
 
     #[test]

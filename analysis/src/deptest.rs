@@ -453,19 +453,44 @@ fn ilp_applicable(_nest: &Nest, a: &ArrayRef, b: &ArrayRef) -> bool {
 /// directions of `prefix`? Symbols (loop-invariant values such as `n`) are free integer
 /// unknowns, so a "no" holds for every value they may have. Solver failures answer yes.
 fn ilp_feasible(nest: &Nest, a: &ArrayRef, b: &ArrayRef, dims: &[Dim], prefix: &[Dir]) -> bool {
+    // A quotient's remainder has the sign of its numerator: one problem per combination of
+    // signs (few quotients), feasible when one of them is.
+    let (feasible, k) = ilp_feasible_signs(nest, a, b, dims, prefix, None);
+    if k == 0 || k > MAX_QUOTIENT_SPLITS {
+        return feasible;
+    }
+    (0..1u32 << k).any(|mask| ilp_feasible_signs(nest, a, b, dims, prefix, Some(mask)).0)
+}
+
+/// Quotients beyond this many in one problem keep the sign-free remainder bounds only.
+const MAX_QUOTIENT_SPLITS: usize = 3;
+
+/// [`ilp_feasible`] with the sign of each quotient's numerator fixed by `signs` (bit `j` set:
+/// the `j`-th numerator is `>= 0`, its remainder in `0..d-1`; clear: `<= 0`, remainder in
+/// `-(d-1)..0`), or left open with `None`. Also returns the number of quotients.
+fn ilp_feasible_signs(
+    nest: &Nest,
+    a: &ArrayRef,
+    b: &ArrayRef,
+    dims: &[Dim],
+    prefix: &[Dir],
+    signs: Option<u32>,
+) -> (bool, usize) {
     use good_lp::{constraint, variable, Expression, ProblemVariables, SolverModel, Variable};
     let mut pv = ProblemVariables::new();
     let xs: Vec<Variable> = a.chain.iter().map(|_| pv.add(variable().integer())).collect();
     let ys: Vec<Variable> = b.chain.iter().map(|_| pv.add(variable().integer())).collect();
-    let mut atoms: Vec<(Atom, Variable)> = Vec::new();
+    let mut atoms = IlpAtoms::default();
     let mut cons = Vec::new();
+    // The equalities again, as expressions equal to zero (for the Diophantine test).
+    let mut eqs: Vec<Expression> = Vec::new();
     // Bounds and steps of each side's loops.
     let mut side =
-        |chain: &[usize], vs: &[Variable], pv: &mut ProblemVariables, atoms: &mut Vec<(Atom, Variable)>| {
+        |id: usize, chain: &[usize], vs: &[Variable], pv: &mut ProblemVariables, atoms: &mut IlpAtoms| {
             for (k, &li) in chain.iter().enumerate() {
                 let l = &nest.loops[li];
-                let to_expr = |aff: &Affine, pv: &mut ProblemVariables, atoms: &mut Vec<(Atom, Variable)>| {
-                    affine_expr(nest, chain, vs, aff, pv, atoms)
+                let to_expr = |aff: &Affine, pv: &mut ProblemVariables, atoms: &mut IlpAtoms| {
+                    affine_expr(nest, id, chain, vs, aff, pv, atoms)
                 };
                 let mn = l.min.as_ref().and_then(|m| to_expr(m, pv, atoms));
                 let mx = l.max.as_ref().and_then(|m| to_expr(m, pv, atoms));
@@ -479,13 +504,15 @@ fn ilp_feasible(nest: &Nest, a: &ArrayRef, b: &ArrayRef, dims: &[Dim], prefix: &
                     let first = if l.step > 0 { mn } else { mx };
                     if let Some(first) = first {
                         let t = pv.add(variable().integer().min(0));
-                        cons.push(constraint::eq(vs[k], first + (l.step as f64) * t));
+                        let first = first + (l.step as f64) * t;
+                        eqs.push(vs[k] - first.clone());
+                        cons.push(constraint::eq(vs[k], first));
                     }
                 }
             }
         };
-    side(&a.chain, &xs, &mut pv, &mut atoms);
-    side(&b.chain, &ys, &mut pv, &mut atoms);
+    side(0, &a.chain, &xs, &mut pv, &mut atoms);
+    side(1, &b.chain, &ys, &mut pv, &mut atoms);
     for d in dims {
         let mut e = Expression::from(0.0);
         for (k, &c) in d.ca.iter().enumerate() {
@@ -494,38 +521,169 @@ fn ilp_feasible(nest: &Nest, a: &ArrayRef, b: &ArrayRef, dims: &[Dim], prefix: &
         for (k, &c) in d.cb.iter().enumerate() {
             e -= (c as f64) * ys[k];
         }
-        let Some(r) = affine_expr(nest, &[], &[], &d.rhs, &mut pv, &mut atoms) else {
-            return true;
+        let Some(r) = affine_expr(nest, 2, &[], &[], &d.rhs, &mut pv, &mut atoms) else {
+            return (true, 0);
         };
+        eqs.push(e.clone() - r.clone());
         cons.push(constraint::eq(e, r));
     }
     for (k, &d) in prefix.iter().enumerate() {
         let l = &nest.loops[a.chain[k]];
         let (x, y) = (xs[k], ys[k]);
         let d = if l.step < 0 { d.rev() } else { d };
+        if d == Dir::Eq {
+            eqs.push(x - y);
+        }
         cons.push(match d {
             Dir::Lt => constraint::leq(x + 1.0, y),
             Dir::Eq => constraint::eq(x, y),
             Dir::Gt => constraint::geq(x, y + 1.0),
         });
     }
+    let k = atoms.facts.len();
+    // No integer point of the equalities alone (a parity, say): branch and bound would
+    // have to enumerate the unbounded unknowns to find out.
+    if !diophantine_solvable(&eqs) {
+        return (false, k);
+    }
+    for (j, (num, q, d)) in atoms.facts.into_iter().enumerate() {
+        let r = num.clone() - (d as f64) * q;
+        let m = (d - 1) as f64;
+        match signs.map(|s| s >> j & 1 == 1) {
+            None => {
+                cons.push(constraint::leq(r.clone(), m));
+                cons.push(constraint::geq(r, -m));
+            }
+            Some(true) => {
+                cons.push(constraint::geq(num, 0.0));
+                cons.push(constraint::leq(r.clone(), m));
+                cons.push(constraint::geq(r, 0.0));
+            }
+            Some(false) => {
+                cons.push(constraint::leq(num, 0.0));
+                cons.push(constraint::leq(r.clone(), 0.0));
+                cons.push(constraint::geq(r, -m));
+            }
+        }
+    }
     let mut m = pv.minimise(Expression::from(0.0)).using(good_lp::microlp);
     for c in cons {
         m = m.with(c);
     }
-    !matches!(m.solve(), Err(good_lp::ResolutionError::Infeasible))
+    // Branch and bound may not end on problems whose relaxation is feasible but that have
+    // no integer point (parities over unbounded unknowns): past the node budget the answer
+    // is "feasible", which is the safe one.
+    let mut opts = microlp::SolveOptions::default();
+    opts.node_limit = Some(ILP_NODE_LIMIT);
+    (!matches!(m.as_inner().solve_with(opts), Err(microlp::Error::Infeasible)), k)
 }
 
-/// An affine form over loop indices of `chain` (the side's variables `vs`) and invariant
-/// atoms (free integer unknowns). `None` when it uses a variable written in the nest that
-/// is not one of the chain's indices.
+/// Branch-and-bound nodes one integer problem may use (deterministic, unlike a time limit).
+const ILP_NODE_LIMIT: u64 = 2000;
+
+/// Do the equations `e == 0` have a solution in integers (bounds ignored)? Column-style
+/// Hermite elimination: unimodular column operations bring each row to one new pivot, whose
+/// value must then divide what the earlier pivots leave. `true` when unsure (a coefficient
+/// that is not a small integer, an overflow).
+fn diophantine_solvable(eqs: &[good_lp::Expression]) -> bool {
+    use good_lp::IntoAffineExpression;
+    let int = |x: f64| (x.fract() == 0.0 && x.abs() < 1e15).then_some(x as i128);
+    let mut vars: Vec<good_lp::Variable> = Vec::new();
+    let mut a: Vec<Vec<i128>> = Vec::new();
+    let mut b: Vec<i128> = Vec::new();
+    for e in eqs {
+        let mut row = vec![0i128; vars.len()];
+        for (v, c) in e.linear_coefficients() {
+            let Some(c) = int(c) else { return true };
+            let k = match vars.iter().position(|&w| w == v) {
+                Some(k) => k,
+                None => {
+                    vars.push(v);
+                    row.push(0);
+                    vars.len() - 1
+                }
+            };
+            row[k] += c;
+        }
+        let Some(c) = int(e.constant()) else { return true };
+        a.push(row);
+        b.push(-c);
+    }
+    let n = vars.len();
+    for row in &mut a {
+        row.resize(n, 0);
+    }
+    let mut y: Vec<i128> = Vec::new();
+    for r in 0..a.len() {
+        let piv = y.len();
+        let mut res = b[r];
+        for (c, &yc) in y.iter().enumerate() {
+            let Some(v) = a[r][c].checked_mul(yc).and_then(|p| res.checked_sub(p)) else { return true };
+            res = v;
+        }
+        loop {
+            let nz: Vec<usize> = (piv..n).filter(|&c| a[r][c] != 0).collect();
+            if nz.len() <= 1 {
+                break;
+            }
+            let p = *nz.iter().min_by_key(|&&c| a[r][c].abs()).unwrap();
+            for &c in &nz {
+                if c == p {
+                    continue;
+                }
+                let q = a[r][c] / a[r][p];
+                for row in a.iter_mut() {
+                    let Some(v) = q.checked_mul(row[p]).and_then(|x| row[c].checked_sub(x)) else {
+                        return true;
+                    };
+                    if v.abs() > 1 << 60 {
+                        return true;
+                    }
+                    row[c] = v;
+                }
+            }
+        }
+        match (piv..n).find(|&c| a[r][c] != 0) {
+            None if res != 0 => return false,
+            None => {}
+            Some(p) => {
+                for row in a.iter_mut() {
+                    row.swap(p, piv);
+                }
+                let g = a[r][piv];
+                if res % g != 0 {
+                    return false;
+                }
+                y.push(res / g);
+            }
+        }
+    }
+    true
+}
+
+/// The unknowns of an integer problem that stand for invariant atoms, and the facts on the
+/// quotient unknowns.
+#[derive(Default)]
+struct IlpAtoms {
+    /// `(atom, side)`: quotients of the side's loop indices get one unknown per side
+    /// (`usize::MAX` for the invariant ones, shared).
+    vars: Vec<((Atom, usize), good_lp::Variable)>,
+    /// `(num, q, d)`: `q` is `num / d` rounded toward zero.
+    facts: Vec<(good_lp::Expression, good_lp::Variable, i64)>,
+}
+
+/// An affine form over loop indices of `chain` (the side's variables `vs`, side `id`) and
+/// invariant atoms (free integer unknowns). `None` when it uses a variable written in the
+/// nest that is not one of the chain's indices. A quotient `num / d` of the loop bounds is
+/// an unknown `q` with `num - d*q` between `-(d-1)` and `d-1`, of the sign of `num`.
 fn affine_expr(
     nest: &Nest,
+    id: usize,
     chain: &[usize],
     vs: &[good_lp::Variable],
     a: &Affine,
     pv: &mut good_lp::ProblemVariables,
-    atoms: &mut Vec<(Atom, good_lp::Variable)>,
+    atoms: &mut IlpAtoms,
 ) -> Option<good_lp::Expression> {
     let mut e = good_lp::Expression::from(a.constant as f64);
     for (c, at) in &a.terms {
@@ -538,11 +696,21 @@ fn affine_expr(
                 return None;
             }
         }
-        let v = match atoms.iter().find(|(x, _)| x == at) {
+        let quot = nest.quotients.iter().find(|q| q.atom == *at);
+        let key_side = match quot {
+            Some(q) if q.num.symbols().any(|s| is_written(nest, s)) => id,
+            _ => usize::MAX,
+        };
+        let key = (at.clone(), key_side);
+        let v = match atoms.vars.iter().find(|(x, _)| *x == key) {
             Some((_, v)) => *v,
             None => {
                 let v = pv.add(good_lp::variable().integer());
-                atoms.push((at.clone(), v));
+                atoms.vars.push((key, v));
+                if let Some(q) = quot {
+                    let num = affine_expr(nest, id, chain, vs, &q.num, pv, atoms)?;
+                    atoms.facts.push((num, v, q.d));
+                }
                 v
             }
         };
@@ -553,4 +721,30 @@ fn affine_expr(
 
 fn is_written(nest: &Nest, s: SymId) -> bool {
     nest.written.contains(&s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diophantine_solvable;
+    use good_lp::{variable, Expression, ProblemVariables};
+
+    #[test]
+    fn diophantine_systems() {
+        let mut pv = ProblemVariables::new();
+        let [x, y, z, t] = [0; 4].map(|_| pv.add(variable().integer()));
+        // 2x - 2y = 1: odd = even.
+        assert!(!diophantine_solvable(&[2.0 * x - 2.0 * y - 1.0]));
+        // 3x + 5y = 7 has integer points.
+        assert!(diophantine_solvable(&[3.0 * x + 5.0 * y - 7.0]));
+        // x = 2t, y = 2z + 1, x = y: no point, though each equation alone has some.
+        let eqs: Vec<Expression> = vec![x - 2.0 * t, y - 2.0 * z - 1.0, x - y];
+        assert!(!diophantine_solvable(&eqs));
+        // x = 2t, y = 2z, x - y = 4.
+        let eqs: Vec<Expression> = vec![x - 2.0 * t, y - 2.0 * z, x - y - 4.0];
+        assert!(diophantine_solvable(&eqs));
+        // 6x + 4y = 2 and 3x + 2y = 1 (dependent rows); then 3x + 2y = 2 contradicts.
+        assert!(diophantine_solvable(&[6.0 * x + 4.0 * y - 2.0, 3.0 * x + 2.0 * y - 1.0]));
+        assert!(!diophantine_solvable(&[6.0 * x + 4.0 * y - 2.0, 3.0 * x + 2.0 * y - 2.0]));
+        assert!(diophantine_solvable(&[]));
+    }
 }

@@ -137,6 +137,22 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
         // The loop is parallel: the user's clauses must cover what it needs.
         let need = clauses(&v.clauses);
         let have = clauses(text);
+        // Parallel only when pointers that may alias do not overlap.
+        if let Some(c) = &v.runtime_check {
+            if !have.iter().any(|(k, _)| k == "if") {
+                out.push(Diagnostic {
+                    code: RACE,
+                    severity: Severity::Warning,
+                    message: format!(
+                        "`#pragma {text}` on a loop that is parallel only when its pointers do not overlap: \
+                         add if({c}), or declare the pointers restrict [{}]",
+                        codes::MAY_ALIAS
+                    ),
+                    span,
+                });
+                continue;
+            }
+        }
         let have_priv =
             listed(&have, &["private", "firstprivate", "lastprivate", "lastprivate_conditional", "linear"]);
         let have_cond = listed(&have, &["lastprivate_conditional"]);
@@ -156,6 +172,22 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
         for var in listed(&need, &["lastprivate_conditional"]) {
             if !have_cond.contains(&var) {
                 missing.push(format!("lastprivate(conditional: {var})"));
+            }
+        }
+        // `linear(k:c)`; the user's `linear(j, k:2)` gives both the step 2, `linear(k)` 1.
+        let mut have_lin: Vec<String> = Vec::new();
+        for (_, items) in have.iter().filter(|(k, _)| k == "linear") {
+            let items: Vec<String> =
+                items.iter().map(|v| v.chars().filter(|c| !c.is_whitespace()).collect()).collect();
+            let step = items.last().and_then(|v| v.split_once(':')).map_or("1", |x| x.1).to_string();
+            for v in &items {
+                let var = v.split_once(':').map_or(v.as_str(), |x| x.0);
+                have_lin.push(format!("{var}:{step}"));
+            }
+        }
+        for lin in listed(&need, &["linear"]) {
+            if !have_lin.iter().any(|h| h == lin) {
+                missing.push(format!("linear({lin})"));
             }
         }
         for red in listed(&need, &["reduction"]) {
@@ -184,6 +216,47 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The messages of the user-directive checks of `src`.
+    fn check(src: &str) -> Vec<String> {
+        use crate::frontend::parse_source;
+        use crate::preprocess::{MemLoader, PpOptions};
+        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let fe = parse_source(std::path::Path::new("t.c"), src, &PpOptions::default(), &loader);
+        let sums = crate::summary::summarize(&fe.unit);
+        let mut out = Vec::new();
+        for f in &fe.unit.functions {
+            let v = crate::parallel::function_verdicts(&fe.unit, f, &sums);
+            out.extend(check_user_directives(f, &v).into_iter().map(|d| format!("{} {}", d.code, d.message)));
+        }
+        out
+    }
+
+    #[test]
+    fn linear_variables_need_linear() {
+        let body = |pragma: &str| {
+            format!(
+                "double a[100], b[400];\nint f(void) {{ int k = 0;\n {pragma}\n for (int i = 0; i < 100; i++) {{ b[k] = a[i]; k += 2; }}\n return k; }}"
+            )
+        };
+        for bad in [
+            "#pragma omp parallel for",
+            "#pragma omp parallel for private(k)",
+            "#pragma omp parallel for linear(k)",
+        ] {
+            let m = check(&body(bad));
+            assert_eq!(m.len(), 1, "{bad}: {m:?}");
+            assert!(m[0].starts_with("PPO121") && m[0].contains("misses linear(k:2)"), "{m:?}");
+        }
+        for good in [
+            "#pragma omp parallel for linear(k:2)",
+            "#pragma omp parallel for linear(k : 2) schedule(static)",
+        ] {
+            assert!(check(&body(good)).is_empty(), "{good}");
+        }
+        let step1 = "double b[400];\nint f(void) { int k = 0;\n #pragma omp parallel for linear(j, k)\n for (int i = 0; i < 100; i++) { b[k] = i; k++; }\n return k; }";
+        assert!(check(step1).is_empty());
+    }
 
     #[test]
     fn parses_clauses() {

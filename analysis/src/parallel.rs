@@ -64,9 +64,13 @@ pub struct LoopVerdict {
     pub legal: bool,
     /// The loop gets a directive (legal, profitable, outermost parallel loop of its nest).
     pub parallelize: bool,
-    /// Clauses in the order `private(...) firstprivate(...) lastprivate(...) reduction(...)
-    /// collapse(n) schedule(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
+    /// Clauses in the order `private(...) firstprivate(...) lastprivate(...)
+    /// lastprivate(conditional: ...) linear(k:c) reduction(...) collapse(n) schedule(...)
+    /// if(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
     pub clauses: String,
+    /// The loop is legal only when pointers that may alias do not overlap: the C condition
+    /// of its `if(...)` clause (the accessed ranges are disjoint), evaluated before the loop.
+    pub runtime_check: Option<String>,
     /// Number of perfectly nested loops collapsed (1 = no collapse clause).
     pub collapse: u32,
     pub schedule: Schedule,
@@ -81,6 +85,7 @@ use crate::constprop::{propagate_constants, Const};
 use crate::dataflow::FnItems;
 use crate::depend::{loop_dependences_with_lines, DepKind};
 use crate::ir::{ExprId, ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
+use crate::linear::{linear_ivs, LinearIvs};
 use crate::liveness::{liveness_with, Liveness};
 use crate::loops::{loop_infos_with, Bound, LoopInfo, LoopKind, TripCount};
 use crate::privarray::private_arrays;
@@ -89,12 +94,24 @@ use crate::ssa::build_ssa;
 use crate::summary::Summaries;
 use std::collections::BTreeMap;
 
-/// A loop with a constant trip count below this is not worth a parallel region.
-pub const MIN_TRIP_COUNT: u64 = 4;
-/// A non-nested loop without array accesses or calls needs at least this many statements.
-pub const MIN_BODY_STMTS: usize = 3;
-/// `collapse` only when the outer constant trip count is below this (or unknown).
-pub const COLLAPSE_MAX_OUTER_TRIP: u64 = 64;
+/// Profitability thresholds (configurable: `--min-trip-count`, `--min-body-stmts`,
+/// `--collapse-max-outer-trip`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Thresholds {
+    /// A loop with a constant trip count below this is not worth a parallel region.
+    pub min_trip_count: u64,
+    /// A loop without inner loops, array accesses or calls needs at least this many
+    /// statements.
+    pub min_body_stmts: usize,
+    /// `collapse` only when the outer constant trip count is below this (or unknown).
+    pub collapse_max_outer_trip: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds { min_trip_count: 4, min_body_stmts: 3, collapse_max_outer_trip: 64 }
+    }
+}
 
 /// The per-function facts the verdicts use (computed once by the caller).
 pub struct VerdictFacts<'a> {
@@ -110,6 +127,7 @@ pub struct VerdictFacts<'a> {
     pub lines: Option<&'a LineIndex>,
     /// Constant value of an expression (sparse conditional constant propagation), when known.
     pub consts: Option<&'a dyn Fn(ExprId) -> Option<Const>>,
+    pub thresholds: Thresholds,
 }
 
 /// Legality facts of one loop, before placement.
@@ -120,8 +138,11 @@ struct Legal {
     lastprivate: Vec<String>,
     /// `lastprivate(conditional: …)`.
     lastprivate_cond: Vec<String>,
+    /// `linear(k:c)`: derived induction variables and their steps.
+    linear: Vec<(String, i64)>,
     reductions: Vec<(String, String)>,
     has_refs: bool,
+    runtime_check: Option<String>,
 }
 
 /// Verdicts of every loop of `f` (in the order of `facts.infos`).
@@ -143,7 +164,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                     message: format!("inside parallelized loop {}", infos[p].id),
                     spans: vec![infos[p].header_span],
                 });
-            } else if let Some(r) = unprofitable(f, info, lg) {
+            } else if let Some(r) = unprofitable(f, info, lg, &facts.thresholds) {
                 reasons.push(r);
             }
         }
@@ -155,9 +176,10 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         let schedule = if triangular { Schedule::Dynamic } else { Schedule::Static };
         // Collapse.
         let mut collapse = 1u32;
-        if parallelize && !triangular {
+        // `linear` steps count iterations of the loop itself, not of a collapsed nest.
+        if parallelize && !triangular && lg.linear.is_empty() {
             let outer_small = match info.trip_count {
-                TripCount::Const(n) => n < COLLAPSE_MAX_OUTER_TRIP,
+                TripCount::Const(n) => n < facts.thresholds.collapse_max_outer_trip,
                 _ => true,
             };
             let mut cur = k;
@@ -193,6 +215,11 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         clauses.extend(list("lastprivate", &lg.lastprivate));
         clauses
             .extend(list("lastprivate", &lg.lastprivate_cond).map(|c| c.replacen('(', "(conditional: ", 1)));
+        let mut lin = lg.linear.clone();
+        lin.sort();
+        for (v, step) in lin {
+            clauses.push(format!("linear({v}:{step})"));
+        }
         // One `reduction(op: a, b)` per operator, operators and names sorted.
         let mut reds: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for (op, v) in &lg.reductions {
@@ -209,12 +236,16 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         if schedule == Schedule::Dynamic {
             clauses.push("schedule(dynamic)".to_string());
         }
+        if let Some(c) = &lg.runtime_check {
+            clauses.push(format!("if({c})"));
+        }
         out.push(LoopVerdict {
             stmt: info.stmt,
             id: info.id.clone(),
             legal: is_legal,
             parallelize,
             clauses: if is_legal { clauses.join(" ") } else { String::new() },
+            runtime_check: if is_legal { lg.runtime_check.clone() } else { None },
             collapse,
             schedule,
             reasons,
@@ -245,6 +276,7 @@ pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summa
         summaries,
         lines: None,
         consts: Some(&consts),
+        thresholds: Thresholds::default(),
     };
     loop_verdicts(unit, f, &facts)
 }
@@ -269,9 +301,9 @@ fn bound_uses(l: &LoopInfo, v: SymId, unit: &TranslationUnit) -> bool {
     })
 }
 
-fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal) -> Option<Reason> {
+fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> Option<Reason> {
     if let TripCount::Const(n) = info.trip_count {
-        if n < MIN_TRIP_COUNT {
+        if n < th.min_trip_count {
             return Some(Reason {
                 code: codes::NOT_PROFITABLE,
                 message: format!("only {n} iterations"),
@@ -289,7 +321,7 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal) -> Option<Reason> {
             .into_iter()
             .filter(|&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_)))
             .count();
-        if n < MIN_BODY_STMTS {
+        if n < th.min_body_stmts {
             return Some(Reason {
                 code: codes::NOT_PROFITABLE,
                 message: "too little work per iteration".to_string(),
@@ -312,9 +344,11 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         private: Vec::new(),
         firstprivate: Vec::new(),
         lastprivate: Vec::new(),
+        linear: Vec::new(),
         lastprivate_cond: Vec::new(),
         reductions: Vec::new(),
         has_refs: false,
+        runtime_check: None,
     };
     match info.kind {
         LoopKind::For if info.counted.is_some() => {}
@@ -420,8 +454,28 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
     });
     let deps = if hopeless { None } else { loop_dependences_with_lines(unit, f, info.stmt, facts.lines) };
     let mut written: Vec<SymId> = Vec::new();
+    // PPO105 reasons from pointers that may alias: (index in `rs`, the two bases).
+    let mut alias: Vec<(usize, SymId, SymId)> = Vec::new();
+    let mut sections: Vec<(SymId, u64)> = Vec::new();
     if let Some(d) = &deps {
-        lg.has_refs = !d.nest.refs.is_empty();
+        lg.has_refs = !d.nest.refs.is_empty() || !d.nest.untraced.is_empty();
+        // Accesses through addresses with no variable behind them.
+        let loop_writes_memory = d.nest.refs.iter().any(|r| r.write) || info.writes_memory;
+        for (span, write, text) in &d.nest.untraced {
+            if *write {
+                rs.push(reason(
+                    codes::UNKNOWN_WRITE,
+                    format!("write through `{text}`, an address the analysis cannot follow"),
+                    vec![*span],
+                ));
+            } else if loop_writes_memory {
+                rs.push(reason(
+                    codes::MAY_ALIAS,
+                    format!("`{text}` reads through an address the analysis cannot follow, and the loop writes memory"),
+                    vec![*span],
+                ));
+            }
+        }
         written.extend(d.nest.written.iter().copied());
         let ared = array_reductions(unit, f, info.stmt, &d.nest);
         let mut red_spans: Vec<_> =
@@ -437,7 +491,14 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         for r in &ared {
             // The whole array (it has a constant size): clang does not privatize an array
             // section of a file-scope array (`h[0:64]`), the array form works everywhere.
-            lg.reductions.push((r.op.into(), r.name.clone()));
+            // A parameter declared `int h[K]` is a pointer: it needs the section.
+            let item = if matches!(unit.sym(r.sym).kind, crate::ir::SymKind::Param) {
+                format!("{}[0:{}]", r.name, r.len)
+            } else {
+                r.name.clone()
+            };
+            lg.reductions.push((r.op.into(), item));
+            sections.push((r.sym, r.len));
         }
         if let Err(bs) = d.parallel_at(1) {
             for b in bs {
@@ -451,6 +512,9 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                     DepKind::Unknown => codes::UNKNOWN_WRITE,
                     DepKind::MayAlias => codes::MAY_ALIAS,
                 };
+                if b.kind == DepKind::MayAlias {
+                    alias.push((rs.len(), d.nest.refs[b.source].base, d.nest.refs[b.sink].base));
+                }
                 rs.push(reason(code, b.message, vec![b.source_span, b.sink_span]));
             }
         }
@@ -525,6 +589,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 }
             }
             let sc = classify_scalars(unit, f, &cx);
+            let mut ivs: Option<LinearIvs> = None;
             for v in &sc.vars {
                 let global = unit.sym(v.sym).is_global_storage();
                 written.push(v.sym);
@@ -547,15 +612,25 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                     ScalarClass::FirstPrivate => lg.firstprivate.push(v.name.clone()),
                     ScalarClass::ConditionalLastPrivate => lg.lastprivate_cond.push(v.name.clone()),
                     ScalarClass::Reduction(op) => lg.reductions.push((op.to_string(), v.name.clone())),
-                    ScalarClass::Induction { step } => rs.push(reason(
-                        codes::DERIVED_IV,
-                        format!(
-                            "induction variable {n} updated in the loop ({n} = {n}0 + {step}*{i}): rewrite it from the loop index",
-                            n = v.name,
-                            i = info.counted.as_ref().map_or("i", |c| c.var_name.as_str())
-                        ),
-                        v.spans.clone(),
-                    )),
+                    ScalarClass::Induction { step } => {
+                        let ivs = ivs.get_or_insert_with(|| linear_ivs(unit, f, info));
+                        match ivs.get(v.sym) {
+                            Some(iv) => lg.linear.push((v.name.clone(), iv.step)),
+                            None => rs.push(reason(
+                                codes::DERIVED_IV,
+                                format!(
+                                    "induction variable {n} updated in the loop ({n} = {n}0 + {step} per iteration) is not a `linear` variable: {why}",
+                                    n = v.name,
+                                    why = ivs.refusal(v.sym).unwrap_or(if info.counted.is_none() {
+                                        "the loop is not a counted `for` loop"
+                                    } else {
+                                        "its update is not a constant step of its own"
+                                    })
+                                ),
+                                v.spans.clone(),
+                            )),
+                        }
+                    }
                     ScalarClass::Carried(m) => rs.push(reason(codes::SCALAR_DEP, m.clone(), v.spans.clone())),
                 }
             }
@@ -587,6 +662,29 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
             }
         }
         _ => rs.push(reason(codes::OPAQUE, "the loop's control flow cannot be analysed".into(), hs.clone())),
+    }
+    // Pointers that may alias are the only obstacle: parallel when the accessed ranges are
+    // disjoint, tested at run time.
+    if let (Some(d), false) = (&deps, alias.is_empty()) {
+        if rs.len() == alias.len() {
+            let pairs: Vec<(SymId, SymId)> = alias.iter().map(|&(_, p, q)| (p, q)).collect();
+            let test = if call_reads_memory || !call_reads_globals.is_empty() {
+                Err("the loop calls functions that read memory".to_string())
+            } else {
+                crate::rtcheck::disjointness_test(unit, f, &d.nest, facts.infos, &pairs, &sections)
+            };
+            match test {
+                Ok(c) => {
+                    rs.clear();
+                    lg.runtime_check = Some(c);
+                }
+                Err(why) => {
+                    for &(k, _, _) in &alias {
+                        rs[k].message.push_str(&format!("; no run-time overlap test: {why}"));
+                    }
+                }
+            }
+        }
     }
     lg.reasons = rs;
     lg
@@ -630,7 +728,9 @@ mod tests {
         let v = verdicts("double f(double *a, int n) { int i, k = 0; double x = 1;\n for (i = 0; i < n; i++) { x = x * 2 + a[i]; }\n for (i = 0; i < n; i++) { a[k] = 0; k += 2; } return x; }");
         assert!(!v[0].legal);
         assert!(codes_of(&v[0]).contains(&codes::SCALAR_DEP));
-        assert!(codes_of(&v[1]).contains(&codes::DERIVED_IV));
+        // k is linear and a[k] = a[k0 + 2*i] is independent across iterations.
+        assert!(v[1].legal, "{:?}", v[1].reasons);
+        assert_eq!(v[1].clauses, "linear(k:2)");
     }
 
     #[test]
@@ -702,6 +802,231 @@ void f(int *restrict a, int n) {
         assert!(v[1].legal && !v[1].parallelize);
         assert_eq!(codes_of(&v[1]), vec![codes::INNER]);
         assert_eq!(codes_of(&v[2]), vec![codes::NOT_PROFITABLE]);
+    }
+
+    fn alias_reason(v: &LoopVerdict) -> &str {
+        let r = v.reasons.iter().find(|r| r.code == codes::MAY_ALIAS).expect("a PPO105 reason");
+        &r.message
+    }
+
+    #[test]
+    fn may_alias_parallel_under_a_runtime_test() {
+        let v = verdicts(
+            "void f(int n, double *a, const double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i] + 1; }",
+        );
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        let c = "(const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a";
+        assert_eq!(v[0].runtime_check.as_deref(), Some(c));
+        assert_eq!(v[0].clauses, format!("if({c})"));
+        // Offsets, two references of one base merged, other clauses first.
+        let v = verdicts(
+            "double f(int n, double *a, double *b) { int i; double t, s = 0;\n for (i = 1; i < n - 1; i++) { t = b[i - 1] + b[i + 1]; a[i + 1] = t; s += t; } return s; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(
+            v[0].clauses,
+            "private(t) reduction(+:s) if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)(a + 2))"
+        );
+    }
+
+    #[test]
+    fn runtime_test_over_a_nest_symbolic_and_triangular() {
+        // c[j*n + i]: the coefficient n of j is >= 0 because the i loop runs to n - 1.
+        let v = verdicts(
+            "void f(int n, double *a, double *c) { int i, j;\n for (j = 0; j < n; j++)\n  for (i = 0; i < n; i++)\n   c[j*n + i] = a[i] * 2; }",
+        );
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(
+            v[0].runtime_check.as_deref(),
+            Some("(const char *)(a + n) <= (const char *)c || (const char *)(c + n*n) <= (const char *)a")
+        );
+        assert_eq!(v[0].collapse, 2);
+        // The inner loop is legal on its own test, and inside a parallelized loop.
+        assert!(v[1].legal && !v[1].parallelize);
+        assert_eq!(codes_of(&v[1]), vec![codes::INNER]);
+        assert_eq!(
+            v[1].runtime_check.as_deref(),
+            Some("(const char *)(a + n) <= (const char *)(c + n*j) || (const char *)(c + (n*j + n)) <= (const char *)a")
+        );
+        // Triangular: j <= i folds into the bounds of i; b[i - j] spans 0 .. n - 1.
+        let v = verdicts(
+            "void f(int n, double a[][100], double *b) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j <= i; j++)\n   a[i][j] = b[i - j]; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(
+            v[0].runtime_check.as_deref(),
+            Some("(const char *)(&a[n - 1][n - 1] + 1) <= (const char *)b || (const char *)(b + n) <= (const char *)&a[0][0]")
+        );
+    }
+
+    #[test]
+    fn runtime_test_refused_with_the_reason() {
+        // Non-affine read.
+        let v = verdicts(
+            "void f(int n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i * i]; }",
+        );
+        assert!(!v[0].legal && v[0].runtime_check.is_none());
+        assert_eq!(codes_of(&v[0]), vec![codes::MAY_ALIAS]);
+        assert!(
+            alias_reason(&v[0])
+                .contains("no run-time overlap test: `b[i * i]` is not affine in the loop index `i`"),
+            "{}",
+            alias_reason(&v[0])
+        );
+        let v = verdicts(
+            "void f(int n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i / 2]; }",
+        );
+        assert!(
+            alias_reason(&v[0]).contains("the subscript `i / 2` of `b[i / 2]` is not affine"),
+            "{}",
+            alias_reason(&v[0])
+        );
+        // A base pointer written in the loop.
+        let v = verdicts(
+            "void f(int n, double *a, double *c) { int i; double *b;\n for (i = 0; i < n; i++) { b = c + i; a[i] = *b; } }",
+        );
+        assert!(!v[0].legal);
+        assert!(
+            alias_reason(&v[0]).contains("no run-time overlap test: `b` is declared or modified in the loop"),
+            "{:?}",
+            v[0].reasons
+        );
+        // A triangular bound that is not affine in the outer index.
+        let v = verdicts(
+            "void f(int n, double a[][100], double *b) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j < i * i; j++)\n   a[i][j] = b[j]; }",
+        );
+        assert!(!v[0].legal);
+        assert!(
+            alias_reason(&v[0]).contains("the limit `i * i` of the `j` loop: `i` is written in the loop"),
+            "{:?}",
+            v[0].reasons
+        );
+        // A bound assigned in the loop's own initialization (the test runs before it).
+        let v = verdicts(
+            "void f(int n, double *a, double *b) { int i, m;\n for (i = 0, m = n; i < m; i++) a[i] = b[i]; }",
+        );
+        assert!(!v[0].legal);
+        assert!(alias_reason(&v[0]).contains("`m` is written in the loop"), "{:?}", v[0].reasons);
+        // Unsigned int bounds could wrap in the test.
+        let v = verdicts(
+            "void f(unsigned n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i]; }",
+        );
+        assert!(!v[0].legal);
+        assert!(
+            alias_reason(&v[0]).contains("`n` is not a signed or pointer-sized integer"),
+            "{:?}",
+            v[0].reasons
+        );
+        // A cast in a bound, and memory reached through a pointer the analysis cannot follow.
+        let v = verdicts(
+            "void f(long n, double *a, double *b) { int i;\n for (i = 0; i < (int)n; i++) a[i] = b[i]; }",
+        );
+        assert!(alias_reason(&v[0]).contains("has a cast that may change its value"), "{:?}", v[0].reasons);
+        let v = verdicts(
+            "void f(int n, int c, double *a, double *b, double *d) { int i;\n for (i = 0; i < n; i++) { a[i] = b[i]; (c ? b : d)[i] = 0; } }",
+        );
+        assert!(!v[0].legal, "{:?}", v[0].reasons);
+        // Another obstacle: no test is attempted.
+        let v = verdicts("void f(int n, double *a, double *b) { int i;\n for (i = 1; i < n; i++) a[i] = a[i - 1] + b[i]; }");
+        assert!(!v[0].legal && v[0].runtime_check.is_none());
+        assert!(!alias_reason(&v[0]).contains("run-time"));
+    }
+
+    #[test]
+    fn derived_induction_variables_become_linear() {
+        // k += 2 with k returned; j-- with a nonzero start; a loop from 5 by 3 with the
+        // update first (the references see the value after it).
+        let v = verdicts(
+            "double a[1000], b[4000], c[1000];\n\
+             int f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = a[i]; b[k + 1] = -a[i]; k += 2; } return k; }\n\
+             void g(int n) { int i, j = n - 1;\n for (i = 0; i < n; i++) { c[i] = a[j] + 1.0; j--; } }\n\
+             int h(int n) { int i, k = 7;\n for (i = 5; i < n; i += 3) { k += 6; b[k] = i; b[k - 1] = i; } return k; }\n\
+             void d(int n) { int i; long k = 0;\n for (i = n - 1; i >= 0; i--) { b[k] = c[i]; k = k + 1; } }",
+        );
+        for (x, want) in v.iter().zip(["linear(k:2)", "linear(j:-1)", "linear(k:6)", "linear(k:1)"]) {
+            assert!(x.parallelize, "{want}: {:?}", x.reasons);
+            assert_eq!(x.clauses, want);
+        }
+    }
+
+    #[test]
+    fn linear_variables_keep_dependences_and_refuse_collapse() {
+        // b[k + 1] read in iteration i is b[k] written in iteration i + 1.
+        let v = verdicts(
+            "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = b[k + 1]; k++; } }",
+        );
+        assert!(!v[0].legal);
+        assert_eq!(codes_of(&v[0]), vec![codes::ANTI_DEP]);
+        // Before and after the update: the second write is the next iteration's first.
+        let v = verdicts(
+            "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = 0; k += 1; b[k] = 1; } }",
+        );
+        assert_eq!(codes_of(&v[0]), vec![codes::OUTPUT_DEP]);
+        // No collapse: the step counts iterations of the outer loop only.
+        let v = verdicts(
+            "double b[100][100];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 100; j++) b[i][j] = k; k += 3; } return k; }",
+        );
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "private(j) linear(k:3)");
+        assert_eq!(v[0].collapse, 1);
+    }
+
+    #[test]
+    fn induction_variables_that_are_not_linear() {
+        let why = |src: &str| -> String {
+            let v = verdicts(src);
+            assert!(!v[0].legal);
+            let r = v[0].reasons.iter().find(|r| r.code == codes::DERIVED_IV).expect("PPO111");
+            r.message.clone()
+        };
+        let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) k += 2; b[i] = k; } return k; }");
+        assert!(m.contains("conditional"), "{m}");
+        let m = why("double b[400];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 4; j++) k++; b[i] = k; } return k; }");
+        assert!(m.contains("inner loop"), "{m}");
+        let m = why("double b[400];\nint f(int n) { int i; unsigned char k = 0;\n for (i = 0; i < n; i++) { b[k] = i; k++; } return k; }");
+        assert!(m.contains("wrap"), "{m}");
+        let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) continue; b[k] = 1; k += 2; } return k; }");
+        assert!(m.contains("continue"), "{m}");
+        // A step that is not a constant: not an induction variable at all.
+        let v = verdicts("double b[400];\nint f(int n, int m) { int i, k = 0;\n for (i = 0; i < n; i++) { b[i] = k; k += m; } return k; }");
+        assert!(!v[0].legal);
+        // A step that the loop's step does not divide: linear, but b[k] has no integer
+        // closed form in i, so the subscript stays unknown.
+        let v = verdicts(
+            "double b[400];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[k] = i; k++; } }",
+        );
+        assert_eq!(codes_of(&v[0]), vec![codes::UNKNOWN_WRITE]);
+        assert!(v[0].reasons[0].message.contains("no integer closed form"), "{:?}", v[0].reasons);
+        let v = verdicts("double b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[i] = k; k++; } return k; }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses, "linear(k:1)");
+    }
+
+    #[test]
+    fn accesses_through_untraced_addresses_block() {
+        let v = verdicts(
+            "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { a[i] = b[i + 1]; (c ? b : d)[i] = 0; } }",
+        );
+        assert!(!v[0].legal);
+        assert!(codes_of(&v[0]).contains(&codes::UNKNOWN_WRITE), "{:?}", v[0].reasons);
+        let v = verdicts(
+            "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { b[i] = (c ? b : d)[i + 1]; } }",
+        );
+        assert!(codes_of(&v[0]).contains(&codes::MAY_ALIAS), "{:?}", v[0].reasons);
+        // Reads only: fine.
+        let v = verdicts(
+            "double g(int n, int c, double *restrict b, double *restrict d) { int i; double s = 0;\n for (i = 0; i < n; i++) { s += (c ? b : d)[i]; } return s; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+    }
+
+    #[test]
+    fn array_parameter_reduction_uses_a_section() {
+        let v = verdicts(
+            "void f(int *restrict key, int h[64], int n) { int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert!(v[0].clauses.starts_with("reduction(+:h[0:64])"), "{}", v[0].clauses);
     }
 
     #[test]

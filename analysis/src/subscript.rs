@@ -10,7 +10,8 @@
 
 use crate::effects::{decl_accesses, expr_accesses, Accesses};
 use crate::ir::*;
-use crate::loops::{expr_to_c, loop_infos, Affine, Atom, Bound};
+use crate::linear::{linear_ivs, LinearIvs};
+use crate::loops::{expr_to_c, loop_infos, Affine, Atom, Bound, CmpOp, CountedLoop, LoopInfo, LoopKind};
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -97,6 +98,136 @@ pub struct Nest {
     /// Variables written anywhere in the nest (loop indices included).
     #[serde(skip)]
     pub written: HashSet<SymId>,
+    /// Linear induction variables of the analysed loop (their closed form is substituted
+    /// into the subscripts).
+    #[serde(skip)]
+    pub ivs: LinearIvs,
+    /// The quotients (`n / 2`, `(i + c) % 2`) in the loop bounds, as atoms of
+    /// [`NestLoop::min`] / [`NestLoop::max`].
+    #[serde(skip)]
+    pub quotients: Vec<Quotient>,
+    /// Element accesses through an address the analysis cannot trace to a variable
+    /// (`(c ? p : q)[i]`, `f()[i]`): (span, is write, C text). A write is an unknown write; a
+    /// read may read anything the loop writes.
+    #[serde(skip)]
+    pub untraced: Vec<(Span, bool, String)>,
+}
+
+/// `num / d`, C's division by a positive constant, in a loop bound: an unknown `q` with
+/// `-(d-1) <= num - d*q <= d-1`, which holds for truncating (and floor) division whatever
+/// the sign of `num` (`num % d` is `num - d*q`).
+#[derive(Clone, Debug)]
+pub struct Quotient {
+    /// The opaque atom standing for `q` in the bounds.
+    pub atom: Atom,
+    /// Over variables (and possibly indices of the nest); no quotient inside.
+    pub num: Affine,
+    pub d: i64,
+}
+
+/// The affine form of a loop bound with divisions and remainders by positive constants as
+/// [`Quotient`] atoms (added to `quots`).
+fn bound_affine(
+    unit: &TranslationUnit,
+    f: &Function,
+    e: ExprId,
+    quots: &mut Vec<Quotient>,
+    depth: u32,
+) -> Option<Affine> {
+    if depth > 32 {
+        return None;
+    }
+    let go = |x: ExprId, quots: &mut Vec<Quotient>| bound_affine(unit, f, x, quots, depth + 1);
+    match &f.expr(e).kind {
+        ExprKind::Int(v) | ExprKind::Char(v) | ExprKind::EnumConst(_, v) => Some(Affine::constant(*v)),
+        ExprKind::Var(s) if int_like(&unit.sym(*s).ty) => {
+            Some(Affine::atom(Atom::Sym(*s, unit.sym(*s).name.clone())))
+        }
+        ExprKind::Cast { ty, expr } if ty.is_integer() => go(*expr, quots),
+        ExprKind::Unary(UnOp::Plus, a) => go(*a, quots),
+        ExprKind::Unary(UnOp::Neg, a) => go(*a, quots)?.scale(-1),
+        ExprKind::Binary(BinOp::Add, a, b) => go(*a, quots)?.add(&go(*b, quots)?),
+        ExprKind::Binary(BinOp::Sub, a, b) => go(*a, quots)?.sub(&go(*b, quots)?),
+        ExprKind::Binary(BinOp::Mul, a, b) => {
+            let (x, y) = (go(*a, quots)?, go(*b, quots)?);
+            match (x.as_const(), y.as_const()) {
+                (Some(c), _) => y.scale(c),
+                (_, Some(c)) => x.scale(c),
+                _ => None,
+            }
+        }
+        ExprKind::Binary(op @ (BinOp::Div | BinOp::Rem), a, b) => {
+            let d = go(*b, quots)?.as_const().filter(|&d| d > 0)?;
+            let num = go(*a, quots)?;
+            if let Some(c) = num.as_const() {
+                return Some(Affine::constant(if *op == BinOp::Div { c / d } else { c % d }));
+            }
+            // Signed variables only (no wrap-around in the numerator), no nested quotient.
+            let signed = num.terms.iter().all(|(_, at)| match at {
+                Atom::Sym(s, _) => matches!(unit.sym(*s).ty, Type::Int { signed: true, .. }),
+                Atom::Opaque(_) => false,
+            });
+            if !signed {
+                return None;
+            }
+            let k = match quots.iter().position(|q| q.num == num && q.d == d) {
+                Some(k) => k,
+                None => {
+                    let atom = Atom::Opaque(format!("({}) / {d} #{}", num.render(), quots.len()));
+                    quots.push(Quotient { atom, num: num.clone(), d });
+                    quots.len() - 1
+                }
+            };
+            let q = Affine::atom(quots[k].atom.clone());
+            if *op == BinOp::Div {
+                Some(q)
+            } else {
+                num.sub(&q.scale(d)?)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The first and last index values of counted `for` loop `stmt` from its initialization
+/// and limit, with quotients (only needed where the loop model's bounds are opaque).
+fn quotient_bounds(
+    unit: &TranslationUnit,
+    f: &Function,
+    stmt: StmtId,
+    c: &CountedLoop,
+    quots: &mut Vec<Quotient>,
+) -> (Option<Affine>, Option<Affine>) {
+    let StmtKind::For { init, cond: Some(cond), .. } = &f.stmt(stmt).kind else { return (None, None) };
+    let is_var = |e: ExprId| {
+        let mut e = e;
+        while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
+            e = *expr;
+        }
+        f.as_var(e) == Some(c.var)
+    };
+    let first = init.and_then(|s| match &f.stmt(s).kind {
+        StmtKind::Expr(e) => match &f.expr(*e).kind {
+            ExprKind::Assign { op: None, lhs, rhs } if is_var(*lhs) => Some(*rhs),
+            _ => None,
+        },
+        StmtKind::Decl(ds) => ds.iter().find(|d| d.sym == c.var).and_then(|d| d.init),
+        _ => None,
+    });
+    let first = first.and_then(|e| bound_affine(unit, f, e, quots, 0));
+    let limit = match &f.expr(*cond).kind {
+        ExprKind::Binary(_, a, b) if is_var(*a) => Some(*b),
+        ExprKind::Binary(_, a, b) if is_var(*b) => Some(*a),
+        _ => None,
+    };
+    let last =
+        limit.and_then(|e| bound_affine(unit, f, e, quots, 0)).and_then(|l| match (c.cond_op, c.step > 0) {
+            (CmpOp::Lt, true) | (CmpOp::Gt, false) => l.add_const(-c.step.signum()),
+            (CmpOp::Le, true) | (CmpOp::Ge, false) => Some(l),
+            (CmpOp::Ne, _) if c.step.abs() == 1 => l.add_const(-c.step),
+            _ => None,
+        });
+    (first, last)
 }
 
 /// The nest rooted at `loop_stmt` (None when it is not a loop of `f`).
@@ -105,6 +236,7 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
     let root = infos.iter().position(|l| l.stmt == loop_stmt)?;
     // Loops of the nest, preorder (children follow parents).
     let mut loops: Vec<NestLoop> = Vec::new();
+    let mut quotients: Vec<Quotient> = Vec::new();
     let mut todo = vec![(root, None)];
     while let Some((li, parent)) = todo.pop() {
         let info = &infos[li];
@@ -115,8 +247,14 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
                     Bound::Affine(a) => Some(a.clone()),
                     _ => None,
                 };
-                let (lo, hi) = if c.step > 0 { (&c.lower, &c.upper) } else { (&c.upper, &c.lower) };
-                (Some(c.var), c.var_name.clone(), aff(lo), aff(hi), c.step)
+                let (mut first, mut last) = (aff(&c.lower), aff(&c.upper));
+                if info.kind == LoopKind::For && (first.is_none() || last.is_none()) {
+                    let (qf, ql) = quotient_bounds(unit, f, info.stmt, c, &mut quotients);
+                    first = first.or(qf);
+                    last = last.or(ql);
+                }
+                let (lo, hi) = if c.step > 0 { (first, last) } else { (last, first) };
+                (Some(c.var), c.var_name.clone(), lo, hi, c.step)
             }
             None => (None, String::new(), None, None, 1),
         };
@@ -164,20 +302,33 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
     calls.sort();
     calls.dedup();
     let clobber = !calls.is_empty();
-    let mut w =
-        RefWalker { unit, f, loops: &loops, written: &written, clobber, refs: Vec::new(), chain: Vec::new() };
+    let ivs = linear_ivs(unit, f, &infos[root]);
+    let mut w = RefWalker {
+        unit,
+        f,
+        loops: &loops,
+        written: &written,
+        clobber,
+        ivs: &ivs,
+        cur: None,
+        refs: Vec::new(),
+        untraced: Vec::new(),
+        chain: Vec::new(),
+    };
     w.stmt(loop_stmt);
     let mut refs = w.refs;
-    delinearize(unit, &loops, &mut refs);
-    Some(Nest { loops, refs, calls, written })
+    let untraced = w.untraced;
+    let outer = outer_ranges(unit, f, &infos, root);
+    delinearize(unit, &loops, &outer, &mut refs);
+    Some(Nest { loops, refs, calls, written, ivs, quotients, untraced })
 }
 
 /// Polynomial over symbols: `(coeff, sorted symbols)` monomials plus a constant. `None` when
 /// the expression is not polynomial (the reason is then computed separately).
 #[derive(Clone, Debug, Default)]
-struct Poly {
-    konst: i64,
-    terms: Vec<(i64, Vec<SymId>)>,
+pub(crate) struct Poly {
+    pub(crate) konst: i64,
+    pub(crate) terms: Vec<(i64, Vec<SymId>)>,
 }
 
 impl Poly {
@@ -219,7 +370,7 @@ fn int_like(t: &Type) -> bool {
     matches!(t, Type::Int { .. } | Type::Bool | Type::Enum(_) | Type::Named(_) | Type::Unknown)
 }
 
-fn poly(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) -> Option<Poly> {
+pub(crate) fn poly(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) -> Option<Poly> {
     if depth > 48 {
         return None;
     }
@@ -267,6 +418,8 @@ pub(crate) struct Lin {
     coeffs: Vec<i64>,
     rest: Affine,
     mult: Vec<(usize, i64, SymId)>,
+    /// The `x * n` products of two invariant symbols in `rest` (as their opaque atom).
+    prods: Vec<(Atom, SymId, SymId)>,
 }
 
 enum SubSrc {
@@ -284,7 +437,12 @@ struct RefWalker<'a> {
     written: &'a HashSet<SymId>,
     /// The nest calls functions: globals and address-taken variables may change.
     clobber: bool,
+    /// Linear induction variables of the analysed loop.
+    ivs: &'a LinearIvs,
+    /// The statement of the reference being built.
+    cur: Option<StmtId>,
     refs: Vec<ArrayRef>,
+    untraced: Vec<(Span, bool, String)>,
     /// Current loop chain.
     chain: Vec<usize>,
 }
@@ -438,8 +596,13 @@ impl RefWalker<'_> {
     fn push_ref(&mut self, s: StmtId, e: ExprId, write: bool) {
         let (base, srcs) = match self.decompose(e) {
             Some(x) => x,
-            None => return,
+            None => {
+                let f = self.f;
+                self.untraced.push((f.expr(e).span, write, expr_to_c(self.unit, f, e)));
+                return;
+            }
         };
+        self.cur = Some(s);
         let dims: Vec<Subscript> = srcs.iter().map(|src| self.subscript(src)).collect();
         let lin = match srcs.as_slice() {
             [SubSrc::Expr(x)] => self.lin(*x, 1).ok(),
@@ -575,6 +738,7 @@ impl RefWalker<'_> {
                     coeffs: vec![0; self.chain.len()],
                     rest: Affine::constant(0),
                     mult: Vec::new(),
+                    prods: Vec::new(),
                 })
             }
             SubSrc::Unknown(r) => return Subscript::NonAffine(r.clone()),
@@ -605,7 +769,12 @@ impl RefWalker<'_> {
     }
 
     fn lin_sum(&self, parts: &[(ExprId, i64)]) -> Result<Lin, String> {
-        let mut out = Lin { coeffs: vec![0; self.chain.len()], rest: Affine::constant(0), mult: Vec::new() };
+        let mut out = Lin {
+            coeffs: vec![0; self.chain.len()],
+            rest: Affine::constant(0),
+            mult: Vec::new(),
+            prods: Vec::new(),
+        };
         for &(e, sign) in parts {
             let l = self.lin(e, sign)?;
             for (o, c) in out.coeffs.iter_mut().zip(&l.coeffs) {
@@ -613,6 +782,7 @@ impl RefWalker<'_> {
             }
             out.rest = out.rest.add(&l.rest).ok_or("overflow")?;
             out.mult.extend(l.mult);
+            out.prods.extend(l.prods);
         }
         Ok(out)
     }
@@ -621,20 +791,46 @@ impl RefWalker<'_> {
         let text = || expr_to_c(self.unit, self.f, e);
         let p = poly(self.unit, self.f, e, 0).ok_or_else(|| format!("`{}` is not affine", text()))?;
         let p = Poly::default().add(p, sign).ok_or("overflow")?;
-        let mut l =
-            Lin { coeffs: vec![0; self.chain.len()], rest: Affine::constant(p.konst), mult: Vec::new() };
+        let mut l = Lin {
+            coeffs: vec![0; self.chain.len()],
+            rest: Affine::constant(p.konst),
+            mult: Vec::new(),
+            prods: Vec::new(),
+        };
         let pos = |s: SymId| self.chain.iter().position(|&k| self.loops[k].var == Some(s));
+        let check = |s: SymId| -> Result<(), String> {
+            let sym = self.unit.sym(s);
+            if pos(s).is_none() && self.written.contains(&s) {
+                return Err(format!("`{}` is modified in the loop", sym.name));
+            }
+            if pos(s).is_none() && self.clobber && (sym.is_global_storage() || sym.address_taken) {
+                return Err(format!("`{}` may be modified by the calls in the loop", sym.name));
+            }
+            Ok(())
+        };
         for (c, m) in p.terms {
-            let idx: Vec<usize> = m.iter().filter_map(|&s| pos(s)).collect();
-            for &s in &m {
-                if pos(s).is_none() && self.written.contains(&s) {
-                    return Err(format!("`{}` is modified in the loop", self.unit.sym(s).name));
-                }
-                let sym = self.unit.sym(s);
-                if pos(s).is_none() && self.clobber && (sym.is_global_storage() || sym.address_taken) {
-                    return Err(format!("`{}` may be modified by the calls in the loop", sym.name));
+            // A linear induction variable of the analysed loop (index 0 of every chain):
+            // its closed form in the loop index at this statement.
+            if let [k] = m.as_slice() {
+                if let Some((per_index, base)) = self.ivs.value_at(*k, self.cur)? {
+                    if self.chain.first() != Some(&0) {
+                        return Err(format!("`{}` is modified in the loop", self.unit.sym(*k).name));
+                    }
+                    // The loop's start value, read at the reference: unchanged since the start.
+                    if let Some(w) = base.symbols().find(|s| self.written.contains(s)) {
+                        return Err(format!("`{}` is modified in the loop", self.unit.sym(w).name));
+                    }
+                    base.symbols().try_for_each(check)?;
+                    l.coeffs[0] = per_index
+                        .checked_mul(c)
+                        .and_then(|x| x.checked_add(l.coeffs[0]))
+                        .ok_or("overflow")?;
+                    l.rest = l.rest.add(&base.scale(c).ok_or("overflow")?).ok_or("overflow")?;
+                    continue;
                 }
             }
+            let idx: Vec<usize> = m.iter().filter_map(|&s| pos(s)).collect();
+            m.iter().try_for_each(|&s| check(s))?;
             match (idx.len(), m.len()) {
                 (0, _) => {
                     let atom = if m.len() == 1 {
@@ -644,6 +840,9 @@ impl RefWalker<'_> {
                             m.iter().map(|s| self.unit.sym(*s).name.as_str()).collect::<Vec<_>>().join("*"),
                         )
                     };
+                    if let [x, y] = m.as_slice() {
+                        l.prods.push((atom.clone(), *x, *y));
+                    }
                     l.rest = l.rest.add(&Affine { constant: 0, terms: vec![(c, atom)] }).ok_or("overflow")?;
                 }
                 (1, 1) => l.coeffs[idx[0]] += c,
@@ -678,9 +877,45 @@ pub(crate) fn render(
     a.render()
 }
 
+/// The index of a counted loop enclosing the nest, with its smallest and largest value.
+/// Inside the nest it is an invariant symbol, but one known to lie in that range.
+struct OuterRange {
+    var: SymId,
+    min: Affine,
+    max: Affine,
+}
+
+/// Ranges of the indices of the `for` loops enclosing loop `root` whose bounds hold all
+/// through their body: the index and the symbols of the bounds are plain locals or
+/// parameters the loop does not write, and no label lets a `goto` enter the body past
+/// the loop test.
+fn outer_ranges(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], root: usize) -> Vec<OuterRange> {
+    let mut out = Vec::new();
+    let mut anc = infos[root].parent;
+    while let Some(a) = anc {
+        let info = &infos[a];
+        anc = info.parent;
+        let Some(c) = info.counted.as_ref().filter(|_| info.kind == LoopKind::For) else { continue };
+        let (lo, hi) = if c.step > 0 { (&c.lower, &c.upper) } else { (&c.upper, &c.lower) };
+        let (Bound::Affine(lo), Bound::Affine(hi)) = (lo, hi) else { continue };
+        let plain = |s: SymId| {
+            let sy = unit.sym(s);
+            sy.is_register_like() && info.writes.binary_search(&sy.name).is_err()
+        };
+        let bounds_ok = lo.symbols().chain(hi.symbols()).all(|s| s != c.var && plain(s));
+        let labels =
+            f.stmts_under(info.stmt).into_iter().any(|s| matches!(f.stmt(s).kind, StmtKind::Labeled { .. }));
+        if unit.sym(c.var).is_register_like() && bounds_ok && !labels {
+            out.push(OuterRange { var: c.var, min: lo.clone(), max: hi.clone() });
+        }
+    }
+    out
+}
+
 /// Split one-dimensional `i*n + j` subscripts into `[i][j]` when every reference to the
-/// base splits over the same `n` with `0 <= j <= n - 1` proved by the loop bounds.
-fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], refs: &mut [ArrayRef]) {
+/// base splits over the same `n` with `0 <= j <= n - 1` proved by the loop bounds (of the
+/// nest, and of the loops enclosing it for their indices).
+fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], outer: &[OuterRange], refs: &mut [ArrayRef]) {
     let mut bases: Vec<SymId> = refs.iter().map(|r| r.base).collect();
     bases.sort();
     bases.dedup();
@@ -709,7 +944,7 @@ fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], refs: &mut [ArrayRef]
                     }
                     split.push((i, Vec::new()));
                     let last = split.last_mut().unwrap();
-                    last.1 = match split_one(unit, loops, &r.chain, &l, n_sym) {
+                    last.1 = match split_one(unit, loops, outer, &r.chain, &l, n_sym) {
                         Some(d) => d,
                         None => {
                             ok = false;
@@ -731,7 +966,7 @@ fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], refs: &mut [ArrayRef]
         let mut all = Vec::new();
         for (i, _) in &split {
             let l = refs[*i].lin.clone().unwrap();
-            match split_one(unit, loops, &refs[*i].chain, &l, Some(n)) {
+            match split_one(unit, loops, outer, &refs[*i].chain, &l, Some(n)) {
                 Some(d) => all.push((*i, d)),
                 None => {
                     ok = false;
@@ -750,10 +985,12 @@ fn delinearize(unit: &TranslationUnit, loops: &[NestLoop], refs: &mut [ArrayRef]
 
 /// Split one linear form over `n`: `[outer][inner]` with `0 <= inner <= n - 1` proved by the
 /// loop bounds. With `n` unknown (no reference to the base has a symbolic coefficient yet) an
-/// empty placeholder is returned.
+/// empty placeholder is returned. The indices of enclosing loops (`ranges`) may appear in
+/// the inner part (with their range), and invariant multiples of `n` (`m*n`) in the outer.
 fn split_one(
     unit: &TranslationUnit,
     loops: &[NestLoop],
+    ranges: &[OuterRange],
     chain: &[usize],
     l: &Lin,
     n: Option<SymId>,
@@ -768,17 +1005,37 @@ fn split_one(
         outer[k] += c;
     }
     let mut inner_rest = Affine::constant(l.rest.constant);
-    let mut outer_const = 0;
+    let mut outer_rest = Affine::constant(0);
+    // Range of the inner part.
+    let mut lo = Affine::constant(l.rest.constant);
+    let mut hi = Affine::constant(l.rest.constant);
+    let range = |s: SymId| ranges.iter().find(|r| r.var == s);
     for (c, a) in &l.rest.terms {
+        let term = |a: Atom| Affine { constant: 0, terms: vec![(*c, a)] };
         if *a == n_atom {
-            outer_const = *c;
+            outer_rest = outer_rest.add_const(*c)?;
+        } else if let Some(r) = match a {
+            Atom::Sym(s, _) => range(*s),
+            _ => None,
+        } {
+            inner_rest = inner_rest.add(&term(a.clone()))?;
+            let (x, y) = if *c > 0 { (&r.min, &r.max) } else { (&r.max, &r.min) };
+            lo = lo.add(&x.scale(*c)?)?;
+            hi = hi.add(&y.scale(*c)?)?;
+        } else if let Some((_, x, y)) = l.prods.iter().find(|p| p.0 == *a) {
+            // `m*n` with `m` invariant in the nest (an enclosing index, a parameter): `m` rows.
+            let other = if *x == n {
+                *y
+            } else if *y == n {
+                *x
+            } else {
+                return None;
+            };
+            outer_rest = outer_rest.add(&term(Atom::Sym(other, unit.sym(other).name.clone())))?;
         } else {
             return None;
         }
     }
-    // Range of the inner part.
-    let mut lo = Affine::constant(l.rest.constant);
-    let mut hi = Affine::constant(l.rest.constant);
     for (k, &d) in l.coeffs.iter().enumerate() {
         if d == 0 {
             continue;
@@ -793,11 +1050,9 @@ fn split_one(
     if lo.as_const()? < 0 || n_minus_1.sub(&hi)?.as_const()? < 0 {
         return None;
     }
-    inner_rest.terms.clear();
-    let o = Affine::constant(outer_const);
     let mk = |coeffs: Vec<i64>, rest: Affine| {
         let text = render(unit, loops, chain, &coeffs, &rest);
         Subscript::Affine { coeffs, rest, text }
     };
-    Some(vec![mk(outer, o), mk(l.coeffs.clone(), inner_rest)])
+    Some(vec![mk(outer, outer_rest), mk(l.coeffs.clone(), inner_rest)])
 }

@@ -1,6 +1,7 @@
 //! Command-line syntax: the clap definitions and the argv rewrite that lets the
 //! single-dash multi-letter spellings of the ppo report (`-json`, later `-omp`, …) work.
 
+use analysis::parallel::Thresholds;
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -25,6 +26,9 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-summary", "--summary"),
     ("-timings", "--timings"),
     ("-max-file-size", "--max-file-size"),
+    ("-min-trip-count", "--min-trip-count"),
+    ("-min-body-stmts", "--min-body-stmts"),
+    ("-collapse-max-outer-trip", "--collapse-max-outer-trip"),
     ("-help", "--help"),
     ("-version", "--version"),
 ];
@@ -102,6 +106,7 @@ pub enum Command {
 
 /// Batch mode: `ppo -i SRC -o OUT`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("target").args(["omp", "tbb"]).multiple(false)))]
 pub struct BatchArgs {
     /// Input directory (walked recursively; never written to)
     #[arg(short = 'i', long = "input", value_name = "DIR", required = true)]
@@ -117,6 +122,9 @@ pub struct BatchArgs {
     #[command(flatten)]
     pub limits: LimitArgs,
 
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
+
     /// Print errors only (no warnings, no summary)
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
@@ -126,12 +134,13 @@ pub struct BatchArgs {
     #[arg(long = "omp")]
     pub omp: bool,
 
-    /// With -omp: write one JSON entry per loop (verdict, directive, reasons with check
-    /// codes) to FILE
-    #[arg(long = "report", value_name = "FILE.json", requires = "omp")]
+    /// With -omp or -tbb: write one JSON entry per loop (verdict, directive or TBB construct,
+    /// reasons with check codes) to FILE
+    #[arg(long = "report", value_name = "FILE.json", requires = "target")]
     pub report: Option<PathBuf>,
 
-    /// Parallelize with oneTBB (C++ output). Not available yet: refused with a message
+    /// Parallelize with oneTBB: write C++ (`NAME.c` becomes `NAME.cpp`) with
+    /// `tbb::parallel_for`/`parallel_reduce` for every loop proven parallel
     #[arg(long = "tbb", conflicts_with = "omp")]
     pub tbb: bool,
 
@@ -231,6 +240,9 @@ pub struct AnalyzeArgs {
 
     #[command(flatten)]
     pub limits: LimitArgs,
+
+    #[command(flatten)]
+    pub thresholds: ThresholdArgs,
 }
 
 /// Preprocessor options, as for a C compiler.
@@ -247,6 +259,36 @@ pub struct PpArgs {
     /// Undefine macro NAME (repeatable)
     #[arg(short = 'U', long = "undefine", value_name = "NAME", value_parser = parse_macro_name)]
     pub undefine: Vec<String>,
+}
+
+/// Profitability thresholds of the parallelizer.
+#[derive(Debug, Args, Clone)]
+pub struct ThresholdArgs {
+    /// Loops with a constant trip count below N stay sequential (PPO112)
+    #[arg(long = "min-trip-count", value_name = "N", default_value_t = Thresholds::default().min_trip_count)]
+    pub min_trip_count: u64,
+
+    /// Innermost loops without array accesses or calls need at least N statements (PPO112)
+    #[arg(long = "min-body-stmts", value_name = "N", default_value_t = Thresholds::default().min_body_stmts)]
+    pub min_body_stmts: usize,
+
+    /// collapse(n) only when the outer loop's constant trip count is below N (or unknown)
+    #[arg(
+        long = "collapse-max-outer-trip",
+        value_name = "N",
+        default_value_t = Thresholds::default().collapse_max_outer_trip
+    )]
+    pub collapse_max_outer_trip: u64,
+}
+
+impl ThresholdArgs {
+    pub fn to_thresholds(&self) -> Thresholds {
+        Thresholds {
+            min_trip_count: self.min_trip_count,
+            min_body_stmts: self.min_body_stmts,
+            collapse_max_outer_trip: self.collapse_max_outer_trip,
+        }
+    }
 }
 
 #[derive(Debug, Args, Clone)]

@@ -23,7 +23,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
-use transforms::pipeline::{FileOutcome, Pipeline};
+use transforms::pipeline::{FileOutcome, Pipeline, Target};
 use walkdir::WalkDir;
 
 /// Everything batch mode needs.
@@ -404,6 +404,16 @@ impl Run<'_> {
         }
         let content = outcome.new_text.as_deref().unwrap_or(&text);
         let perms = fs::metadata(path).ok().map(|m| m.permissions());
+        // The TBB target writes C++: `NAME.c` becomes `NAME.cpp` (headers keep their name).
+        let cpp;
+        let dest = if self.pipeline.options.target == Some(Target::Tbb)
+            && path.extension().is_some_and(|e| e == "c")
+        {
+            cpp = dest.with_extension("cpp");
+            &cpp
+        } else {
+            dest
+        };
         if let Err(e) = fsutil::write_atomic(dest, perms, &mut content.as_bytes()) {
             self.diag.error(path, format!("cannot write {}: {e}", dest.display()));
         }

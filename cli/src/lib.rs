@@ -8,6 +8,7 @@ pub mod fsutil;
 pub mod logcmd;
 pub mod logging;
 pub mod omp;
+pub mod tbb;
 
 use analysis::api::AnalyzeOptions;
 use args::{AnalyzeArgs, BatchArgs, Cli, Command};
@@ -63,8 +64,11 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     } else {
         None
     };
-    let options =
-        Options { target, optimize: a.optimize, analyze: AnalyzeOptions { pp: a.pp.to_pp_options() } };
+    let options = Options {
+        target,
+        optimize: a.optimize,
+        analyze: AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: a.thresholds.to_thresholds() },
+    };
     let pipeline = match Pipeline::new(options) {
         Ok(p) => p,
         Err(e) => {
@@ -88,11 +92,15 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     let logging = !a.no_log && (target.is_some() || a.optimize || a.log_db.is_some());
     let mut d = Diag::new(a.quiet);
     let mut omp = omp::OpenMp::default();
+    let mut tbb = tbb::Tbb::default();
     let mut opt = logging::OptimizeSummary::default();
     let mut logger = logging::Logger::new(a.log_db.clone(), argv, target.is_some(), a.optimize);
     let mut sinks: Vec<&mut dyn batch::Sink> = Vec::new();
     if a.omp {
         sinks.push(&mut omp);
+    }
+    if a.tbb {
+        sinks.push(&mut tbb);
     }
     if a.optimize {
         sinks.push(&mut opt);
@@ -112,6 +120,9 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
                     diag::warning(format_args!("{p}: directive not inserted"));
                 }
             }
+            if a.tbb && !a.quiet {
+                eprintln!("ppo: {}", tbb.summary_line());
+            }
             if a.optimize && !a.quiet {
                 eprintln!("ppo: {}", opt.line());
             }
@@ -119,7 +130,8 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
                 eprintln!("ppo: {line}");
             }
             if let Some(path) = &a.report {
-                let json = serde_json::to_string_pretty(&omp.report()).unwrap_or_default() + "\n";
+                let report = if a.tbb { tbb.report() } else { omp.report() };
+                let json = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
                 if let Err(e) = fsutil::write_atomic(path, None, &mut json.as_bytes()) {
                     diag::error(format_args!("{}: cannot write the report: {e}", path.display()));
                     return EXIT_FILE_ERRORS;
@@ -151,7 +163,7 @@ fn analyze(a: &AnalyzeArgs) -> i32 {
             return EXIT_FILE_ERRORS;
         }
     };
-    let opts = AnalyzeOptions { pp: a.pp.to_pp_options() };
+    let opts = AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: a.thresholds.to_thresholds() };
     let report = match batch::analyze_guarded(path, &text, &opts) {
         Ok(r) => r,
         Err(msg) => {

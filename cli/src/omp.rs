@@ -25,6 +25,10 @@ pub struct LoopEntry {
     /// checked), `parallel-not-annotated` (legal but inner or not worth it), `sequential`.
     pub verdict: &'static str,
     pub directive: Option<String>,
+    /// The condition of the directive's `if(...)` clause when the loop is parallel only if
+    /// pointers that may alias do not overlap (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_check: Option<String>,
     pub reasons: Vec<ReasonEntry>,
 }
 
@@ -101,6 +105,7 @@ impl Sink for OpenMp {
                         "sequential"
                     },
                     directive: if inserted { v.directive.clone() } else { None },
+                    runtime_check: v.runtime_check.clone(),
                     reasons,
                 });
             }

@@ -490,11 +490,15 @@ fn the_log_directory_is_not_input_and_not_written_through_links() {
 }
 
 #[test]
-fn tbb_is_refused_before_anything_is_written() {
+fn tbb_runs_are_logged_and_tbb_with_omp_is_refused() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("out");
     let r = batch(&corpus_ppo(), &out, &[os("-tbb")]);
-    r.assert_code(2).assert_no_panic().assert_stderr("the TBB target (-tbb) is not available yet");
-    assert!(!out.exists());
-    batch(&corpus_ppo(), &out, &[os("-tbb"), os("-omp")]).assert_code(2);
+    r.assert_code(0).assert_no_panic();
+    assert!(out.join("dgemm.cpp").exists() && !out.join("dgemm.c").exists());
+    let log = fs::read_to_string(out.join(".ppo/parallel.log")).unwrap();
+    assert!(log.contains("translate-loop"), "{log}");
+    let out2 = t.path().join("out2");
+    batch(&corpus_ppo(), &out2, &[os("-tbb"), os("-omp")]).assert_code(2);
+    assert!(!out2.exists());
 }

@@ -80,7 +80,13 @@ fn no_false_positives_and_recall_on_the_manifests() {
                 panic!("corpus/{name}/{}:{}: loop missing from the report", key.0, key.1);
             };
             let legal = got["verdict"] != "sequential";
-            if m["verdict"] == "sequential" && legal {
+            // Parallel only under a run-time overlap test, where the experts keep the loop
+            // sequential because its pointers may alias: the test picks the sequential path
+            // when they overlap (the differential test above runs such calls).
+            let reason = m["reason"].as_str().unwrap_or("");
+            let alias_reason = m["code"] == "alias" || (m["code"].is_null() && reason.contains("alias"));
+            let guarded = got["runtime_check"].is_string() && alias_reason;
+            if m["verdict"] == "sequential" && legal && !guarded {
                 fp.push(format!("corpus/{name}/{}:{} ({})", key.0, key.1, m["reason"]));
             }
             if m["verdict"] == "parallel" {
@@ -104,7 +110,7 @@ fn no_false_positives_and_recall_on_the_manifests() {
 }
 
 /// Recall the parallelizer reaches on corpus/ppo + corpus/deps (raise it, never lower it).
-const MIN_RECALL: f64 = 0.91;
+const MIN_RECALL: f64 = 0.975;
 
 #[test]
 fn user_directives_are_kept_and_never_duplicated() {
@@ -191,6 +197,25 @@ fn unified_diff(old: &str, new: &str) -> String {
 }
 
 #[test]
+fn user_directives_on_loops_that_need_a_runtime_test() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    let text = "void f(int n, double *a, const double *b) {\n  #pragma omp parallel for\n  for (int i = 0; i < n; i++)\n    a[i] = b[i] + 1;\n  #pragma omp parallel for if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a)\n  for (int i = 0; i < n; i++)\n    a[i] = b[i] * 2;\n}\n";
+    write(&src, "u.c", text);
+    let out = t.path().join("out");
+    let r = ppo_omp(&src, &out);
+    r.assert_code(0);
+    assert!(
+        r.stderr.contains("line 2, column 3: [PPO120] `#pragma omp parallel for` on a loop that is parallel only when its pointers do not overlap: add if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a)"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("line 5,"), "{}", r.stderr);
+    assert_eq!(fs::read_to_string(out.join("u.c")).unwrap(), text);
+}
+
+#[test]
 fn user_directives_are_checked() {
     let t = tempfile::tempdir().unwrap();
     let src = t.path().join("src");
@@ -216,4 +241,35 @@ fn user_directives_are_checked() {
     assert!(!r.stderr.contains("line 11,") && !r.stderr.contains("line 16,"), "{}", r.stderr);
     assert!(!r.stderr.contains("directive not inserted"), "{}", r.stderr);
     assert_eq!(fs::read_to_string(out.join("u.c")).unwrap(), text);
+}
+
+#[test]
+fn profitability_thresholds_are_configurable() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    write(
+        &src,
+        "small.c",
+        "double a[8], b[8];\nvoid f(void) {\n  int i, j;\n  for (i = 0; i < 3; i++)\n    a[i] = b[i] * 2.0 + 1.0;\n  for (i = 0; i < 100; i++)\n    for (j = 0; j < 8; j++)\n      a[j] += b[j];\n}\n",
+    );
+    let run = |out: &str, extra: &[&str]| -> String {
+        let out = t.path().join(out);
+        let mut args: Vec<&std::ffi::OsStr> =
+            vec!["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-omp".as_ref()];
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
+        ppo(&args).assert_code(0).assert_no_panic();
+        fs::read_to_string(out.join("small.c")).unwrap()
+    };
+    // Defaults: 3 iterations are not worth a parallel region.
+    let default = run("o1", &[]);
+    assert!(!default.contains("#pragma omp parallel for\n    for (i = 0; i < 3"), "{default}");
+    assert!(!default.lines().nth(3).unwrap().contains("pragma"), "{default}");
+    // A lower threshold parallelizes it (single-dash spelling too).
+    let low = run("o2", &["-min-trip-count", "2"]);
+    assert!(low.lines().nth(3).unwrap().contains("#pragma omp parallel for"), "{low}");
+    // The j loop (8 iterations) is the only parallel one of the second nest; raising the
+    // threshold above 8 keeps it sequential.
+    let default_j = default.lines().filter(|l| l.contains("pragma")).count();
+    let high = run("o3", &["--min-trip-count", "9"]);
+    assert!(high.lines().filter(|l| l.contains("pragma")).count() < default_j, "{default}\n---\n{high}");
 }

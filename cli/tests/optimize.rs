@@ -219,3 +219,36 @@ fn omp_optimize_outputs_run_under_tsan_without_a_race_report() {
         );
     }
 }
+
+/// `-tbb -optimize`: the TBB target translates the transformed loops; the C++ programs compile
+/// (g++ -Werror, `scripts/tbb_diff.sh`) and print what the originals print.
+#[test]
+fn tbb_optimize_outputs_compile_and_match() {
+    if !(Path::new("/usr/include/tbb/parallel_for.h").exists() || in_ci()) {
+        eprintln!("skipped: libtbb-dev is not installed (bash scripts/setup.sh installs it)");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    for name in ["ppo", "deps"] {
+        let src = root().join("corpus").join(name);
+        let out = t.path().join(format!("{name}-tbb"));
+        let r = ppo(&[
+            "-q".as_ref(),
+            "-i".as_ref(),
+            src.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "-tbb".as_ref(),
+            "-optimize".as_ref(),
+        ]);
+        r.assert_code(0).assert_no_panic();
+        let d = Command::new("bash")
+            .arg(root().join("scripts/tbb_diff.sh"))
+            .arg(&src)
+            .arg(&out)
+            .output()
+            .unwrap();
+        let so = String::from_utf8_lossy(&d.stdout);
+        assert!(d.status.success() && so.contains(" passed, 0 failed"), "{name}:\n{so}");
+    }
+}

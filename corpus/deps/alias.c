@@ -7,37 +7,45 @@
  * globals) the loops are parallel.
  *
  * Loops (line function: verdict, code [clauses] -- reason (notes)):
- *   L55  add_plain: sequential, alias -- dst and src may overlap (no
+ *   L63  add_plain: sequential, alias -- dst and src may overlap (no
  *       restrict): possible flow/anti dependence through memory (main calls
- *       add_plain(ga + 1, ga, n): a real distance-1 flow dependence; parallel with
- *       a run-time overlap check)
- *   L63  add_restrict: parallel, doall -- restrict: dst and src do not
+ *       add_plain(ga + 1, ga, n): a real distance-1 flow dependence, and
+ *       add_plain(gb, gc, N) with disjoint arrays; parallel with a run-time
+ *       overlap check)
+ *   L71  add_restrict: parallel, doall -- restrict: dst and src do not
  *       overlap
- *   L72  add_checked: parallel, doall -- guarded by the run-time test dst +
+ *   L80  add_checked: parallel, doall -- guarded by the run-time test dst +
  *       n <= src or src + n <= dst: the ranges are disjoint on this path (loop
  *       versioning done by hand)
- *   L75  add_checked: sequential, alias -- the overlapping path of the
+ *   L83  add_checked: sequential, alias -- the overlapping path of the
  *       versioned loop: dst and src do overlap here (main calls add_checked both
  *       ways)
- *   L84  scale_into: sequential, alias -- d may point into gc, which the
+ *   L92  scale_into: sequential, alias -- d may point into gc, which the
  *       loop reads (main passes d = gc + 2: a real distance-2 flow dependence)
- *   L92  counter: sequential, alias -- *cnt may alias v[i] (same type, no
+ *   L100 counter: sequential, alias -- *cnt may alias v[i] (same type, no
  *       restrict): the increment could change later reads of v (with a local
  *       counter (or restrict) it would be reduction(+:...))
- *   L102 dot: parallel, reduction [reduction(+:s)] -- x and y are only read,
+ *   L110 dot: parallel, reduction [reduction(+:s)] -- x and y are only read,
  *       so aliasing does not matter
- *   L112 halves: parallel, doall -- lo and hi are the same base at offsets 0
+ *   L120 halves: parallel, doall -- lo and hi are the same base at offsets 0
  *       and n: the ranges [0,n) and [n,2n) are disjoint
- *   L127 two_mallocs: parallel, doall -- p and q are distinct malloc blocks
- *   L131 two_mallocs: sequential, flow-dep -- p[i] depends on p[i-1]
+ *   L135 two_mallocs: parallel, doall -- p and q are distinct malloc blocks
+ *   L139 two_mallocs: sequential, flow-dep -- p[i] depends on p[i-1]
  *       (distance 1) even though p and q do not alias
- *   L133 two_mallocs: parallel, reduction [reduction(+:s)] -- checksum
- *   L147 main: parallel, doall -- init
- *   L149 main: parallel, doall -- init
- *   L166 main: sequential, flow-dep -- checksum hash h = h*1000003 + x: h is
+ *   L141 two_mallocs: parallel, reduction [reduction(+:s)] -- checksum
+ *   L152 transpose_into: sequential, alias -- t and s may overlap (no
+ *       restrict): main calls transpose_into(ga + 7, ga, 300), where t[i*n + j]
+ *       overwrites elements of s that later iterations read (parallel with a
+ *       run-time overlap check; main also passes disjoint arrays)
+ *   L153 transpose_into: sequential, alias -- the same overlap within one row:
+ *       for i = 1, t[i*n + 294] is s[2*n + 1], read at j = 2 (anti dependence
+ *       carried by j)
+ *   L164 main: parallel, doall -- init
+ *   L166 main: parallel, doall -- init
+ *   L186 main: sequential, flow-dep -- checksum hash h = h*1000003 + x: h is
  *       scaled every iteration, so not a reduction (flow dependence on h, distance
  *       1) (order-sensitive on purpose)
- *   L168 main: parallel, reduction [reduction(+:s2)] -- checksum
+ *   L188 main: parallel, reduction [reduction(+:s2)] -- checksum
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +145,15 @@ static double two_mallocs(int n)
   return s;
 }
 
+static void transpose_into(double *t, const double *s, int n)
+{
+  int i, j;
+
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      t[i * n + j] = s[j * n + i] * 0.5 + 1.0;
+}
+
 int main(void)
 {
   int i, cnt = 0;
@@ -158,6 +175,9 @@ int main(void)
   add_checked(gb, gc, N);
   add_checked(ga + N + 3, ga + N, N - 3);
   scale_into(gc + 2, N - 2);
+  add_plain(gb, gc, N);
+  transpose_into(gb, gc, 300);
+  transpose_into(ga + 7, ga, 300);
   counter(&cnt, iv, N);
   d1 = dot(gb, gc, N);
   d2 = dot(gb, gb, N);

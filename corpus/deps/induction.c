@@ -45,8 +45,8 @@
  *       legal but not profitable)
  *   L168 main: parallel, doall -- init
  *   L172 main: parallel, doall -- init
- *   L176 main: parallel, small-trip [private(j)] -- init of a 3x3 matrix (3
- *       iterations: not profitable)
+ *   L176 main: sequential, output-dep -- every i iteration writes v3[0..2]
+ *       (same values, still a race in parallel)
  *   L177 main: parallel, inner -- init (not annotated when the i loop is)
  *   L190 main: sequential, flow-dep -- checksum hash h = h*1000003 + x: h is
  *       scaled every iteration, so not a reduction (flow dependence on h, distance

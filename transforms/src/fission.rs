@@ -186,6 +186,21 @@ fn stmt_graph(ir: &FnIr, l: StmtId, tops: &[StmtId]) -> Option<StmtGraph> {
             g.carried.insert((b, a));
         }
     }
+    // Accesses through addresses the analysis cannot trace: tied to every statement that
+    // accesses memory, and never parallel.
+    if !deps.nest.untraced.is_empty() {
+        let top_at = |sp: Span| tops.iter().position(|&t| ir.f.stmt(t).span.contains(sp));
+        let mut users: BTreeSet<usize> = refs.iter().filter_map(|r| top_of(ir, tops, r.stmt)).collect();
+        for u in &deps.nest.untraced {
+            users.insert(top_at(u.0)?);
+        }
+        for &a in &users {
+            for &b in &users {
+                g.edges.insert((a, b));
+                g.carried.insert((a, b));
+            }
+        }
+    }
     // Pointers that may alias: the dependence graph records one edge per pair of bases;
     // every statement touching either base is tied to the others, and none is parallel.
     let mut bases: Vec<(SymId, usize, bool)> = Vec::new();

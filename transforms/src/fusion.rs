@@ -1351,9 +1351,37 @@ impl<'r, 'a> Fuser<'r, 'a> {
         }
         calls.sort();
         calls.dedup();
+        // Accesses the analysis could not trace to a variable: a write, or a read next to
+        // another member's writes, cannot be ordered.
+        for (m, (mv, nest)) in members.iter().zip(&nests).enumerate() {
+            let own = ir.f.stmt(Self::exit_stmt(mv)).span;
+            for (_, write, text) in nest.untraced.iter().filter(|u| own.contains(u.0)) {
+                let writes_elsewhere = refs.iter().zip(&owner).any(|(r, &o)| o != m && r.write);
+                if *write || writes_elsewhere {
+                    return Err(refused(
+                        UNTESTABLE,
+                        format!(
+                            "`{text}` is reached through an address the dependence analysis cannot trace"
+                        ),
+                    ));
+                }
+            }
+        }
+        // Quotients in the bounds (`n / 2`): the same atom is the same value in every member
+        // (its variables are read-only there).
+        let mut quotients: Vec<analysis::subscript::Quotient> = Vec::new();
+        for n in &nests {
+            for q in &n.quotients {
+                if !quotients.iter().any(|x| x.atom == q.atom) {
+                    quotients.push(q.clone());
+                }
+            }
+        }
         let context =
             (0..=d).map(|l| members.iter().all(|m| m.levels[l].stmt == members[0].levels[l].stmt)).collect();
-        Ok((Nest { loops, refs, calls, written }, owner, context))
+        let nest =
+            Nest { loops, refs, calls, written, ivs: Default::default(), quotients, untraced: Vec::new() };
+        Ok((nest, owner, context))
     }
 
     // --------------------------------------------------------------------- planning

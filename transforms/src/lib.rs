@@ -11,3 +11,4 @@ pub mod ls;
 pub mod openmp;
 pub mod optimize;
 pub mod pipeline;
+pub mod tbb;

@@ -92,6 +92,14 @@ pub mod action {
     pub const REFUSED: &str = "refused";
     /// OS: nothing was applied, offered or refused in the file (`reason` says why).
     pub const NONE: &str = "none";
+    /// PS (TBB): the loop rewritten as `tbb::parallel_for`/`parallel_reduce` (`text`: the
+    /// construct, `diff`).
+    pub const TRANSLATE_LOOP: &str = "translate-loop";
+    /// PS (TBB): a loop marked parallel kept sequential (`code` PPO24x, `reason`).
+    pub const REFUSE_LOOP: &str = "refuse-loop";
+    /// PS (TBB): a C→C++ conversion (cast, rename, parameter rewrite, includes; `code`
+    /// PPO246, `reason`: what, `diff`).
+    pub const CXX_FIX: &str = "cxx-fix";
 }
 
 /// One thing a stage did or found, as the log records it.
@@ -173,7 +181,7 @@ impl Event {
 pub enum Target {
     /// `#pragma omp parallel for` with its clauses.
     OpenMp,
-    /// oneTBB `parallel_for`/`parallel_reduce` (C++ output). Not implemented yet.
+    /// oneTBB `parallel_for`/`parallel_reduce` (C++ output: `.c` files become `.cpp`).
     Tbb,
 }
 
@@ -188,8 +196,7 @@ impl Target {
     /// `Err` for a target this version cannot generate code for.
     pub fn check_available(self) -> Result<(), PipelineError> {
         match self {
-            Target::OpenMp => Ok(()),
-            Target::Tbb => Err(PipelineError::TargetUnavailable(self)),
+            Target::OpenMp | Target::Tbb => Ok(()),
         }
     }
 }
@@ -201,6 +208,9 @@ pub enum PipelineError {
     TargetUnavailable(Target),
     /// A bug: a stage panicked on this file.
     Internal { stage: Stage, message: String },
+    /// The target cannot take this file (TBB: not valid C++ and not convertible); the
+    /// message names every construct with its line.
+    Unsupported { target: Target, message: String },
 }
 
 impl fmt::Display for PipelineError {
@@ -210,6 +220,9 @@ impl fmt::Display for PipelineError {
                 "the TBB target (-tbb) is not available yet in this version of ppo; use -omp for OpenMP",
             ),
             PipelineError::TargetUnavailable(t) => write!(f, "the {} target is not available", t.name()),
+            PipelineError::Unsupported { target, message } => {
+                write!(f, "{} target: {message}", target.name())
+            }
             PipelineError::Internal { stage: Stage::Spps, message } => {
                 write!(f, "internal error in the analysis: {message}")
             }
@@ -297,11 +310,13 @@ pub struct Ps {
     /// Marked loops that get no directive (the user's directive is kept, or none fits).
     pub skipped: Vec<openmp::Skipped>,
     pub events: Vec<Event>,
+    /// Edits not tied to a loop (TBB: includes and C→C++ conversions).
+    pub file_edits: Vec<Edit>,
 }
 
 impl Ps {
     pub fn edits(&self) -> Vec<Edit> {
-        self.placed.iter().map(|p| p.edit.clone()).collect()
+        self.placed.iter().map(|p| p.edit.clone()).chain(self.file_edits.iter().cloned()).collect()
     }
 }
 
@@ -320,6 +335,9 @@ pub fn ps(
     target: Target,
 ) -> Result<Ps, PipelineError> {
     target.check_available()?;
+    if target == Target::Tbb {
+        return crate::tbb::ps(name, text, lines, spps);
+    }
     let (placed, skipped) = openmp::plan(text, lines, &spps.report);
     let placed_by_id: HashMap<&str, &openmp::Placed> =
         placed.iter().map(|p| (p.loop_id.as_str(), p)).collect();
@@ -343,7 +361,7 @@ pub fn ps(
             events.push(e.with_loop(&l).reason(s.why.clone()));
         }
     }
-    Ok(Ps { target, placed, skipped, events })
+    Ok(Ps { target, placed, skipped, events, file_edits: Vec::new() })
 }
 
 // --------------------------------------------------------------------------------- OS
@@ -804,18 +822,14 @@ mod tests {
     }
 
     #[test]
-    fn tbb_is_refused_without_output() {
-        let opts = Options { target: Some(Target::Tbb), ..Options::default() };
-        let e = Pipeline::new(opts).unwrap_err();
-        assert_eq!(e, PipelineError::TargetUnavailable(Target::Tbb));
-        assert!(e.to_string().contains("not available yet"), "{e}");
-        let spps = spps_from_report(analysis::api::analyze_source(
-            Path::new("t.c"),
-            SRC,
-            &AnalyzeOptions::default(),
-            &MemLoader::default(),
-        ));
-        assert!(ps("t.c", SRC, &LineIndex::new(SRC), &spps, Target::Tbb).is_err());
+    fn tbb_translates_the_marked_loop() {
+        let o = run(Options { target: Some(Target::Tbb), ..Options::default() }, Registry::empty(), SRC);
+        let ps = o.ps.as_ref().unwrap();
+        let actions: Vec<&str> = ps.events.iter().map(|e| e.action.as_str()).collect();
+        assert_eq!(actions, [action::CXX_FIX, action::TRANSLATE_LOOP], "{:#?}", ps.events);
+        let new = o.new_text.as_deref().unwrap();
+        assert!(new.contains("tbb::parallel_for(tbb::blocked_range<int>(0, 1000), "), "{new}");
+        assert!(new.contains("#include <tbb/parallel_for.h>\n"), "{new}");
     }
 
     #[test]
