@@ -245,6 +245,11 @@ pub struct VerdictReport {
     pub parallelize: bool,
     /// The directive ppo inserts (`#pragma omp parallel for private(j)`), when it does.
     pub directive: Option<String>,
+    /// The data-sharing clauses of every legal loop, annotated or not (`private(j)
+    /// reduction(+:s)`; empty when none or not legal): what the language server's hover
+    /// classifies the variables by. Not in the JSON (the directive carries them).
+    #[serde(skip)]
+    pub clauses: String,
     pub collapse: u32,
     pub schedule: crate::parallel::Schedule,
     /// The loop is legal only when pointers that may alias do not overlap: the condition of
@@ -709,6 +714,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
                     format!("#pragma omp parallel for {}", v.clauses)
                 }
             }),
+            clauses: v.clauses.clone(),
             collapse: v.collapse,
             schedule: v.schedule,
             runtime_check: v.runtime_check.clone(),
@@ -726,6 +732,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             legal: false,
             parallelize: false,
             directive: None,
+            clauses: String::new(),
             collapse: 1,
             schedule: crate::parallel::Schedule::Static,
             runtime_check: None,

@@ -102,6 +102,18 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// Query the transformation log of earlier runs, or remove old runs (--expire)
     Log(LogArgs),
+    /// Run the language server on standard input/output (for editors; see docs/lsp.md)
+    Lsp(LspArgs),
+}
+
+/// `ppo lsp`: the language server. Its settings come from the editor (initializationOptions
+/// and workspace/didChangeConfiguration), not from the command line.
+#[derive(Debug, Args)]
+pub struct LspArgs {
+    /// Talk LSP over standard input/output (the only transport, and the default; accepted
+    /// because language clients pass it)
+    #[arg(long = "stdio")]
+    pub stdio: bool,
 }
 
 /// Batch mode: `ppo -i SRC -o OUT`.

@@ -42,6 +42,7 @@ where
     match cli.command {
         Some(Command::Analyze(a)) => analyze(&a),
         Some(Command::Log(a)) => logcmd::log(&a),
+        Some(Command::Lsp(_)) => lsp_server::run_stdio(),
         None => {
             let argv: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
             batch(&cli.batch, argv)

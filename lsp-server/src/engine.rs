@@ -1,0 +1,310 @@
+//! One analysis of one document version: the batch pipeline (SPPS, then PS for the
+//! configured target) plus the proposals and refusals of every OS transformation. Runs on a
+//! blocking thread; everything the editor features need afterwards is read from the result.
+
+use crate::config::Settings;
+use crate::text::LineIndex;
+use analysis::api::{AnalyzeOptions, FileReport, FunctionReport, LoopReport};
+use analysis::preprocess::{FsLoader, SourceLoader};
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use transforms::diff;
+use transforms::optimize::{OsContext, Outcome, Registry};
+use transforms::pipeline::{FileOutcome, Options, Pipeline, PipelineError, Target};
+
+/// Makes the OS registry an analysis runs (the standard one; tests plug their own).
+pub type RegistryFactory = Arc<dyn Fn() -> Registry + Send + Sync>;
+
+/// The result of analysing one version of a document.
+#[derive(Debug)]
+pub struct Analysis {
+    pub version: i32,
+    pub text: Arc<String>,
+    pub lines: LineIndex,
+    pub path: PathBuf,
+    pub settings: Arc<Settings>,
+    pub state: State,
+    /// Wall time of the analysis (short when it came from the cache).
+    pub elapsed: Duration,
+    /// The code lenses, computed once (requests only serialize them).
+    pub lenses: Vec<tower_lsp::lsp_types::CodeLens>,
+}
+
+#[derive(Debug)]
+pub enum State {
+    Analysed(Arc<Facts>),
+    /// Not analysed on purpose (binary content, too large): why.
+    Skipped(String),
+    /// The analysis failed (a bug: a panic was caught): the message.
+    Failed(String),
+}
+
+/// What the analysis of a text found, for a given configuration.
+#[derive(Debug)]
+pub struct Facts {
+    /// SPPS (the `FileReport` and its markup events) and, when the target is available,
+    /// PS (the directives it inserts): exactly what `ppo -i … -o … -omp` computes.
+    pub outcome: FileOutcome,
+    /// Why PS produced nothing for this file: the configured target is not available, or
+    /// cannot take the file (TBB: not valid C++ and not convertible, PPO244).
+    pub target_refused: Option<String>,
+    /// Every outcome of every OS transformation of the registry, on the text as it is
+    /// (without PS's directives), with the transformation's name.
+    pub os: Vec<(&'static str, Outcome)>,
+    /// Transformations that panicked (reported in the hover, never offered).
+    pub os_failures: Vec<(&'static str, String)>,
+    /// Loop id → (function index, loop index) in the report.
+    index: HashMap<String, (usize, usize)>,
+}
+
+impl Facts {
+    pub fn report(&self) -> &FileReport {
+        self.outcome.report()
+    }
+
+    /// Every loop, in source order, with its function.
+    pub fn loops(&self) -> impl Iterator<Item = (&FunctionReport, &LoopReport)> {
+        self.report().functions.iter().flat_map(|f| f.loops.iter().map(move |l| (f, l)))
+    }
+
+    pub fn find_loop(&self, id: &str) -> Option<(&FunctionReport, &LoopReport)> {
+        let &(fi, li) = self.index.get(id)?;
+        let f = &self.report().functions[fi];
+        Some((f, &f.loops[li]))
+    }
+}
+
+impl Analysis {
+    pub fn facts(&self) -> Option<&Arc<Facts>> {
+        match &self.state {
+            State::Analysed(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+/// Reads open documents from the editor's buffers, everything else from disk: an unsaved
+/// header is analysed as the user sees it.
+pub struct OverlayLoader {
+    pub open: HashMap<PathBuf, Arc<String>>,
+}
+
+impl SourceLoader for OverlayLoader {
+    fn load(&self, path: &Path) -> Option<String> {
+        match self.open.get(path) {
+            Some(t) => Some(t.as_str().to_string()),
+            None => FsLoader.load(path),
+        }
+    }
+}
+
+/// Why a text is not analysed (as the batch mode refuses such files), if it is not.
+pub fn refuse(text: &str, settings: &Settings) -> Option<String> {
+    if text.len() >= settings.max_file_size {
+        return Some(format!(
+            "not analysed: {} bytes, the limit is {} (setting `maxFileSize`)",
+            text.len(),
+            settings.max_file_size
+        ));
+    }
+    let head = &text.as_bytes()[..text.len().min(8192)];
+    if head.contains(&0) {
+        return Some("not analysed: binary content (a NUL byte in the first 8 KiB)".to_string());
+    }
+    None
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Analyse `text` (blocking; call it from a blocking thread). Never panics: a panic in the
+/// pipeline is [`State::Failed`], one in a transformation is recorded in
+/// [`Facts::os_failures`].
+pub fn analyse(
+    path: &Path,
+    text: &str,
+    settings: &Settings,
+    pp: analysis::preprocess::PpOptions,
+    loader: &dyn SourceLoader,
+    registry: &RegistryFactory,
+) -> State {
+    if let Some(why) = refuse(text, settings) {
+        return State::Skipped(why);
+    }
+    let r = catch_unwind(AssertUnwindSafe(|| analyse_unguarded(path, text, settings, pp, loader, registry)));
+    match r {
+        Ok(Ok(f)) => State::Analysed(Arc::new(f)),
+        Ok(Err(e)) => State::Failed(e),
+        Err(p) => State::Failed(format!("internal error: {}", panic_message(p))),
+    }
+}
+
+fn analyse_unguarded(
+    path: &Path,
+    text: &str,
+    settings: &Settings,
+    pp: analysis::preprocess::PpOptions,
+    loader: &dyn SourceLoader,
+    registry: &RegistryFactory,
+) -> Result<Facts, String> {
+    let name = file_name(path);
+    let analyze = AnalyzeOptions { pp, thresholds: settings.thresholds };
+    let with_target = |target| Options { target, optimize: false, analyze: analyze.clone() };
+    let (outcome, target_refused) = match settings.target.check_available() {
+        Err(e) => (run(with_target(None), path, &name, text, loader)?, Some(e.to_string())),
+        // OpenMP takes every file: one run.
+        Ok(()) if settings.target == Target::OpenMp => {
+            (run(with_target(Some(Target::OpenMp)), path, &name, text, loader)?, None)
+        }
+        // Another target may refuse the file: keep the analysis then.
+        Ok(()) => {
+            let base = run(with_target(None), path, &name, text, loader)?;
+            let p = Pipeline::with_registry(with_target(Some(settings.target)), Registry::empty())
+                .map_err(|e| e.to_string())?;
+            match p.run_after_spps(path, &name, text, base.spps.clone()) {
+                Ok(o) => (o, None),
+                Err(e @ (PipelineError::Unsupported { .. } | PipelineError::TargetUnavailable(_))) => {
+                    (base, Some(e.to_string()))
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    };
+    let lines = diff::LineIndex::new(text);
+    let registry = registry();
+    let cx = OsContext { path, text, lines: &lines, report: outcome.report(), ps: None };
+    let mut os = Vec::new();
+    let mut os_failures = Vec::new();
+    for t in registry.iter() {
+        match catch_unwind(AssertUnwindSafe(|| t.run(&cx))) {
+            Ok(outs) => os.extend(outs.into_iter().map(|o| (t.name(), o))),
+            Err(p) => os_failures.push((t.name(), panic_message(p))),
+        }
+    }
+    let index = outcome
+        .report()
+        .functions
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| f.loops.iter().enumerate().map(move |(li, l)| (l.id.clone(), (fi, li))))
+        .collect();
+    Ok(Facts { outcome, target_refused, os, os_failures, index })
+}
+
+fn run(
+    options: Options,
+    path: &Path,
+    name: &str,
+    text: &str,
+    loader: &dyn SourceLoader,
+) -> Result<FileOutcome, String> {
+    let p = Pipeline::with_registry(options, Registry::empty()).map_err(|e| e.to_string())?;
+    p.run(path, name, text, loader).map_err(|e| e.to_string())
+}
+
+/// The name a file has in diffs and logs: its file name.
+pub fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "untitled.c".into())
+}
+
+/// Display name of a target in action titles.
+pub fn target_title(t: Target) -> &'static str {
+    match t {
+        Target::OpenMp => "OpenMP",
+        Target::Tbb => "TBB",
+    }
+}
+
+/// A small cache of analyses by content: an undo, a re-open or a configuration round trip
+/// finds the text it already analysed. Keyed by the document's path, the settings'
+/// generation and the text itself (compared in full, not only by hash).
+#[derive(Default)]
+pub struct Cache {
+    entries: Vec<CacheEntry>,
+}
+
+struct CacheEntry {
+    path: PathBuf,
+    generation: u64,
+    hash: u64,
+    text: Arc<String>,
+    facts: Arc<Facts>,
+    /// The preprocessor options (`Debug` text: `PpOptions` has no `Eq`).
+    pp: String,
+}
+
+/// Entries kept (all documents together), and the most text they may hold: the facts of a
+/// file take some 50 times its size, so large files are not kept.
+const CACHE_SIZE: usize = 16;
+const CACHE_BYTES: usize = 4 << 20;
+
+fn hash_text(t: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+impl Cache {
+    pub fn get(
+        &mut self,
+        path: &Path,
+        generation: u64,
+        text: &str,
+        pp: &analysis::preprocess::PpOptions,
+    ) -> Option<Arc<Facts>> {
+        let h = hash_text(text);
+        let pp = format!("{pp:?}");
+        let i = self.entries.iter().position(|e| {
+            e.hash == h
+                && e.generation == generation
+                && e.path == path
+                && e.text.as_str() == text
+                && e.pp == pp
+        })?;
+        // Most recently used last.
+        let e = self.entries.remove(i);
+        let f = e.facts.clone();
+        self.entries.push(e);
+        Some(f)
+    }
+
+    pub fn put(
+        &mut self,
+        path: &Path,
+        generation: u64,
+        text: Arc<String>,
+        pp: &analysis::preprocess::PpOptions,
+        facts: Arc<Facts>,
+    ) {
+        if text.len() > CACHE_BYTES {
+            return;
+        }
+        let hash = hash_text(&text);
+        let pp = format!("{pp:?}");
+        while self.entries.len() >= CACHE_SIZE
+            || self.entries.iter().map(|e| e.text.len()).sum::<usize>() + text.len() > CACHE_BYTES
+        {
+            self.entries.remove(0);
+        }
+        self.entries.push(CacheEntry { path: path.to_path_buf(), generation, hash, text, facts, pp });
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+}
+
+/// Run `f`, timing it.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let t = Instant::now();
+    let r = f();
+    (r, t.elapsed())
+}

@@ -1,0 +1,556 @@
+//! What the editor shows from one analysis: code lenses, diagnostics, the hover and the
+//! explanation of a loop. Pure functions of an [`Analysis`].
+
+use crate::actions::{short_message, ActionContext, ActionRegistry, Offer};
+use crate::config::Settings;
+use crate::engine::{Analysis, Facts, State};
+use analysis::api::{FunctionReport, LoopReport, ReasonReport};
+use analysis::ir::Severity;
+use serde_json::json;
+use std::fmt::Write as _;
+use tower_lsp::lsp_types::{
+    CodeDescription, CodeLens, Command, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity,
+    Location, NumberOrString, Position, Range, Url,
+};
+
+/// `source` of every diagnostic.
+pub const SOURCE: &str = "ppo";
+/// The code of the hint on a loop ppo would parallelize (`docs/checks/PPO130.md`).
+pub const PARALLELIZABLE: &str = "PPO130";
+/// The command a code lens runs.
+pub const EXPLAIN_LOOP: &str = "ppo.explainLoop";
+
+/// The loops whose header touches `range` (both ends inclusive), outermost first.
+pub fn loops_at<'a>(
+    a: &Analysis,
+    facts: &'a Facts,
+    range: Range,
+) -> Vec<(&'a FunctionReport, &'a LoopReport)> {
+    let (s, e) = (a.lines.offset(&a.text, range.start), a.lines.offset(&a.text, range.end));
+    facts
+        .loops()
+        .filter(|(_, l)| {
+            let h = header_bytes(a, l);
+            h.0 <= e && s <= h.1
+        })
+        .collect()
+}
+
+/// Byte range of a loop's header (`for (…)`), from the start of its first line to the end
+/// of its last: a cursor anywhere on the header's lines is on the loop.
+fn header_bytes(a: &Analysis, l: &LoopReport) -> (usize, usize) {
+    let start = a.lines.offset_of_line_col(l.header.line, 1);
+    let end = a.lines.offset_of_line_col(l.header.end_line + 1, 1);
+    let end = if end > start && a.text.as_bytes().get(end - 1) == Some(&b'\n') { end - 1 } else { end };
+    (start, end)
+}
+
+/// The innermost loop whose header holds `pos`.
+pub fn loop_at<'a>(
+    a: &Analysis,
+    facts: &'a Facts,
+    pos: Position,
+) -> Option<(&'a FunctionReport, &'a LoopReport)> {
+    loops_at(a, facts, Range::new(pos, pos)).into_iter().max_by_key(|(_, l)| l.depth)
+}
+
+/// `parallel: #pragma omp parallel for …` / `sequential: PPO101 …`. A loop PS transforms
+/// shows what the configured target inserts (the directive, or the TBB construct).
+pub fn lens_title(facts: &Facts, l: &LoopReport) -> String {
+    let v = &l.parallel;
+    let ps = facts.outcome.ps.as_ref();
+    if let Some(p) = ps.and_then(|ps| ps.placed.iter().find(|p| p.loop_id == l.id)) {
+        return format!("parallel: {}", p.directive);
+    }
+    if let Some(s) = ps.and_then(|ps| ps.skipped.iter().find(|s| s.loop_id == l.id)) {
+        return match (&v.directive, s.user_directive) {
+            (Some(d), true) => format!("parallel (your directive is kept): {d}"),
+            (None, true) => "parallel (your directive is kept)".to_string(),
+            _ => format!(
+                "parallel, not placed: {}",
+                crate::actions::why_not_parallelized(facts, l).unwrap_or_default()
+            ),
+        };
+    }
+    let reasons = distinct_reasons(&v.reasons);
+    let first = |rs: &[&ReasonReport]| -> String {
+        match rs.first() {
+            Some(r) => {
+                let more = if rs.len() > 1 { format!(" (+{} more)", rs.len() - 1) } else { String::new() };
+                format!("{} {}{more}", r.code, short_message(&r.message))
+            }
+            None => String::new(),
+        }
+    };
+    match &v.directive {
+        Some(d) => format!("parallel: {d}"),
+        None if v.legal => format!("parallel, not annotated: {}", first(&reasons)),
+        None => format!("sequential: {}", first(&reasons)),
+    }
+}
+
+/// Reasons without repeats (the dependence analysis reports each pair of accesses).
+fn distinct_reasons(rs: &[ReasonReport]) -> Vec<&ReasonReport> {
+    let mut seen = std::collections::HashSet::new();
+    rs.iter().filter(|r| seen.insert((r.code, short_message(&r.message).to_string()))).collect()
+}
+
+/// One lens per loop, on its header, running `ppo.explainLoop`.
+pub fn code_lenses(a: &Analysis, uri: &Url) -> Vec<CodeLens> {
+    let Some(facts) = a.facts() else { return Vec::new() };
+    facts
+        .loops()
+        .map(|(_, l)| {
+            let title = lens_title(facts, l);
+            CodeLens {
+                range: a.lines.range(&a.text, &l.header),
+                command: Some(Command {
+                    title,
+                    command: EXPLAIN_LOOP.into(),
+                    arguments: Some(vec![json!(uri), json!(l.id)]),
+                }),
+                data: None,
+            }
+        })
+        .collect()
+}
+
+fn severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Note => DiagnosticSeverity::INFORMATION,
+    }
+}
+
+fn diagnostic(
+    settings: &Settings,
+    range: Range,
+    sev: DiagnosticSeverity,
+    code: &str,
+    message: String,
+) -> Diagnostic {
+    Diagnostic {
+        range,
+        severity: Some(sev),
+        code: Some(NumberOrString::String(code.to_string())),
+        code_description: settings.doc_url(code).map(|href| CodeDescription { href }),
+        source: Some(SOURCE.into()),
+        message,
+        related_information: None,
+        tags: None,
+        data: None,
+    }
+}
+
+/// Related locations: the ranges of a loop's reasons (the conflicting accesses).
+fn related(a: &Analysis, uri: &Url, reasons: &[&ReasonReport]) -> Option<Vec<DiagnosticRelatedInformation>> {
+    let mut out = Vec::new();
+    for r in reasons {
+        for rg in &r.ranges {
+            let location = Location { uri: uri.clone(), range: a.lines.range(&a.text, rg) };
+            let message = format!("{}: {}", r.code, short_message(&r.message));
+            if !out
+                .iter()
+                .any(|x: &DiagnosticRelatedInformation| x.location == location && x.message == message)
+            {
+                out.push(DiagnosticRelatedInformation { location, message });
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The diagnostics of an analysis: the report's (front end, PPO120/PPO121 on the user's
+/// directives, with the conflicting accesses as related locations), one PPO130 hint per loop
+/// ppo would parallelize and one PPO114 per loop where it cannot place the directive
+/// (severity `hints.parallelizable`), and with `hints.sequential` one per sequential loop.
+pub fn diagnostics(a: &Analysis, uri: &Url) -> Vec<Diagnostic> {
+    let s = &*a.settings;
+    let facts = match &a.state {
+        State::Analysed(f) => f,
+        State::Skipped(why) | State::Failed(why) => {
+            return vec![Diagnostic {
+                range: Range::default(),
+                severity: Some(DiagnosticSeverity::INFORMATION),
+                source: Some(SOURCE.into()),
+                message: why.clone(),
+                ..Diagnostic::default()
+            }]
+        }
+    };
+    let mut out = Vec::new();
+    let report = facts.report();
+    for d in &report.diagnostics {
+        let mut diag =
+            diagnostic(s, a.lines.range(&a.text, &d.range), severity(d.severity), d.code, d.message.clone());
+        if d.code.starts_with("PPO12") {
+            // A directive check: the loop is the first one after the directive.
+            if let Some((_, l)) = facts.loops().find(|(_, l)| l.range.line > d.range.line) {
+                let rs: Vec<&ReasonReport> = distinct_reasons(&l.parallel.reasons);
+                diag.related_information = related(a, uri, &rs);
+                diag.data = Some(json!({ "loop": l.id }));
+            }
+        }
+        out.push(diag);
+    }
+    if let (Some(sev), Some(ps)) = (s.parallelizable.severity(), facts.outcome.ps.as_ref()) {
+        for p in &ps.placed {
+            let Some((_, l)) = facts.find_loop(&p.loop_id) else { continue };
+            let mut d = diagnostic(
+                s,
+                a.lines.range(&a.text, &l.header),
+                sev,
+                PARALLELIZABLE,
+                format!("this loop can run in parallel: {}", p.directive),
+            );
+            d.data = Some(json!({ "loop": l.id }));
+            out.push(d);
+        }
+        for k in ps.skipped.iter().filter(|k| !k.user_directive) {
+            let Some((_, l)) = facts.find_loop(&k.loop_id) else { continue };
+            let mut d = diagnostic(
+                s,
+                a.lines.range(&a.text, &l.header),
+                sev,
+                transforms::openmp::NOT_PLACED,
+                format!("this loop can run in parallel, but the directive cannot be placed: {}", k.why),
+            );
+            d.data = Some(json!({ "loop": l.id }));
+            out.push(d);
+        }
+    }
+    if let Some(sev) = s.sequential.severity() {
+        for (_, l) in facts.loops().filter(|(_, l)| !l.parallel.legal) {
+            let rs = distinct_reasons(&l.parallel.reasons);
+            let Some(first) = rs.first() else { continue };
+            let msg =
+                rs.iter().map(|r| format!("{} {}", r.code, short_message(&r.message))).collect::<Vec<_>>();
+            let mut d = diagnostic(
+                s,
+                a.lines.range(&a.text, &l.header),
+                sev,
+                first.code,
+                format!("sequential: {}", msg.join("; ")),
+            );
+            d.related_information = related(a, uri, &rs);
+            d.data = Some(json!({ "loop": l.id }));
+            out.push(d);
+        }
+    }
+    out
+}
+
+// ----------------------------------------------------------------- variables and hover
+
+/// How a variable is treated in a loop, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VarClass {
+    pub name: String,
+    pub class: String,
+    pub why: String,
+}
+
+/// `private(a, b) reduction(+:s)` → [("private", "", ["a", "b"]), ("reduction", "+", ["s"])].
+fn parse_clauses(c: &str) -> Vec<(String, String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut rest = c.trim();
+    while let Some(open) = rest.find('(') {
+        let name = rest[..open].trim().to_string();
+        let mut depth = 0;
+        let mut close = None;
+        for (i, ch) in rest[open..].char_indices() {
+            match ch {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(open + i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else { break };
+        let inner = &rest[open + 1..close];
+        let (modifier, list) = match inner.split_once(':') {
+            Some((m, l)) if name != "linear" => (m.trim().to_string(), l),
+            _ => (String::new(), inner),
+        };
+        let vars = list
+            .split(',')
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+            .map(|v| v.split(['[', ':']).next().unwrap_or(v).trim().to_string())
+            .collect();
+        out.push((name, modifier, vars));
+        rest = &rest[close + 1..];
+    }
+    out
+}
+
+/// PPO101–PPO105: dependences through arrays and memory.
+fn is_dependence(code: &str) -> bool {
+    matches!(code, "PPO101" | "PPO102" | "PPO103" | "PPO104" | "PPO105")
+}
+
+fn is_word_in(name: &str, text: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == name)
+}
+
+/// The classification of every variable the loop reads or writes: from the data-sharing
+/// clauses the analysis computed (a legal loop), or from the reasons that block it.
+pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
+    let mut names: Vec<String> = l.reads.iter().chain(&l.writes).cloned().collect();
+    names.sort();
+    names.dedup();
+    let clauses = parse_clauses(&l.parallel.clauses);
+    let index = l.counted.as_ref().map(|c| c.var.as_str());
+    // Declared in the loop's body (or its header, for an index): each iteration has its own.
+    let declared_inside = |n: &str| {
+        f.locals.iter().any(|v| v.name == n && v.line >= l.range.line && v.line <= l.range.end_line)
+    };
+    let is_array = |n: &str| {
+        f.locals.iter().chain(&f.params).any(|v| v.name == n && (v.ty.contains('[') || v.ty.contains('*')))
+    };
+    let mut out = Vec::new();
+    for n in names {
+        let clause = clauses.iter().find(|(_, _, vs)| vs.contains(&n));
+        let (class, why) = if let Some((c, m, _)) = clause {
+            match c.as_str() {
+                "private" => ("private".to_string(), "written before it is read in every iteration, dead after the loop".to_string()),
+                "firstprivate" => (
+                    "firstprivate".to_string(),
+                    "every read sees the value it had before the loop (a constant that the writes store again)".to_string(),
+                ),
+                "lastprivate" if m.contains("conditional") => (
+                    "lastprivate(conditional)".to_string(),
+                    "written before read where written, only in some iterations, and used after the loop".to_string(),
+                ),
+                "lastprivate" => (
+                    "lastprivate".to_string(),
+                    "written before read in every iteration and used after the loop: the last iteration's value is kept".to_string(),
+                ),
+                "reduction" => (
+                    format!("reduction({m})"),
+                    format!("only updated as `{n} = {n} {m} …` (or its min/max form): each thread accumulates its own copy"),
+                ),
+                "linear" => ("linear".to_string(), "stepped by a constant in every iteration".to_string()),
+                other => (other.to_string(), "data-sharing clause of the directive".to_string()),
+            }
+        } else if Some(n.as_str()) == index {
+            let why = if l.parallel.legal {
+                "the index of a parallel loop: OpenMP gives each thread its own"
+            } else {
+                "the loop's counter"
+            };
+            ("private (loop index)".to_string(), why.to_string())
+        } else if let Some(r) = l
+            .parallel
+            .reasons
+            .iter()
+            .find(|r| matches!(r.code, "PPO106" | "PPO111") && is_word_in(&n, &r.message))
+        {
+            ("carried".to_string(), format!("{} {}", r.code, short_message(&r.message)))
+        } else if let Some(r) =
+            l.parallel.reasons.iter().find(|r| is_dependence(r.code) && is_word_in(&n, &r.message))
+        {
+            ("dependence".to_string(), format!("{} {}", r.code, short_message(&r.message)))
+        } else if declared_inside(&n) {
+            ("private (declared in the loop)".to_string(), "each iteration has its own".to_string())
+        } else if !l.writes.contains(&n) {
+            ("shared".to_string(), "only read in the loop".to_string())
+        } else if is_array(&n) || l.parallel.legal {
+            (
+                "shared".to_string(),
+                if l.parallel.legal {
+                    "written, each iteration at its own elements (no loop-carried dependence)".to_string()
+                } else {
+                    "written through subscripts".to_string()
+                },
+            )
+        } else {
+            ("written".to_string(), "the loop is sequential: not classified further".to_string())
+        };
+        out.push(VarClass { name: n, class, why });
+    }
+    out
+}
+
+fn code_link(s: &Settings, code: &str) -> String {
+    match s.doc_url(code) {
+        Some(u) => format!("[{code}]({u})"),
+        None => code.to_string(),
+    }
+}
+
+fn verdict_word(facts: &Facts, l: &LoopReport) -> &'static str {
+    let v = &l.parallel;
+    let user = facts
+        .outcome
+        .ps
+        .as_ref()
+        .is_some_and(|ps| ps.skipped.iter().any(|s| s.loop_id == l.id && s.user_directive));
+    if user {
+        "parallel (user directive)"
+    } else if v.directive.is_some() {
+        "parallel"
+    } else if v.legal {
+        "parallel, not annotated"
+    } else {
+        "sequential"
+    }
+}
+
+/// The explanation of a loop, in Markdown: verdict, directive, dependences and other
+/// reasons (with links to their pages), the classification of every variable, the actions
+/// offered and refused. `full` adds the loop model (bounds, trip count, live variables,
+/// invariants): `ppo.explainLoop` shows it, the hover does not.
+pub fn explain(
+    a: &Analysis,
+    facts: &Facts,
+    registry: &ActionRegistry,
+    f: &FunctionReport,
+    l: &LoopReport,
+    full: bool,
+) -> String {
+    let s = &*a.settings;
+    let mut m = String::new();
+    let kind = format!("{:?}", l.kind).to_lowercase();
+    let _ = writeln!(
+        m,
+        "**ppo: loop {}** ({kind}, lines {}–{}, in `{}`): **{}**\n",
+        l.id,
+        l.range.line,
+        l.range.end_line,
+        f.name,
+        verdict_word(facts, l)
+    );
+    if let Some(d) = &l.parallel.directive {
+        let _ = writeln!(m, "```c\n{d}\n```\n");
+    }
+    let reasons = distinct_reasons(&l.parallel.reasons);
+    let deps: Vec<&&ReasonReport> = reasons.iter().filter(|r| is_dependence(r.code)).collect();
+    let others: Vec<&&ReasonReport> = reasons.iter().filter(|r| !is_dependence(r.code)).collect();
+    let line_list = |r: &ReasonReport| {
+        let mut ls: Vec<u32> = r.ranges.iter().map(|x| x.line).collect();
+        ls.sort();
+        ls.dedup();
+        if ls.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (line{} {})",
+                if ls.len() > 1 { "s" } else { "" },
+                ls.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            )
+        }
+    };
+    if deps.is_empty() {
+        let _ = writeln!(m, "**Dependences**: no loop-carried dependence on arrays or memory\n");
+    } else {
+        let _ = writeln!(m, "**Dependences**\n");
+        for r in deps {
+            let _ = writeln!(m, "- {} {}{}", code_link(s, r.code), short_message(&r.message), line_list(r));
+        }
+        let _ = writeln!(m);
+    }
+    if !others.is_empty() {
+        let _ =
+            writeln!(m, "**{}**\n", if l.parallel.legal { "Not annotated because" } else { "Also blocking" });
+        for r in others {
+            let _ = writeln!(m, "- {} {}{}", code_link(s, r.code), short_message(&r.message), line_list(r));
+        }
+        let _ = writeln!(m);
+    }
+    let vars = classify(f, l);
+    if !vars.is_empty() {
+        let _ = writeln!(m, "**Variables**\n\n| variable | class | why |\n|---|---|---|");
+        for v in vars {
+            let _ = writeln!(m, "| `{}` | {} | {} |", v.name, v.class, v.why.replace('|', "\\|"));
+        }
+        let _ = writeln!(m);
+    }
+    if full {
+        let _ = writeln!(m, "**Loop**\n");
+        if let Some(c) = &l.counted {
+            let _ = writeln!(m, "- counted: `{}` = {} .. {} step {}", c.var, c.lower, c.upper, c.step);
+        }
+        let _ = writeln!(m, "- trip count: {}", serde_json::to_string(&l.trip_count).unwrap_or_default());
+        for (what, v) in [
+            ("reads", &l.reads),
+            ("writes", &l.writes),
+            ("calls", &l.calls),
+            ("live in", &l.live_in),
+            ("live out", &l.live_out),
+        ] {
+            if !v.is_empty() {
+                let _ = writeln!(m, "- {what}: {}", v.join(", "));
+            }
+        }
+        for iv in &l.induction_variables {
+            let _ = writeln!(
+                m,
+                "- induction variable `{}` ({}){}",
+                iv.name,
+                iv.kind,
+                iv.form.as_ref().map(|f| format!(": {f}")).unwrap_or_default()
+            );
+        }
+        for i in &l.invariants {
+            let _ = writeln!(m, "- invariant `{}` at line {}", i.text, i.line);
+        }
+        let _ = writeln!(m);
+    }
+    // Only the loop's own offers are listed: file-wide ones do not depend on the loop.
+    let cx = ActionContext { analysis: a, facts, loops: vec![(f, l)], can_create_files: true };
+    let offers = registry.offers(&cx);
+    let mine = |o: &&Offer| match o {
+        Offer::Action(x) => x.loop_id.as_deref() == Some(l.id.as_str()),
+        Offer::Refused { loop_id, .. } => loop_id.as_deref() == Some(l.id.as_str()),
+    };
+    let offers: Vec<&Offer> = offers.iter().filter(mine).collect();
+    if !offers.is_empty() {
+        let _ = writeln!(m, "**Actions**\n");
+        for o in offers {
+            match o {
+                Offer::Action(x) => {
+                    let _ = writeln!(m, "- {} (code action)", x.title);
+                }
+                Offer::Refused { title, reason, .. } => {
+                    let _ = writeln!(m, "- ~~{title}~~ not offered: {reason}");
+                }
+            }
+        }
+    }
+    m.trim_end().to_string() + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clauses_parse() {
+        let c = parse_clauses("private(j, t) lastprivate(conditional: x) reduction(+:s, u) reduction(max:m) linear(k:2) reduction(+:h[0:8]) collapse(2)");
+        let names: Vec<(&str, &str, Vec<&str>)> = c
+            .iter()
+            .map(|(n, m, v)| (n.as_str(), m.as_str(), v.iter().map(String::as_str).collect()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("private", "", vec!["j", "t"]),
+                ("lastprivate", "conditional", vec!["x"]),
+                ("reduction", "+", vec!["s", "u"]),
+                ("reduction", "max", vec!["m"]),
+                ("linear", "", vec!["k"]),
+                ("reduction", "+", vec!["h"]),
+                ("collapse", "", vec!["2"]),
+            ]
+        );
+        assert!(parse_clauses("").is_empty());
+        assert_eq!(parse_clauses("private(a").len(), 0);
+    }
+}
