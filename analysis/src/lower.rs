@@ -825,6 +825,17 @@ pub enum Num {
 /// Parse a C number literal (decimal, hex, octal, binary, with suffixes; floats incl. hex
 /// floats). Digit separators `'` are accepted.
 pub fn parse_number(text: &str) -> Num {
+    // tree-sitter-c lexes a sign glued to the digits as part of the literal (`k += -1`,
+    // `x = -1`): the literal is then the negated number, not an unparsable one.
+    if let Some(rest) = text.strip_prefix('-') {
+        return match parse_number(rest) {
+            Num::Int(v) => Num::Int(v.wrapping_neg()),
+            Num::Float(f) => Num::Float(-f),
+        };
+    }
+    if let Some(rest) = text.strip_prefix('+') {
+        return parse_number(rest);
+    }
     let t: String = text.chars().filter(|&c| c != '\'').collect();
     let lower = t.to_ascii_lowercase();
     let is_hex = lower.starts_with("0x");
@@ -1942,6 +1953,9 @@ mod tests {
         assert!(matches!(parse_number("1e3"), Num::Float(f) if f == 1000.0));
         assert!(matches!(parse_number("2.5f"), Num::Float(f) if f == 2.5));
         assert!(matches!(parse_number("0x1p4"), Num::Float(f) if f == 16.0));
+        assert!(matches!(parse_number("-1"), Num::Int(-1)));
+        assert!(matches!(parse_number("+0x10"), Num::Int(16)));
+        assert!(matches!(parse_number("-2.5"), Num::Float(f) if f == -2.5));
         assert_eq!(char_value("'\\n'"), 10);
         assert_eq!(char_value("'A'"), 65);
         assert_eq!(char_value("'\\x41'"), 65);

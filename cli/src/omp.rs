@@ -10,7 +10,9 @@ use std::path::Path;
 use transforms::openmp::Skipped;
 use transforms::pipeline::FileOutcome;
 
-/// One loop in the `--report` file.
+/// One loop in the `--report` file. For a file `-optimize` transformed, the loops are those
+/// of the text after OS (the text PS inserted directives into), their ids marked with a `'`
+/// (`main#0'`) as in the log.
 #[derive(Clone, Debug, Serialize)]
 pub struct LoopEntry {
     pub file: String,
@@ -56,7 +58,10 @@ pub struct OpenMp {
 impl Sink for OpenMp {
     fn file(&mut self, _path: &Path, rel_path: &Path, _text: &str, outcome: &FileOutcome, _diag: &mut Diag) {
         let file = rel_path.display().to_string();
-        let report = outcome.report();
+        // The loops of the text PS worked on: after OS when OS changed the file (their ids
+        // then carry a `'`, as in the log).
+        let report = outcome.final_report();
+        let mark = if outcome.after_os.is_some() { "'" } else { "" };
         let skipped: &[Skipped] = outcome.ps.as_ref().map_or(&[], |ps| &ps.skipped);
         let placed = |id: &str| !skipped.iter().any(|s| s.loop_id == id);
         for f in &report.functions {
@@ -88,7 +93,7 @@ impl Sink for OpenMp {
                     function: f.name.clone(),
                     line: l.range.line,
                     column: l.range.column,
-                    loop_id: l.id.clone(),
+                    loop_id: format!("{}{mark}", l.id),
                     fingerprint: l.fingerprint.clone(),
                     verdict: if inserted {
                         "parallel"

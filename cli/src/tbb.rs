@@ -19,7 +19,10 @@ pub struct Tbb {
 impl Sink for Tbb {
     fn file(&mut self, _path: &Path, rel_path: &Path, _text: &str, outcome: &FileOutcome, _diag: &mut Diag) {
         let file = rel_path.display().to_string();
-        let report = outcome.report();
+        // The loops of the text PS worked on: after OS when `-optimize` changed the file
+        // (their ids then carry a `'`, as in the events).
+        let report = outcome.final_report();
+        let mark = if outcome.after_os.is_some() { "'" } else { "" };
         let events: Vec<_> = outcome.ps.iter().flat_map(|p| &p.events).collect();
         self.conversions += events
             .iter()
@@ -37,7 +40,8 @@ impl Sink for Tbb {
                         ranges: r.ranges.clone(),
                     })
                     .collect();
-                let ev = events.iter().find(|e| e.loop_id.as_deref() == Some(l.id.as_str()));
+                let id = format!("{}{mark}", l.id);
+                let ev = events.iter().find(|e| e.loop_id.as_deref() == Some(id.as_str()));
                 let translated = ev.filter(|e| e.action == action::TRANSLATE_LOOP);
                 let refused = ev.filter(|e| e.action == action::REFUSE_LOOP);
                 if let Some(r) = refused {
@@ -57,7 +61,7 @@ impl Sink for Tbb {
                     function: f.name.clone(),
                     line: l.range.line,
                     column: l.range.column,
-                    loop_id: l.id.clone(),
+                    loop_id: id.clone(),
                     fingerprint: l.fingerprint.clone(),
                     verdict: if translated.is_some() {
                         "parallel"

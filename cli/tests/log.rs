@@ -159,32 +159,57 @@ fn the_text_logs_list_every_marked_line_and_inserted_directive() {
         assert_eq!(lines[(line + *n - 1) as usize].trim(), directive, "{file}:{line}");
         *n += 1;
     }
-    // -optimize with no transformation available: one `none` line per C file.
+    // -optimize: every C file has OS lines (what applied, was offered or refused, or why
+    // nothing applies); the fused tridiagonal is among them.
     let os_lines = body(&optimize);
-    assert_eq!(os_lines.len(), c_files(), "{optimize}");
-    assert!(os_lines.iter().all(|l| l.contains(" none: no loop transformation")), "{optimize}");
+    let files: std::collections::BTreeSet<&str> =
+        os_lines.iter().map(|l| l.split([':', ' ']).next().unwrap()).collect();
+    assert_eq!(files.len(), c_files(), "{optimize}");
+    assert!(os_lines
+        .iter()
+        .all(|l| [" applied: ", " offered: ", " refused: ", " none: "].iter().any(|a| l.contains(a))));
+    assert!(
+        os_lines
+            .iter()
+            .any(|l| l.starts_with("tridiagonal.c:51-80 tridiagonal#0 applied: fusion: fuse 7 loops")),
+        "{optimize}"
+    );
     for log in [&markup, &parallel, &optimize] {
         assert!(log.contains("# run 1 of "), "{log}");
     }
 }
 
 #[test]
-fn optimize_alone_changes_nothing_and_logs_it() {
+fn optimize_alone_transforms_without_directives() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("out");
     let r = batch(&corpus_ppo(), &out, &[os("-optimize")]);
-    r.assert_code(0).assert_stderr("ppo: optimize: nothing applied (no loop transformation is available");
+    r.assert_code(0).assert_stderr("ppo: optimize: ").assert_no_panic();
+    let ev = events(&out.join(".ppo/ppo.db"), Query::default());
+    let changed: std::collections::BTreeSet<&str> = ev
+        .iter()
+        .filter(|e| e.event.stage == Stage::Os && e.event.action == action::APPLIED)
+        .map(|e| e.file.as_str())
+        .collect();
+    assert!(
+        changed.contains("tridiagonal.c") && changed.contains("loop_optimization_fusion.c"),
+        "{changed:?}"
+    );
+    // Files OS did not change are copied as they are; no file gets a directive.
     for e in fs::read_dir(corpus_ppo()).unwrap() {
         let p = e.unwrap().path();
         if p.is_file() {
-            assert_eq!(fs::read(&p).unwrap(), fs::read(out.join(p.file_name().unwrap())).unwrap(), "{p:?}");
+            let name = p.file_name().unwrap().to_str().unwrap();
+            let (a, b) = (fs::read(&p).unwrap(), fs::read(out.join(name)).unwrap());
+            assert_eq!(a == b, !changed.contains(name), "{name}");
+            assert!(!name.ends_with(".c") || !String::from_utf8_lossy(&b).contains("#pragma omp"), "{name}");
         }
     }
     let parallel = fs::read_to_string(out.join(".ppo/parallel.log")).unwrap();
     assert!(parallel.contains("# no parallelization target") && body(&parallel).is_empty(), "{parallel}");
-    let ev = events(&out.join(".ppo/ppo.db"), Query::default());
-    assert!(ev.iter().any(|e| e.event.stage == Stage::Os && e.event.action == action::NONE));
     assert!(ev.iter().all(|e| e.event.stage != Stage::Ps));
+    // Without a target nothing is analysed again: every SPPS event is about the input.
+    assert!(ev.iter().all(|e| !e.event.loop_id.as_deref().is_some_and(|l| l.ends_with('\''))));
 }
 
 #[test]

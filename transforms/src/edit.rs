@@ -47,6 +47,48 @@ pub fn apply(text: &str, edits: &[Edit]) -> Option<String> {
     Some(out)
 }
 
+/// The edits on the original text that do what `first` then `then` do, where `then`'s
+/// offsets are in the text `first` produces. An edit of `then` inside (or at the border of)
+/// a replacement of `first` is merged into that replacement; one elsewhere is moved to the
+/// original offsets. `None` when an edit of `then` straddles the border of a replacement.
+pub fn compose(first: &[Edit], then: &[Edit]) -> Option<Vec<Edit>> {
+    let mut f: Vec<(usize, &Edit)> = first.iter().enumerate().collect();
+    f.sort_by_key(|(i, e)| (e.start, e.end, *i));
+    let mut out: Vec<Edit> = f.iter().map(|(_, e)| (*e).clone()).collect();
+    // Where each replacement lies in the new text, and the size change before its end.
+    let mut spans: Vec<(i64, i64, i64)> = Vec::with_capacity(out.len());
+    let mut delta = 0i64;
+    for e in &out {
+        let ns = e.start as i64 + delta;
+        delta += e.text.len() as i64 - (e.end as i64 - e.start as i64);
+        spans.push((ns, ns + e.text.len() as i64, delta));
+    }
+    let mut t: Vec<&Edit> = then.iter().collect();
+    t.sort_by_key(|e| std::cmp::Reverse((e.start, e.end)));
+    let mut extra = Vec::new();
+    for e in t {
+        let (s, x) = (e.start as i64, e.end as i64);
+        if let Some(k) = spans.iter().position(|&(ns, ne, _)| ns <= s && x <= ne) {
+            let ns = spans[k].0;
+            let txt = &mut out[k].text;
+            let (a, b) = ((s - ns) as usize, (x - ns) as usize);
+            if !txt.is_char_boundary(a) || !txt.is_char_boundary(b) {
+                return None;
+            }
+            txt.replace_range(a..b, &e.text);
+            continue;
+        }
+        if spans.iter().any(|&(ns, ne, _)| s < ne && ns < x) {
+            return None;
+        }
+        let d = spans.iter().take_while(|&&(_, ne, _)| ne <= s).last().map_or(0, |&(_, _, d)| d);
+        extra.push(Edit { start: (s - d) as u32, end: (x - d) as u32, text: e.text.clone() });
+    }
+    extra.reverse();
+    out.extend(extra);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +126,25 @@ mod tests {
                 assert_eq!(a.conflicts_with(b), b.conflicts_with(a), "{a:?} vs {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn compose_merges_and_moves_later_edits() {
+        let t = "0123456789";
+        let first = [Edit { start: 2, end: 4, text: "abcd".into() }, Edit::insert(7, "XY")];
+        let mid = apply(t, &first).unwrap();
+        assert_eq!(mid, "01abcd456XY789");
+        let then = [
+            Edit::insert(0, "<"),
+            Edit::insert(3, "!"),
+            Edit { start: 7, end: 8, text: "F".into() },
+            Edit::insert(11, "^"),
+            Edit::insert(14, ">"),
+        ];
+        let end = apply(&mid, &then).unwrap();
+        let c = compose(&first, &then).unwrap();
+        assert_eq!(apply(t, &c).unwrap(), end);
+        // Straddling a border is refused.
+        assert!(compose(&first, &[Edit { start: 1, end: 3, text: String::new() }]).is_none());
     }
 }

@@ -4,6 +4,9 @@
 //! crate is the transformation log's database, in [`ls`].
 pub mod diff;
 pub mod edit;
+pub mod fission;
+pub mod fusion;
+pub mod loopir;
 pub mod ls;
 pub mod openmp;
 pub mod optimize;

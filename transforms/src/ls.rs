@@ -728,9 +728,10 @@ mod tests {
 
     const SRC: &str = "double a[1000], b[1000];\nvoid f(void) {\n  for (int i = 0; i < 1000; i++)\n    a[i] = 2.0 * b[i];\n  for (int i = 1; i < 1000; i++)\n    a[i] = a[i - 1] + b[i];\n}\n";
 
+    /// The pipeline with OS but no transformation (the OS event is then one `none`).
     fn outcome(text: &str) -> FileOutcome {
-        let p = Pipeline::new(Options { target: Some(Target::OpenMp), optimize: true, ..Options::default() })
-            .unwrap();
+        let opts = Options { target: Some(Target::OpenMp), optimize: true, ..Options::default() };
+        let p = Pipeline::with_registry(opts, crate::optimize::Registry::empty()).unwrap();
         p.run(Path::new("t.c"), "t.c", text, &MemLoader::default()).unwrap()
     }
 

@@ -13,7 +13,47 @@
 use crate::edit::Edit;
 use crate::pipeline::Ps;
 use analysis::api::{FileReport, FunctionReport, LoopReport};
+use analysis::frontend::{parse_source, Frontend};
+use analysis::preprocess::{PpOptions, SourceLoader};
+use std::cell::OnceCell;
 use std::path::Path;
+
+/// The IR of the file OS works on, built on first use (the analysis report does not keep
+/// it; a transformation that restructures code needs statements, expressions and spans).
+pub struct SourceIr<'a> {
+    path: &'a Path,
+    text: &'a str,
+    pp: Option<&'a PpOptions>,
+    loader: Option<&'a dyn SourceLoader>,
+    cell: OnceCell<Option<Frontend>>,
+}
+
+impl<'a> SourceIr<'a> {
+    /// Parse `text` (the contents of `path`, with `pp`'s macros and `loader`'s headers) when
+    /// first asked.
+    pub fn new(
+        path: &'a Path,
+        text: &'a str,
+        pp: &'a PpOptions,
+        loader: &'a dyn SourceLoader,
+    ) -> SourceIr<'a> {
+        SourceIr { path, text, pp: Some(pp), loader: Some(loader), cell: OnceCell::new() }
+    }
+
+    /// No IR: transformations that need it propose nothing.
+    pub fn none(path: &'a Path, text: &'a str) -> SourceIr<'a> {
+        SourceIr { path, text, pp: None, loader: None, cell: OnceCell::new() }
+    }
+
+    pub fn get(&self) -> Option<&Frontend> {
+        self.cell
+            .get_or_init(|| match (self.pp, self.loader) {
+                (Some(pp), Some(loader)) => Some(parse_source(self.path, self.text, pp, loader)),
+                _ => None,
+            })
+            .as_ref()
+    }
+}
 
 /// What a transformation sees: one file, analysed (SPPS) and possibly parallelized (PS).
 pub struct OsContext<'a> {
@@ -29,6 +69,8 @@ pub struct OsContext<'a> {
     /// edits conflict with these is refused by the pipeline, so a transformation of a loop
     /// PS parallelized must either leave it alone or refuse with its own reason.
     pub ps: Option<&'a Ps>,
+    /// The file's IR (statements, expressions, spans), parsed on first use.
+    pub ir: &'a SourceIr<'a>,
 }
 
 impl<'a> OsContext<'a> {
@@ -99,6 +141,15 @@ pub trait LoopTransformation: Send + Sync {
     /// the reason the analysis gives) for every candidate that is not legal. Pure: the same
     /// context gives the same outcomes.
     fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome>;
+
+    /// True when the transformation itself keeps the loops PS parallelizes parallel (it
+    /// predicts the parallelism of what it produces and does not apply what would lose
+    /// it): the pipeline then lets its proposals change parallelized loops, and PS runs
+    /// again on the transformed text. False (the default): the pipeline refuses every
+    /// proposal that names or edits a loop PS parallelized.
+    fn checks_parallelism(&self) -> bool {
+        false
+    }
 }
 
 /// The transformations OS runs, in order (earlier ones win conflicts).
@@ -113,10 +164,14 @@ impl Registry {
         Registry::default()
     }
 
-    /// The transformations `-optimize` runs. None exists yet: loop fusion, fission,
-    /// unrolling and interchange register here when they are implemented.
+    /// The transformations `-optimize` runs: loop fusion, then fission (distribution), then
+    /// index-set splitting (earlier ones win conflicts).
     pub fn standard() -> Registry {
-        Registry::empty()
+        let mut r = Registry::empty();
+        r.register(Box::new(crate::fusion::Fusion));
+        r.register(Box::new(crate::fission::Fission));
+        r.register(Box::new(crate::fission::IndexSplit));
+        r
     }
 
     pub fn register(&mut self, t: Box<dyn LoopTransformation>) -> &mut Registry {

@@ -18,7 +18,7 @@
 use crate::diff::{self, LineIndex};
 use crate::edit::{self, Edit};
 use crate::openmp;
-use crate::optimize::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry};
+use crate::optimize::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry, SourceIr};
 use analysis::api::{analyze_source, AnalyzeOptions, FileReport};
 use analysis::ir::Severity;
 use analysis::preprocess::SourceLoader;
@@ -382,6 +382,22 @@ impl Os {
     pub fn edits(&self) -> Vec<Edit> {
         self.applied.iter().flat_map(|(_, p)| p.edits.iter().cloned()).collect()
     }
+
+    /// Undo every application: each becomes a refusal with `why` (events included).
+    fn revert(&mut self, why: &str) {
+        for e in self.events.iter_mut().filter(|e| e.action == action::APPLIED) {
+            e.action = action::REFUSED.to_string();
+            e.reason = Some(why.to_string());
+        }
+        for (name, p) in self.applied.drain(..) {
+            self.refused.push((name, Refusal { loops: p.loops, code: None, reason: why.to_string() }));
+        }
+    }
+}
+
+/// Number of syntax errors (`PPO010`) among diagnostic codes.
+fn syntax_errors<'a>(codes: impl Iterator<Item = &'a str>) -> usize {
+    codes.filter(|c| *c == "PPO010").count()
 }
 
 fn os_event(action: &str, name: &str, loops: &[LoopRef]) -> Event {
@@ -414,10 +430,12 @@ fn parallelized_loop<'a>(ps: &'a Ps, p: &Proposal, lines: &LineIndex) -> Option<
 }
 
 /// OS: run every transformation of `registry` (in order) on the file. A proposal is applied
-/// when it is marked `auto` and its edits conflict neither with PS's directives nor with an
-/// earlier proposal, and it neither names nor edits a loop PS parallelized; otherwise it is
-/// offered or refused. With nothing to report, one `none`
-/// event says why.
+/// when it is marked `auto` and its edits conflict with no earlier applied proposal, and —
+/// unless its transformation [checks parallelism itself](crate::optimize::LoopTransformation::checks_parallelism)
+/// — it neither names nor edits a loop PS parallelizes (`ps`: what PS does to the original
+/// text); otherwise it is offered or refused. With nothing to report, one `none` event says
+/// why. `ir` gives the transformations the file's IR.
+#[allow(clippy::too_many_arguments)]
 pub fn os(
     path: &Path,
     name: &str,
@@ -426,13 +444,26 @@ pub fn os(
     spps: &Spps,
     ps: Option<&Ps>,
     registry: &Registry,
+    ir: &SourceIr<'_>,
 ) -> Os {
     let mut out = Os::default();
-    let mut accepted: Vec<Edit> = ps.map(Ps::edits).unwrap_or_default();
-    let cx = OsContext { path, text, lines, report: &spps.report, ps };
+    // PS runs again on the transformed text when OS changes it: its directives on the
+    // original text are no obstacle.
+    let mut accepted: Vec<Edit> = Vec::new();
+    let cx = OsContext { path, text, lines, report: &spps.report, ps, ir };
     for t in registry.iter() {
         let tname = t.name();
-        for outcome in t.run(&cx) {
+        // A bug in one transformation costs its own outcomes, not the file.
+        let outcomes = match guarded(Stage::Os, || t.run(&cx)) {
+            Ok(o) => o,
+            Err(e) => {
+                let reason = format!("{e}; the transformation was skipped for this file");
+                out.events.push(Event::new(Stage::Os, action::REFUSED).text(tname).reason(reason.clone()));
+                out.refused.push((tname, Refusal { loops: Vec::new(), code: None, reason }));
+                continue;
+            }
+        };
+        for outcome in outcomes {
             match outcome {
                 Outcome::Refusal(r) => {
                     let mut e = os_event(action::REFUSED, tname, &r.loops).reason(r.reason.clone());
@@ -446,7 +477,11 @@ pub fn os(
                     let text_of = format!("{tname}: {}", p.title);
                     let diff = diff::unified(name, text, lines, &p.edits);
                     let conflict = p.edits.iter().find_map(|e| accepted.iter().find(|a| a.conflicts_with(e)));
-                    let parallelized = ps.and_then(|ps| parallelized_loop(ps, &p, lines));
+                    let parallelized = if t.checks_parallelism() {
+                        None
+                    } else {
+                        ps.and_then(|ps| parallelized_loop(ps, &p, lines))
+                    };
                     let refusal = if diff.is_none() {
                         Some("its edits overlap each other or lie outside the file".to_string())
                     } else if let Some((id, line)) = parallelized {
@@ -504,27 +539,53 @@ pub struct Options {
 pub struct FileOutcome {
     /// The name the file has in diffs and logs.
     pub name: String,
+    /// SPPS on the original text.
     pub spps: Spps,
+    /// PS: on the original text, or on the text after OS when OS changed it and a target is
+    /// set (`after_os` is then the analysis it used).
     pub ps: Option<Ps>,
     pub os: Option<Os>,
-    /// Every accepted edit (PS's, then OS's), on the original text.
+    /// SPPS' — the analysis of the text after OS (when OS changed the file and PS runs): its
+    /// events name the new text's loops with a `'` (`main#0'`), their lines are the new
+    /// text's.
+    pub after_os: Option<Spps>,
+    /// Every accepted edit (OS's, then PS's), on the original text.
     pub edits: Vec<Edit>,
     /// The transformed text; `None` when nothing changes.
     pub new_text: Option<String>,
 }
 
 impl FileOutcome {
-    /// Every event, stage by stage.
-    pub fn events(&self) -> impl Iterator<Item = &Event> {
-        self.spps
-            .events
-            .iter()
-            .chain(self.ps.iter().flat_map(|p| &p.events))
-            .chain(self.os.iter().flat_map(|o| &o.events))
+    /// Every event, in the order the stages ran: SPPS, PS, OS; or SPPS, OS, SPPS', PS when
+    /// OS changed the file and PS ran on the result.
+    pub fn events(&self) -> Box<dyn Iterator<Item = &Event> + '_> {
+        let spps = self.spps.events.iter();
+        let ps = self.ps.iter().flat_map(|p| &p.events);
+        let os = self.os.iter().flat_map(|o| &o.events);
+        match &self.after_os {
+            Some(a) => Box::new(spps.chain(os).chain(a.events.iter()).chain(ps)),
+            None => Box::new(spps.chain(ps).chain(os)),
+        }
     }
 
+    /// The analysis of the original text.
     pub fn report(&self) -> &FileReport {
         &self.spps.report
+    }
+
+    /// The analysis PS used: of the text after OS when OS changed it, else of the original.
+    pub fn final_report(&self) -> &FileReport {
+        self.after_os.as_ref().map_or(&self.spps.report, |a| &a.report)
+    }
+}
+
+/// Events about the text after OS: their loops get a `'` (`main#0'`), so that the log never
+/// confuses them with the original text's loops of the same ordinal.
+fn mark_after_os(events: &mut [Event]) {
+    for e in events {
+        if let Some(id) = &mut e.loop_id {
+            id.push('\'');
+        }
     }
 }
 
@@ -560,9 +621,10 @@ impl Pipeline {
         Ok(Pipeline { options, registry })
     }
 
-    /// Run every stage on one file: SPPS, then PS when a target is set, then OS when
-    /// optimizing. `path` anchors includes; `name` names the file in diffs and logs. A panic
-    /// in a stage is an error for this file only.
+    /// Run every stage on one file: SPPS; then, when optimizing, OS, and when OS changed the
+    /// text and a target is set, SPPS again on the new text (SPPS') and PS on it; otherwise
+    /// PS (when a target is set) on the original text. `path` anchors includes; `name` names
+    /// the file in diffs and logs. A panic in a stage is an error for this file only.
     pub fn run(
         &self,
         path: &Path,
@@ -571,31 +633,112 @@ impl Pipeline {
         loader: &dyn SourceLoader,
     ) -> Result<FileOutcome, PipelineError> {
         let spps = guarded(Stage::Spps, || spps(path, text, &self.options.analyze, loader))?;
-        self.run_after_spps(path, name, text, spps)
+        self.run_after_spps(path, name, text, spps, loader)
     }
 
-    /// PS and OS on a file SPPS has already analysed.
+    /// PS and OS (and SPPS' after OS) on a file SPPS has already analysed.
     pub fn run_after_spps(
         &self,
         path: &Path,
         name: &str,
         text: &str,
         spps: Spps,
+        loader: &dyn SourceLoader,
     ) -> Result<FileOutcome, PipelineError> {
         let lines = LineIndex::new(text);
-        let ps = match self.options.target {
+        // PS on the original text: the result when OS changes nothing, and what OS must
+        // respect otherwise.
+        let ps0 = match self.options.target {
             Some(t) => Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t))??),
             None => None,
         };
         let os = if self.options.optimize {
-            Some(guarded(Stage::Os, || os(path, name, text, &lines, &spps, ps.as_ref(), &self.registry))?)
+            let ir = SourceIr::new(path, text, &self.options.analyze.pp, loader);
+            Some(guarded(Stage::Os, || {
+                os(path, name, text, &lines, &spps, ps0.as_ref(), &self.registry, &ir)
+            })?)
         } else {
             None
         };
-        let mut edits: Vec<Edit> = ps.as_ref().map(Ps::edits).unwrap_or_default();
-        edits.extend(os.as_ref().map(Os::edits).unwrap_or_default());
-        let new_text = if edits.is_empty() { None } else { edit::apply(text, &edits) };
-        Ok(FileOutcome { name: name.to_string(), spps, ps, os, edits, new_text })
+        let mut os = os;
+        let mut os_edits = os.as_ref().map(Os::edits).unwrap_or_default();
+        let mut after = if os_edits.is_empty() { None } else { edit::apply(text, &os_edits) };
+        // SPPS' when PS runs after OS (its diagnostics also tell whether the new text parses).
+        let mut spps2 = match (&after, self.options.target) {
+            (Some(a), Some(_)) => {
+                Some(guarded(Stage::Spps, || crate::pipeline::spps(path, a, &self.options.analyze, loader))?)
+            }
+            _ => None,
+        };
+        // A safety net: OS must never turn parsable code into code that does not parse.
+        if let (Some(a), Some(o)) = (&after, os.as_mut()) {
+            let before = syntax_errors(spps.report.diagnostics.iter().map(|d| d.code));
+            let now = match &spps2 {
+                Some(s2) => syntax_errors(s2.report.diagnostics.iter().map(|d| d.code)),
+                None => {
+                    let fe = analysis::frontend::parse_source(path, a, &self.options.analyze.pp, loader);
+                    syntax_errors(fe.unit.diagnostics.iter().map(|d| d.code))
+                }
+            };
+            if now > before {
+                o.revert(&format!(
+                    "internal error: the transformed text does not parse ({now} syntax errors, {before} before); OS's changes to this file are dropped"
+                ));
+                os_edits.clear();
+                after = None;
+                spps2 = None;
+            }
+        }
+        let Some(after) = after else {
+            let mut edits: Vec<Edit> = ps0.as_ref().map(Ps::edits).unwrap_or_default();
+            edits.extend(os_edits);
+            let new_text = if edits.is_empty() { None } else { edit::apply(text, &edits) };
+            return Ok(FileOutcome {
+                name: name.to_string(),
+                spps,
+                ps: ps0,
+                os,
+                after_os: None,
+                edits,
+                new_text,
+            });
+        };
+        let Some(target) = self.options.target else {
+            return Ok(FileOutcome {
+                name: name.to_string(),
+                spps,
+                ps: None,
+                os,
+                after_os: None,
+                edits: os_edits,
+                new_text: Some(after),
+            });
+        };
+        // PS on the transformed text.
+        let mut spps2 = spps2.expect("SPPS' ran");
+        let lines2 = LineIndex::new(&after);
+        let mut ps1 = guarded(Stage::Ps, || ps(name, &after, &lines2, &spps2, target))??;
+        mark_after_os(&mut spps2.events);
+        mark_after_os(&mut ps1.events);
+        let ps_edits = ps1.edits();
+        let new_text = if ps_edits.is_empty() {
+            after.clone()
+        } else {
+            edit::apply(&after, &ps_edits).unwrap_or(after.clone())
+        };
+        let edits = edit::compose(&os_edits, &ps_edits).unwrap_or_else(|| {
+            // Cannot happen (directives are insertions); the whole change as one edit.
+            vec![Edit { start: 0, end: text.len() as u32, text: new_text.clone() }]
+        });
+        Ok(FileOutcome {
+            name: name.to_string(),
+            spps,
+            ps: Some(ps1),
+            os,
+            after_os: Some(spps2),
+            edits,
+            new_text: Some(new_text),
+        })
     }
 }
 
@@ -794,5 +937,96 @@ mod tests {
         assert_eq!(stages, [Stage::Spps, Stage::Spps, Stage::Ps, Stage::Os]);
         assert_eq!("PS".parse::<Stage>().unwrap(), Stage::Ps);
         assert!("ls".parse::<Stage>().is_err());
+    }
+
+    fn fusion() -> Registry {
+        let mut r = Registry::empty();
+        r.register(Box::new(crate::fusion::Fusion));
+        r
+    }
+
+    const FUSABLE: &str = "double a[1000], b[1000];\nvoid f(void) {\n  int i;\n  for (i = 0; i < 1000; i++)\n    a[i] = 2.0 * i;\n  for (i = 0; i < 1000; i++)\n    b[i] = a[i] + 1.0;\n}\n";
+
+    #[test]
+    fn os_changes_are_analysed_again_before_ps() {
+        let o = run(Options { optimize: true, ..omp() }, fusion(), FUSABLE);
+        let ev: Vec<(Stage, &str, Option<&str>)> =
+            o.events().map(|e| (e.stage, e.action.as_str(), e.loop_id.as_deref())).collect();
+        assert_eq!(
+            ev,
+            [
+                (Stage::Spps, action::PARALLEL, Some("f#0")),
+                (Stage::Spps, action::PARALLEL, Some("f#1")),
+                (Stage::Os, action::APPLIED, Some("f#0")),
+                (Stage::Spps, action::PARALLEL, Some("f#0'")),
+                (Stage::Ps, action::INSERT_DIRECTIVE, Some("f#0'")),
+            ]
+        );
+        let new = o.new_text.as_deref().unwrap();
+        assert_eq!(
+            new,
+            "double a[1000], b[1000];\nvoid f(void) {\n  int i;\n  #pragma omp parallel for\n  for (i = 0; i < 1000; i++) {\n    a[i] = 2.0 * i;\n    b[i] = a[i] + 1.0;\n  }\n}\n"
+        );
+        // The edits are on the original text and give the same result.
+        assert_eq!(edit::apply(FUSABLE, &o.edits).as_deref(), Some(new));
+        // The PS event's lines and diff are those of the text after OS.
+        let ps = &o.ps.as_ref().unwrap().events[0];
+        assert_eq!((ps.line_start, ps.line_end), (Some(4), Some(7)));
+        assert_eq!(o.final_report().functions[0].loops.len(), 1);
+        assert_eq!(o.report().functions[0].loops.len(), 2);
+    }
+
+    #[test]
+    fn optimize_without_target_does_not_analyse_again() {
+        let o = run(Options { optimize: true, ..Options::default() }, fusion(), FUSABLE);
+        assert!(o.after_os.is_none() && o.ps.is_none());
+        let stages: Vec<Stage> = o.events().map(|e| e.stage).collect();
+        assert_eq!(stages, [Stage::Spps, Stage::Spps, Stage::Os]);
+        assert!(o.new_text.as_deref().unwrap().contains("    a[i] = 2.0 * i;\n    b[i] = a[i] + 1.0;\n"));
+        assert_eq!(edit::apply(FUSABLE, &o.edits), o.new_text);
+    }
+
+    #[test]
+    fn omp_alone_never_runs_os() {
+        let o = run(omp(), fusion(), FUSABLE);
+        assert!(o.os.is_none() && o.after_os.is_none());
+        assert_eq!(o.new_text.as_deref().unwrap().matches("#pragma omp parallel for").count(), 2);
+    }
+
+    /// Breaks the syntax of the file (a buggy transformation).
+    struct Garble;
+
+    impl LoopTransformation for Garble {
+        fn name(&self) -> &'static str {
+            "garble"
+        }
+        fn checks_parallelism(&self) -> bool {
+            true
+        }
+        fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
+            let (f, l) = cx.loops().next().unwrap();
+            let s = cx.lines.line_start(l.range.line).unwrap() as u32;
+            vec![Outcome::Proposal(Proposal {
+                loops: vec![LoopRef::of(f, l)],
+                title: "garble".into(),
+                edits: vec![Edit::insert(s, "  for (;;; {\n")],
+                auto: true,
+            })]
+        }
+    }
+
+    #[test]
+    fn os_changes_that_break_the_syntax_are_dropped() {
+        for opts in [Options { optimize: true, ..Options::default() }, Options { optimize: true, ..omp() }] {
+            let mut r = Registry::empty();
+            r.register(Box::new(Garble));
+            let o = run(opts, r, SRC);
+            let os = o.os.as_ref().unwrap();
+            assert!(os.applied.is_empty() && os.refused.len() == 1, "{os:#?}");
+            assert_eq!(os.events[0].action, action::REFUSED);
+            assert!(os.events[0].reason.as_deref().unwrap().contains("does not parse"), "{:?}", os.events[0]);
+            assert!(o.after_os.is_none());
+            assert!(o.new_text.as_deref().is_none_or(|t| !t.contains(";;;")));
+        }
     }
 }
