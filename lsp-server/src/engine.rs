@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use transforms::diff;
-use transforms::optimize::{OsContext, Outcome, Registry};
+use transforms::optimize::{OsContext, Outcome, Registry, SourceIr};
 use transforms::pipeline::{FileOutcome, Options, Pipeline, PipelineError, Target};
 
 /// Makes the OS registry an analysis runs (the standard one; tests plug their own).
@@ -58,6 +58,8 @@ pub struct Facts {
     pub os_failures: Vec<(&'static str, String)>,
     /// Loop id → (function index, loop index) in the report.
     index: HashMap<String, (usize, usize)>,
+    /// The options the file was analysed with (the commands run the pipeline again with them).
+    pub analyze: AnalyzeOptions,
 }
 
 impl Facts {
@@ -168,7 +170,7 @@ fn analyse_unguarded(
             let base = run(with_target(None), path, &name, text, loader)?;
             let p = Pipeline::with_registry(with_target(Some(settings.target)), Registry::empty())
                 .map_err(|e| e.to_string())?;
-            match p.run_after_spps(path, &name, text, base.spps.clone()) {
+            match p.run_after_spps(path, &name, text, base.spps.clone(), loader) {
                 Ok(o) => (o, None),
                 Err(e @ (PipelineError::Unsupported { .. } | PipelineError::TargetUnavailable(_))) => {
                     (base, Some(e.to_string()))
@@ -179,7 +181,9 @@ fn analyse_unguarded(
     };
     let lines = diff::LineIndex::new(text);
     let registry = registry();
-    let cx = OsContext { path, text, lines: &lines, report: outcome.report(), ps: None };
+    // Transformations that restructure code parse the file themselves, on first use.
+    let ir = SourceIr::new(path, text, &analyze.pp, loader);
+    let cx = OsContext { path, text, lines: &lines, report: outcome.report(), ps: None, ir: &ir };
     let mut os = Vec::new();
     let mut os_failures = Vec::new();
     for t in registry.iter() {
@@ -195,7 +199,7 @@ fn analyse_unguarded(
         .enumerate()
         .flat_map(|(fi, f)| f.loops.iter().enumerate().map(move |(li, l)| (l.id.clone(), (fi, li))))
         .collect();
-    Ok(Facts { outcome, target_refused, os, os_failures, index })
+    Ok(Facts { outcome, target_refused, os, os_failures, index, analyze })
 }
 
 fn run(

@@ -260,6 +260,14 @@ impl Backend {
         workspace_edit(a, uri, edits, read(&self.inner.flags).document_changes)
     }
 
+    /// The open documents other than `path`, for the analyses' includes.
+    fn overlay(&self, path: &Path) -> OverlayLoader {
+        let docs = lock(&self.inner.docs);
+        OverlayLoader {
+            open: docs.values().filter(|d| d.path != path).map(|d| (d.path.clone(), d.text.clone())).collect(),
+        }
+    }
+
     fn action_edit(&self, a: &Analysis, uri: &Url, x: &crate::actions::Action) -> WorkspaceEdit {
         match &x.new_file {
             Some(f) => new_file_edit(uri, f),
@@ -453,11 +461,9 @@ impl Backend {
         let title = if optimize { "ppo: optimizing" } else { "ppo: parallelizing" };
         let token = self.progress_begin(token, title).await;
         self.progress_report(&token, "running the pipeline", 10).await;
-        let options = Options {
-            target: (!optimize).then_some(settings.target),
-            optimize,
-            analyze: analysis::api::AnalyzeOptions::default(),
-        };
+        // The same options as the analysis: OS analyses the text it transforms again.
+        let options = Options { target: (!optimize).then_some(settings.target), optimize, analyze: facts.analyze.clone() };
+        let loader = self.overlay(&a.path);
         let registry =
             if optimize { (self.inner.ext.os_registry)() } else { transforms::optimize::Registry::empty() };
         let (a2, f2) = (a.clone(), facts.clone());
@@ -465,7 +471,7 @@ impl Backend {
             std::panic::catch_unwind(AssertUnwindSafe(|| {
                 let p = Pipeline::with_registry(options, registry).map_err(|e| e.to_string())?;
                 let name = engine::file_name(&a2.path);
-                p.run_after_spps(&a2.path, &name, &a2.text, f2.outcome.spps.clone())
+                p.run_after_spps(&a2.path, &name, &a2.text, f2.outcome.spps.clone(), &loader)
                     .map_err(|e| e.to_string())
             }))
             .unwrap_or_else(|p| Err(format!("internal error: {}", panic_text(&*p))))
