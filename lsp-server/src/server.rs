@@ -264,7 +264,11 @@ impl Backend {
     fn overlay(&self, path: &Path) -> OverlayLoader {
         let docs = lock(&self.inner.docs);
         OverlayLoader {
-            open: docs.values().filter(|d| d.path != path).map(|d| (d.path.clone(), d.text.clone())).collect(),
+            open: docs
+                .values()
+                .filter(|d| d.path != path)
+                .map(|d| (d.path.clone(), d.text.clone()))
+                .collect(),
         }
     }
 
@@ -462,7 +466,11 @@ impl Backend {
         let token = self.progress_begin(token, title).await;
         self.progress_report(&token, "running the pipeline", 10).await;
         // The same options as the analysis: OS analyses the text it transforms again.
-        let options = Options { target: (!optimize).then_some(settings.target), optimize, analyze: facts.analyze.clone() };
+        let options = Options {
+            target: (!optimize).then_some(settings.target),
+            optimize,
+            analyze: facts.analyze.clone(),
+        };
         let loader = self.overlay(&a.path);
         let registry =
             if optimize { (self.inner.ext.os_registry)() } else { transforms::optimize::Registry::empty() };

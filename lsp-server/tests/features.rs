@@ -423,3 +423,46 @@ async fn the_tbb_target_writes_a_cpp_file_beside_the_document() {
     assert!(md.contains("not offered: tbb target: [PPO244]"), "{md}");
     assert_eq!(c.shutdown().await, 0);
 }
+
+/// The standard registry's transformations (fusion, fission, index-set splitting) as code
+/// actions on the loop at the cursor, and `ppo.optimizeFile` applying what `-optimize` does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_standard_os_registry_offers_fusion() {
+    let text = "#define N 1000\n\
+double a[N], b[N], c[N];\n\
+void f(void) {\n\
+\x20 for (int i = 0; i < N; i++)\n\
+\x20   a[i] = b[i] * 2.0;\n\
+\x20 for (int i = 0; i < N; i++)\n\
+\x20   c[i] = a[i] + 1.0;\n\
+}\n";
+    let c = Client::start(Extensions::default());
+    c.initialize(json!({})).await;
+    let uri = "file:///w/fuse.c";
+    c.open(uri, text).await;
+    c.diagnostics(uri, 1).await;
+    for line in [3, 5] {
+        let acts = c.actions(uri, line, json!([])).await;
+        let fusion =
+            acts.iter().find(|a| a["kind"] == "refactor.rewrite.ppo.fusion").expect("fusion offered");
+        assert_eq!(fusion["title"], "Fusion: fuse f#0 and f#1");
+        let fused = apply_text_edits(text, &edits_of(&fusion["edit"], uri));
+        assert!(
+            fused.contains(
+                "for (int i = 0; i < N; i++) {\n    a[i] = b[i] * 2.0;\n    c[i] = a[i] + 1.0;\n  }"
+            ),
+            "{fused}"
+        );
+    }
+    let r = c
+        .request("workspace/executeCommand", json!({"command": "ppo.optimizeFile", "arguments": [uri]}))
+        .await;
+    let events: Vec<&str> = r["events"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+    assert!(events.iter().any(|e| e.contains("fusion")), "{r}");
+    if r["applied"] == true {
+        let e = c.requests_of("workspace/applyEdit");
+        let new = apply_text_edits(text, &edits_of(&e[0]["edit"], uri));
+        assert_eq!(new.matches("for (").count(), 1, "{new}");
+    }
+    assert_eq!(c.shutdown().await, 0);
+}

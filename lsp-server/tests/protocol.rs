@@ -201,7 +201,8 @@ async fn initialize_open_lens_hover_actions_apply_change_command_shutdown() {
     assert_eq!(kinds.last(), Some(&"end"));
     assert!(!c.requests_of("window/workDoneProgress/create").is_empty());
 
-    // Optimize: the standard registry has nothing to apply yet; said, not failed.
+    // Optimize: no OS transformation applies to these two loops (different functions); said,
+    // not failed.
     let r = c
         .request("workspace/executeCommand", json!({"command": "ppo.optimizeFile", "arguments": [uri]}))
         .await;
