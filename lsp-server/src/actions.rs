@@ -305,7 +305,8 @@ impl ActionProvider for Transformations {
     fn offers(&self, cx: &ActionContext<'_>) -> Vec<Offer> {
         let mut out = Vec::new();
         for (_, l) in &cx.loops {
-            for (name, o) in &cx.facts.os {
+            let os = cx.facts.os();
+            for (name, o) in &os.outcomes {
                 match o {
                     Outcome::Proposal(p) if p.loops.iter().any(|r| r.id == l.id) => {
                         // Offered only if its edits apply to the text.
@@ -337,7 +338,7 @@ impl ActionProvider for Transformations {
                     _ => {}
                 }
             }
-            for (name, msg) in &cx.facts.os_failures {
+            for (name, msg) in &os.failures {
                 out.push(Offer::Refused {
                     loop_id: Some(l.id.clone()),
                     title: name.to_string(),

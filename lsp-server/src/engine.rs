@@ -9,7 +9,7 @@ use analysis::preprocess::{FsLoader, SourceLoader};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use transforms::diff;
 use transforms::optimize::{OsContext, Outcome, Registry, SourceIr};
@@ -51,18 +51,75 @@ pub struct Facts {
     /// Why PS produced nothing for this file: the configured target is not available, or
     /// cannot take the file (TBB: not valid C++ and not convertible, PPO244).
     pub target_refused: Option<String>,
-    /// Every outcome of every OS transformation of the registry, on the text as it is
-    /// (without PS's directives), with the transformation's name.
-    pub os: Vec<(&'static str, Outcome)>,
-    /// Transformations that panicked (reported in the hover, never offered).
-    pub os_failures: Vec<(&'static str, String)>,
+    /// The OS outcomes, computed after the diagnostics and lenses are out (see
+    /// [`Facts::os`]).
+    os: OnceLock<OsOutcomes>,
+    /// What computing them needs.
+    os_inputs: OsInputs,
     /// Loop id → (function index, loop index) in the report.
     index: HashMap<String, (usize, usize)>,
     /// The options the file was analysed with (the commands run the pipeline again with them).
     pub analyze: AnalyzeOptions,
 }
 
+/// What every OS transformation of the registry proposes or refuses for the file.
+#[derive(Debug, Default)]
+pub struct OsOutcomes {
+    /// Every outcome, on the text as it is (without PS's directives), with the
+    /// transformation's name.
+    pub outcomes: Vec<(&'static str, Outcome)>,
+    /// Transformations that panicked (reported in the hover, never offered).
+    pub failures: Vec<(&'static str, String)>,
+}
+
+struct OsInputs {
+    path: PathBuf,
+    text: Arc<String>,
+    loader: OverlayLoader,
+    registry: Registry,
+}
+
+impl std::fmt::Debug for OsInputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OsInputs").field("path", &self.path).field("registry", &self.registry).finish()
+    }
+}
+
 impl Facts {
+    /// The OS outcomes: the proposals and refusals of the loop transformations. Computed on
+    /// first use (a transformation may parse the file again and take longer than the
+    /// analysis), once; blocking: call it from a blocking thread, or after
+    /// [`Facts::os_ready`].
+    pub fn os(&self) -> &OsOutcomes {
+        self.os.get_or_init(|| {
+            let i = &self.os_inputs;
+            let text = i.text.as_str();
+            let lines = diff::LineIndex::new(text);
+            let ir = SourceIr::new(&i.path, text, &self.analyze.pp, &i.loader);
+            let cx = OsContext {
+                path: &i.path,
+                text,
+                lines: &lines,
+                report: self.outcome.report(),
+                ps: None,
+                ir: &ir,
+            };
+            let mut out = OsOutcomes::default();
+            for t in i.registry.iter() {
+                match catch_unwind(AssertUnwindSafe(|| t.run(&cx))) {
+                    Ok(outs) => out.outcomes.extend(outs.into_iter().map(|o| (t.name(), o))),
+                    Err(p) => out.failures.push((t.name(), panic_message(p))),
+                }
+            }
+            out
+        })
+    }
+
+    /// The OS outcomes are computed: [`Facts::os`] returns at once.
+    pub fn os_ready(&self) -> bool {
+        self.os.get().is_some()
+    }
+
     pub fn report(&self) -> &FileReport {
         self.outcome.report()
     }
@@ -134,7 +191,7 @@ pub fn analyse(
     text: &str,
     settings: &Settings,
     pp: analysis::preprocess::PpOptions,
-    loader: &dyn SourceLoader,
+    loader: OverlayLoader,
     registry: &RegistryFactory,
 ) -> State {
     if let Some(why) = refuse(text, settings) {
@@ -153,24 +210,24 @@ fn analyse_unguarded(
     text: &str,
     settings: &Settings,
     pp: analysis::preprocess::PpOptions,
-    loader: &dyn SourceLoader,
+    loader: OverlayLoader,
     registry: &RegistryFactory,
 ) -> Result<Facts, String> {
     let name = file_name(path);
     let analyze = AnalyzeOptions { pp, thresholds: settings.thresholds };
     let with_target = |target| Options { target, optimize: false, analyze: analyze.clone() };
     let (outcome, target_refused) = match settings.target.check_available() {
-        Err(e) => (run(with_target(None), path, &name, text, loader)?, Some(e.to_string())),
+        Err(e) => (run(with_target(None), path, &name, text, &loader)?, Some(e.to_string())),
         // OpenMP takes every file: one run.
         Ok(()) if settings.target == Target::OpenMp => {
-            (run(with_target(Some(Target::OpenMp)), path, &name, text, loader)?, None)
+            (run(with_target(Some(Target::OpenMp)), path, &name, text, &loader)?, None)
         }
         // Another target may refuse the file: keep the analysis then.
         Ok(()) => {
-            let base = run(with_target(None), path, &name, text, loader)?;
+            let base = run(with_target(None), path, &name, text, &loader)?;
             let p = Pipeline::with_registry(with_target(Some(settings.target)), Registry::empty())
                 .map_err(|e| e.to_string())?;
-            match p.run_after_spps(path, &name, text, base.spps.clone(), loader) {
+            match p.run_after_spps(path, &name, text, base.spps.clone(), &loader) {
                 Ok(o) => (o, None),
                 Err(e @ (PipelineError::Unsupported { .. } | PipelineError::TargetUnavailable(_))) => {
                     (base, Some(e.to_string()))
@@ -179,19 +236,8 @@ fn analyse_unguarded(
             }
         }
     };
-    let lines = diff::LineIndex::new(text);
+    // Built now: a registry that cannot be built fails the analysis, not a later request.
     let registry = registry();
-    // Transformations that restructure code parse the file themselves, on first use.
-    let ir = SourceIr::new(path, text, &analyze.pp, loader);
-    let cx = OsContext { path, text, lines: &lines, report: outcome.report(), ps: None, ir: &ir };
-    let mut os = Vec::new();
-    let mut os_failures = Vec::new();
-    for t in registry.iter() {
-        match catch_unwind(AssertUnwindSafe(|| t.run(&cx))) {
-            Ok(outs) => os.extend(outs.into_iter().map(|o| (t.name(), o))),
-            Err(p) => os_failures.push((t.name(), panic_message(p))),
-        }
-    }
     let index = outcome
         .report()
         .functions
@@ -199,7 +245,8 @@ fn analyse_unguarded(
         .enumerate()
         .flat_map(|(fi, f)| f.loops.iter().enumerate().map(move |(li, l)| (l.id.clone(), (fi, li))))
         .collect();
-    Ok(Facts { outcome, target_refused, os, os_failures, index, analyze })
+    let os_inputs = OsInputs { path: path.to_path_buf(), text: Arc::new(text.to_string()), loader, registry };
+    Ok(Facts { outcome, target_refused, os: OnceLock::new(), os_inputs, index, analyze })
 }
 
 fn run(

@@ -260,6 +260,20 @@ impl Backend {
         workspace_edit(a, uri, edits, read(&self.inner.flags).document_changes)
     }
 
+    /// Wait until the OS outcomes of `facts` are computed (on a blocking thread), so that
+    /// the action providers read them without blocking the async threads.
+    async fn os_ready(&self, facts: &Arc<engine::Facts>) {
+        if !facts.os_ready() {
+            let f = facts.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    f.os();
+                }));
+            })
+            .await;
+        }
+    }
+
     /// The open documents other than `path`, for the analyses' includes.
     fn overlay(&self, path: &Path) -> OverlayLoader {
         let docs = lock(&self.inner.docs);
@@ -379,6 +393,7 @@ impl Backend {
         let Some((f, l)) = found else {
             return Err(invalid_params("ppo.explainLoop: no such loop in this version of the document"));
         };
+        self.os_ready(&facts).await;
         let md = feedback::explain(&a, &facts, &self.inner.ext.actions, f, l, true);
         self.client.log_message(MessageType::INFO, format!("ppo: loop {}\n{md}", l.id)).await;
         Ok(json!({
@@ -732,7 +747,7 @@ async fn analyse_and_publish(inner: Arc<Inner>, client: Client, uri: Url) {
             None => {
                 let loader = OverlayLoader { open: overlay };
                 let st =
-                    engine::analyse(&path, &text, &settings, pp.clone(), &loader, &inner2.ext.os_registry);
+                    engine::analyse(&path, &text, &settings, pp.clone(), loader, &inner2.ext.os_registry);
                 if let State::Analysed(f) = &st {
                     lock(&inner2.cache).put(&path, generation, text.clone(), &pp, f.clone());
                 }
@@ -797,6 +812,15 @@ async fn analyse_and_publish(inner: Arc<Inner>, client: Client, uri: Url) {
         return;
     }
     inner.stats.analyses_published.fetch_add(1, Ordering::Relaxed);
+    // The OS outcomes (code actions, the hover's refusals) come after the diagnostics and
+    // lenses: the loop transformations may take longer than the analysis.
+    if let Some(f) = a.facts().filter(|f| !f.os_ready()).cloned() {
+        tokio::task::spawn_blocking(move || {
+            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                f.os();
+            }));
+        });
+    }
     if let State::Failed(w) = &a.state {
         client.log_message(MessageType::ERROR, format!("ppo: {uri}: {w}")).await;
     }
@@ -1021,6 +1045,7 @@ impl LanguageServer for Backend {
             let Some(a) = self.analysis(&uri).await? else { return Ok(None) };
             let Some(facts) = a.facts() else { return Ok(None) };
             let Some((f, l)) = feedback::loop_at(&a, facts, pos) else { return Ok(None) };
+            self.os_ready(facts).await;
             let md = feedback::explain(&a, facts, &self.inner.ext.actions, f, l, false);
             Ok(Some(Hover {
                 contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: md }),
@@ -1035,6 +1060,7 @@ impl LanguageServer for Backend {
             let uri = params.text_document.uri;
             let Some(a) = self.analysis(&uri).await? else { return Ok(None) };
             let Some(facts) = a.facts() else { return Ok(Some(Vec::new())) };
+            self.os_ready(facts).await;
             let can_create_files = read(&self.inner.flags).create_files;
             let cx =
                 ActionContext { analysis: &a, facts, loops: feedback::loops_at(&a, facts, params.range), can_create_files };
@@ -1095,6 +1121,7 @@ impl LanguageServer for Backend {
                 return Err(Error::content_modified());
             }
             let Some(facts) = a.facts() else { return Err(Error::content_modified()) };
+            self.os_ready(facts).await;
             let can_create_files = read(&self.inner.flags).create_files;
             let cx = ActionContext {
                 analysis: &a,
