@@ -44,6 +44,9 @@ pub const COMMANDS: [&str; 4] = [CMD_EXPLAIN, CMD_SHOW_LOG, CMD_OPTIMIZE, CMD_PA
 
 /// Analyses running at once (all documents together).
 pub const MAX_PARALLEL_ANALYSES: usize = 2;
+/// How long a document must stay unchanged after its analysis before the OS outcomes are
+/// computed ahead of any request.
+pub const OS_QUIET_MS: u64 = 400;
 /// How long a request waits for the analysis of its document version.
 pub const ANALYSIS_WAIT: Duration = Duration::from_secs(60);
 
@@ -812,13 +815,24 @@ async fn analyse_and_publish(inner: Arc<Inner>, client: Client, uri: Url) {
         return;
     }
     inner.stats.analyses_published.fetch_add(1, Ordering::Relaxed);
-    // The OS outcomes (code actions, the hover's refusals) come after the diagnostics and
-    // lenses: the loop transformations may take longer than the analysis.
+    // The OS outcomes (code actions, the hover's refusals) come later: the loop
+    // transformations may take longer than the analysis. They are computed when a request
+    // needs them, or once the document has been quiet for a while (not while the user
+    // types: that would slow the next analysis down).
     if let Some(f) = a.facts().filter(|f| !f.os_ready()).cloned() {
-        tokio::task::spawn_blocking(move || {
-            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                f.os();
-            }));
+        let quiet = Duration::from_millis(a.settings.debounce_ms.max(OS_QUIET_MS));
+        let (inner3, uri3) = (inner.clone(), uri.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep(quiet).await;
+            let current = lock(&inner3.docs).get(&uri3).is_some_and(|d| d.version == version);
+            if current && !f.os_ready() {
+                let _ = tokio::task::spawn_blocking(move || {
+                    let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        f.os();
+                    }));
+                })
+                .await;
+            }
         });
     }
     if let State::Failed(w) = &a.state {
