@@ -168,7 +168,7 @@ fn analyse_unguarded(
             let base = run(with_target(None), path, &name, text, loader)?;
             let p = Pipeline::with_registry(with_target(Some(settings.target)), Registry::empty())
                 .map_err(|e| e.to_string())?;
-            match p.run_after_spps(path, &name, text, base.spps.clone()) {
+            match p.run_after_spps(path, &name, text, base.spps.clone(), loader) {
                 Ok(o) => (o, None),
                 Err(e @ (PipelineError::Unsupported { .. } | PipelineError::TargetUnavailable(_))) => {
                     (base, Some(e.to_string()))
@@ -179,7 +179,8 @@ fn analyse_unguarded(
     };
     let lines = diff::LineIndex::new(text);
     let registry = registry();
-    let cx = OsContext { path, text, lines: &lines, report: outcome.report(), ps: None };
+    let ir = transforms::optimize::SourceIr::new(path, text, &analyze.pp, loader);
+    let cx = OsContext { path, text, lines: &lines, report: outcome.report(), ps: None, ir: &ir };
     let mut os = Vec::new();
     let mut os_failures = Vec::new();
     for t in registry.iter() {

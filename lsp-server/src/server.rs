@@ -465,8 +465,14 @@ impl Backend {
             std::panic::catch_unwind(AssertUnwindSafe(|| {
                 let p = Pipeline::with_registry(options, registry).map_err(|e| e.to_string())?;
                 let name = engine::file_name(&a2.path);
-                p.run_after_spps(&a2.path, &name, &a2.text, f2.outcome.spps.clone())
-                    .map_err(|e| e.to_string())
+                p.run_after_spps(
+                    &a2.path,
+                    &name,
+                    &a2.text,
+                    f2.outcome.spps.clone(),
+                    &analysis::preprocess::FsLoader,
+                )
+                .map_err(|e| e.to_string())
             }))
             .unwrap_or_else(|p| Err(format!("internal error: {}", panic_text(&*p))))
         })
