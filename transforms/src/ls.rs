@@ -303,8 +303,26 @@ impl LogDb {
     fn configure(&mut self) -> rusqlite::Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
         self.conn.pragma_update(None, "foreign_keys", true)?;
-        // WAL: a crash never leaves a torn database, readers do not block the writer.
-        let _mode: String = self.conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        // WAL: a crash never leaves a torn database, readers do not block the writer. The
+        // mode is persistent: only a connection that finds another mode switches, and the
+        // switch needs an exclusive lock that SQLite does not wait for (no busy handler), so
+        // it is retried while another run holds the database.
+        let start = std::time::Instant::now();
+        loop {
+            let mode: String = self.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+            if mode.eq_ignore_ascii_case("wal") {
+                break;
+            }
+            match self.conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+                Ok(_) => break,
+                Err(rusqlite::Error::SqliteFailure(f, _))
+                    if f.code == rusqlite::ErrorCode::DatabaseBusy && start.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(e) => return Err(e),
+            }
+        }
         self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         Ok(())
     }
