@@ -4,7 +4,11 @@
 //! crate is the transformation log's database, in [`ls`].
 pub mod diff;
 pub mod edit;
+pub mod globalopt;
+pub mod interchange;
+pub mod looptx;
 pub mod ls;
 pub mod openmp;
 pub mod optimize;
 pub mod pipeline;
+pub mod unroll;

@@ -113,10 +113,18 @@ impl Registry {
         Registry::default()
     }
 
-    /// The transformations `-optimize` runs. None exists yet: loop fusion, fission,
-    /// unrolling and interchange register here when they are implemented.
+    /// The transformations `-optimize` runs, in priority order: interchange (it makes the
+    /// innermost accesses unit-stride), unrolling (small inner loops fully; by 4 offered),
+    /// hoisting of loop invariants (innermost loops), then the offered-only common-subexpression
+    /// elimination and strength reduction.
     pub fn standard() -> Registry {
-        Registry::empty()
+        let mut r = Registry::empty();
+        r.register(Box::new(crate::interchange::Interchange))
+            .register(Box::new(crate::unroll::Unroll::default()))
+            .register(Box::new(crate::globalopt::Hoist))
+            .register(Box::new(crate::globalopt::Cse))
+            .register(Box::new(crate::globalopt::StrengthReduce));
+        r
     }
 
     pub fn register(&mut self, t: Box<dyn LoopTransformation>) -> &mut Registry {
