@@ -396,8 +396,8 @@ impl LoopTransformation for StrengthReduce {
                     out.push(refuse(
                         codes::SR_NOT_APPLICABLE,
                         format!(
-                            "it multiplies `{}`, not the index `{}` of the loop by an invariant factor",
-                            s.iv, ix.name
+                            "only `{0} * factor` and `{0} << k` are reduced, with `{0}` itself (the induction variable here is `{1}`)",
+                            ix.name, s.iv
                         ),
                     ));
                     continue;
@@ -422,7 +422,13 @@ impl LoopTransformation for StrengthReduce {
                             )
                         }
                         Some(t) => format!("the product has type {t}: only integer products are reduced"),
-                        None => "ppo cannot tell the type of the product".into(),
+                        None => {
+                            out.push(refuse(
+                                codes::NO_TYPE,
+                                "ppo cannot tell the type of the product".into(),
+                            ));
+                            continue;
+                        }
                     };
                     out.push(refuse(codes::SR_NOT_APPLICABLE, why));
                     continue;

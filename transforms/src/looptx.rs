@@ -333,3 +333,62 @@ pub(crate) mod testing {
         (r[0].code.clone().unwrap_or_default(), r[0].reason.clone().unwrap_or_default())
     }
 }
+
+/// The examples of `docs/checks/PPO220.md` … `PPO233.md` do what the pages say.
+#[cfg(test)]
+mod doc_examples {
+    use super::testing::{events, run};
+    use crate::optimize::LoopTransformation;
+
+    fn transformation(code: u32) -> Box<dyn LoopTransformation> {
+        match code {
+            220..=224 => Box::new(crate::unroll::Unroll::default()),
+            225..=228 => Box::new(crate::interchange::Interchange),
+            229..=231 => Box::new(crate::globalopt::Hoist),
+            232 => Box::new(crate::globalopt::Cse),
+            _ => Box::new(crate::globalopt::StrengthReduce),
+        }
+    }
+
+    /// The ```c blocks of a page, each with the line introducing it.
+    fn examples(page: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut intro = String::new();
+        let mut lines = page.lines();
+        while let Some(l) = lines.next() {
+            if l.starts_with("```c") {
+                let code: Vec<&str> = lines.by_ref().take_while(|l| !l.starts_with("```")).collect();
+                out.push((intro.clone(), code.join("\n") + "\n"));
+            } else if !l.trim().is_empty() {
+                intro = l.to_string();
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn pages_trigger_and_do_not_trigger() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/checks");
+        for code in 220..=233u32 {
+            let name = format!("PPO{code}");
+            let page = std::fs::read_to_string(dir.join(format!("{name}.md"))).unwrap();
+            let ex = examples(&page);
+            assert_eq!(ex.len(), 2, "{name}: a triggering and a passing example");
+            let o = run(transformation(code), &ex[0].1, false, false);
+            let ev = events(&o);
+            assert!(
+                ev.iter().any(|e| e.action == "refused" && e.code.as_deref() == Some(name.as_str())),
+                "{name}: the first example does not trigger it: {ev:#?}"
+            );
+            let o = run(transformation(code), &ex[1].1, false, false);
+            let ev = events(&o);
+            assert!(!ev.iter().any(|e| e.code.as_deref() == Some(name.as_str())), "{name}: {ev:#?}");
+            let want: &[&str] =
+                if ex[1].0.contains("applied") { &["applied"] } else { &["applied", "offered"] };
+            assert!(
+                ev.iter().any(|e| want.contains(&e.action.as_str())),
+                "{name}: expected {want:?}: {ev:#?}"
+            );
+        }
+    }
+}
