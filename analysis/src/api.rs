@@ -628,6 +628,7 @@ fn function_report(
             strength: &sr,
             cse: &cse,
             live_out: &live_out,
+            macros: &fe.pre.macros,
         },
     );
     for (l, t) in loops.iter_mut().zip(loop_tx) {

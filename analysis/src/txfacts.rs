@@ -18,6 +18,7 @@ use crate::globalopt::{LicmOpportunity, StrengthReduction};
 use crate::invariant::is_pure_function;
 use crate::ir::*;
 use crate::loops::{CmpOp, LoopInfo, LoopKind};
+use crate::preprocess::MacroDef;
 use crate::subscript::{nest_refs, Subscript};
 
 /// Where a statement sits, for an edit that adds a statement before it.
@@ -215,6 +216,8 @@ pub struct TxInput<'a> {
     pub cse: &'a [CseOpportunity],
     /// Names of the variables live after each loop (by ordinal in `infos`).
     pub live_out: &'a [Vec<String>],
+    /// The file's macros (the type of a constant written as a macro).
+    pub macros: &'a [MacroDef],
 }
 
 // ------------------------------------------------------------------ tree context
@@ -489,12 +492,38 @@ fn libm_type(name: &str) -> Option<Type> {
 /// The C type of expression `e`, when ppo can tell (LP64 sizes; typedefs from system headers
 /// stay by name). `text` is the original source (literal suffixes).
 pub fn expr_type(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) -> Option<Type> {
+    expr_type_with(unit, f, text, &[], e)
+}
+
+/// The replacement of object-like macro `name` when it is an integer literal (parentheses
+/// and a sign allowed): its text.
+fn macro_literal<'m>(macros: &'m [MacroDef], name: &str) -> Option<&'m str> {
+    let m = macros.iter().rev().find(|m| m.name == name && m.params.is_none())?;
+    let mut b = m.body.trim();
+    while let Some(inner) = b.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+        b = inner.trim();
+    }
+    let digits = b.trim_start_matches(['-', '+']).trim_start();
+    (digits.starts_with(|c: char| c.is_ascii_digit()) && digits.chars().all(|c| c.is_ascii_alphanumeric()))
+        .then_some(digits)
+}
+
+/// [`expr_type`], knowing the file's macros (`#define N 100u`: `N` is unsigned).
+pub fn expr_type_with(
+    unit: &TranslationUnit,
+    f: &Function,
+    text: &str,
+    macros: &[MacroDef],
+    e: ExprId,
+) -> Option<Type> {
     let ex = f.expr(e);
+    let ty = |e: ExprId| expr_type_with(unit, f, text, macros, e);
     Some(match &ex.kind {
         ExprKind::Int(v) => {
-            let s = slice(text, ex.span).trim();
+            let mut s = slice(text, ex.span).trim();
             if !s.starts_with(|c: char| c.is_ascii_digit()) && !s.starts_with('-') {
-                return None; // a macro: its suffix is not visible here
+                // A macro: the suffix of its literal, if its replacement is one.
+                s = macro_literal(macros, s)?;
             }
             let low = s.to_ascii_lowercase();
             let suffix: String = low.chars().rev().take_while(|c| matches!(c, 'u' | 'l')).collect();
@@ -529,7 +558,7 @@ pub fn expr_type(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) ->
             t => t.clone(),
         },
         ExprKind::Unary(op, a) => {
-            let ta = expr_type(unit, f, text, *a);
+            let ta = ty(*a);
             match op {
                 UnOp::Not => Type::int(),
                 UnOp::Neg | UnOp::Plus | UnOp::BitNot => promote(&ta?)?,
@@ -542,7 +571,7 @@ pub fn expr_type(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) ->
             if op.is_comparison() || op.is_short_circuit() {
                 return Some(Type::int());
             }
-            let (ta, tb) = (expr_type(unit, f, text, *a)?, expr_type(unit, f, text, *b)?);
+            let (ta, tb) = (ty(*a)?, ty(*b)?);
             let ptr = |t: &Type| t.is_pointer();
             match op {
                 Add if ptr(&ta) && tb.is_integer() => ta,
@@ -554,10 +583,10 @@ pub fn expr_type(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) ->
                 _ => return None,
             }
         }
-        ExprKind::Assign { lhs, .. } => expr_type(unit, f, text, *lhs)?,
-        ExprKind::IncDec { operand, .. } => expr_type(unit, f, text, *operand)?,
+        ExprKind::Assign { lhs, .. } => ty(*lhs)?,
+        ExprKind::IncDec { operand, .. } => ty(*operand)?,
         ExprKind::Cond { then, els, .. } => {
-            let (a, b) = (expr_type(unit, f, text, *then)?, expr_type(unit, f, text, *els)?);
+            let (a, b) = (ty(*then)?, ty(*els)?);
             if is_arith(&a) && is_arith(&b) {
                 usual(&a, &b)?
             } else if a == b {
@@ -566,7 +595,7 @@ pub fn expr_type(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) ->
                 return None;
             }
         }
-        ExprKind::Comma(_, b) => expr_type(unit, f, text, *b)?,
+        ExprKind::Comma(_, b) => ty(*b)?,
         ExprKind::Call { callee, .. } => match &f.expr(*callee).kind {
             ExprKind::FuncName(n) => {
                 if let Some(t) = libm_type(n) {
@@ -582,7 +611,7 @@ pub fn expr_type(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) ->
             _ => return None,
         },
         ExprKind::Index { base, index } => {
-            let tb = expr_type(unit, f, text, *base)?;
+            let tb = ty(*base)?;
             match tb.element() {
                 Some(t) => match t {
                     Type::Array { elem, .. } => {
@@ -590,11 +619,11 @@ pub fn expr_type(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) ->
                     }
                     t => t.clone(),
                 },
-                None => expr_type(unit, f, text, *index)?.element()?.clone(),
+                None => ty(*index)?.element()?.clone(),
             }
         }
         ExprKind::Member { base, field, arrow } => {
-            let tb = expr_type(unit, f, text, *base)?;
+            let tb = ty(*base)?;
             let st = if *arrow { tb.element()?.clone() } else { tb };
             let name = match &st {
                 Type::Struct(n) | Type::Union(n) => n,
@@ -615,23 +644,25 @@ pub fn expr_type(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) ->
 /// Can evaluating `e` fault? Loads (through subscripts, pointers, `->`), integer division or
 /// remainder by anything but a constant other than 0 and -1, calls not known to be pure.
 /// Floating-point division does not fault.
-pub fn may_fault(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) -> bool {
+pub fn may_fault(unit: &TranslationUnit, f: &Function, text: &str, macros: &[MacroDef], e: ExprId) -> bool {
     match &f.expr(e).kind {
         ExprKind::Index { .. } | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member { arrow: true, .. } => {
             true
         }
         ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) => false,
         ExprKind::Binary(BinOp::Div | BinOp::Rem, a, b) => {
-            let int_div = !expr_type(unit, f, text, e).is_some_and(|t| t.is_float());
+            let int_div = !expr_type_with(unit, f, text, macros, e).is_some_and(|t| t.is_float());
             let safe_divisor = f.int_literal(*b).is_some_and(|v| v != 0 && v != -1);
-            (int_div && !safe_divisor) || may_fault(unit, f, text, *a) || may_fault(unit, f, text, *b)
+            (int_div && !safe_divisor)
+                || may_fault(unit, f, text, macros, *a)
+                || may_fault(unit, f, text, macros, *b)
         }
         ExprKind::Call { callee, args } => {
             !matches!(&f.expr(*callee).kind, ExprKind::FuncName(n) if is_pure_function(n))
-                || args.iter().any(|a| may_fault(unit, f, text, *a))
+                || args.iter().any(|a| may_fault(unit, f, text, macros, *a))
         }
         ExprKind::StmtExpr(_) | ExprKind::Error | ExprKind::Unresolved(_) => true,
-        _ => f.expr_children(e).into_iter().any(|c| may_fault(unit, f, text, c)),
+        _ => f.expr_children(e).into_iter().any(|c| may_fault(unit, f, text, macros, c)),
     }
 }
 
@@ -693,6 +724,7 @@ fn for_parts(
     unit: &TranslationUnit,
     f: &Function,
     text: &str,
+    macros: &[MacroDef],
     info: &LoopInfo,
     header: Span,
 ) -> Option<ForParts> {
@@ -750,7 +782,7 @@ fn for_parts(
             p.cond_plain = slice(text, f.expr(if var_left { a } else { b }).span) == c.var_name;
             p.limit = f.expr(l).span;
             p.limit_prec = crate::cprint::prec(f, l);
-            p.limit_type = expr_type(unit, f, text, l);
+            p.limit_type = expr_type_with(unit, f, text, macros, l);
             p.limit_literal = match f.expr(l).kind {
                 ExprKind::Int(x)
                     if slice(text, p.limit).trim().starts_with(|ch: char| ch.is_ascii_digit()) =>
@@ -1037,7 +1069,7 @@ pub fn function_facts(
             ..Default::default()
         };
         if info.kind == LoopKind::For {
-            t.for_parts = for_parts(unit, f, text, info, header);
+            t.for_parts = for_parts(unit, f, text, input.macros, info, header);
         }
         if let Some(c) = &info.counted {
             let sym = unit.sym(c.var);
@@ -1121,13 +1153,13 @@ pub fn function_facts(
                 }
             }
         }
-        let ty = if statement { None } else { expr_type(unit, f, text, expr) };
+        let ty = if statement { None } else { expr_type_with(unit, f, text, input.macros, expr) };
         loops[k].hoists.push(HoistTx {
             span,
             statement,
             text: slice(text, span).to_string(),
             ty,
-            may_trap: may_fault(unit, f, text, expr),
+            may_trap: may_fault(unit, f, text, input.macros, expr),
             cost: cost(f, expr),
             every_iteration: o.executes_every_iteration,
             editable: ed,
@@ -1172,7 +1204,7 @@ pub fn function_facts(
             (None, Some(v)) => (v.to_string(), 16, Some(v)),
             _ => (o.factor.clone(), 0, None),
         };
-        let ty = expr_type(unit, f, text, o.expr);
+        let ty = expr_type_with(unit, f, text, input.macros, o.expr);
         loops[k].strength.push(StrengthTx {
             span: o.span,
             text: slice(text, o.span).to_string(),
@@ -1185,7 +1217,7 @@ pub fn function_facts(
             editable: ed,
         });
     }
-    let fx = FunctionTx { cse: cse_facts(unit, f, &tree, text, input.cse) };
+    let fx = FunctionTx { cse: cse_facts(unit, f, &tree, text, input.macros, input.cse) };
     (loops, fx)
 }
 
@@ -1234,6 +1266,7 @@ fn cse_facts(
     f: &Function,
     tree: &Tree,
     text: &str,
+    macros: &[MacroDef],
     cse: &[CseOpportunity],
 ) -> Vec<CseTx> {
     let has_goto = f.stmts.iter().any(|s| matches!(s.kind, StmtKind::Goto(_) | StmtKind::Labeled { .. }));
@@ -1329,7 +1362,7 @@ fn cse_facts(
             first: fsp,
             repeats: rs,
             text: slice(text, fsp).to_string(),
-            ty: expr_type(unit, f, text, first),
+            ty: expr_type_with(unit, f, text, macros, first),
             anchor: f.stmt(anchor).span,
             place,
             safe,

@@ -26,7 +26,8 @@
 //!
 //! Full unrolling (trip count ≤ `full_max_trip`, constant first value, an init clause that
 //! only sets the index) is applied automatically (`-optimize`) to innermost loops whose body
-//! is small; unrolling by `factor` is only offered. A full unrolling assigns the index its
+//! is small and calls no function (a call costs more than the loop control it would save);
+//! unrolling by `factor` is only offered. A full unrolling assigns the index its
 //! final value when it is used after the loop, and removes its declaration when the loop was
 //! its only user (together with the other fully unrolled loops that use it, in one change),
 //! so that no unused variable is left behind.
@@ -271,11 +272,20 @@ impl Unroll {
         if let (Some(ty), 1) = (count_ty, s.step.abs()) {
             let limit = slice(text, fp.limit);
             let paren = |min: u8| if fp.limit_prec < min { format!("({limit})") } else { limit.to_string() };
-            let count = match fp.cond_op {
-                Some(CmpOp::Lt) => format!("{} - {var}", paren(12)),
-                Some(CmpOp::Le) => format!("{} - {var} + 1", paren(12)),
-                Some(CmpOp::Gt) => format!("{var} - {}", paren(13)),
-                _ => format!("{var} - {} + 1", paren(13)),
+            let plus = |k: i64| match k {
+                0 => var.to_string(),
+                k if k > 0 => format!("{var} + {k}"),
+                k => format!("{var} - {}", k.unsigned_abs()),
+            };
+            let count = match (fp.cond_op, fp.limit_literal) {
+                (Some(CmpOp::Lt), Some(v)) => format!("{v} - {var}"),
+                (Some(CmpOp::Le), Some(v)) => format!("{} - {var}", v + 1),
+                (Some(CmpOp::Gt), Some(v)) => plus(-v),
+                (_, Some(v)) => plus(1 - v),
+                (Some(CmpOp::Lt), None) => format!("{} - {var}", paren(12)),
+                (Some(CmpOp::Le), None) => format!("{} - {var} + 1", paren(12)),
+                (Some(CmpOp::Gt), None) => format!("{var} - {}", paren(13)),
+                (_, None) => format!("{var} - {} + 1", paren(13)),
             };
             let r = names.fresh("ppo_r");
             return format!("for ({ty} {r} = {count}; {r} > 0; {r}--, {stp}){rest}");
@@ -415,12 +425,15 @@ impl LoopTransformation for Unroll {
                 let (reg, _) = region(l);
                 let small = (reg.end - reg.start) as usize <= self.full_max_body;
                 let innermost = !f.loops.iter().any(|x| x.parent.as_deref() == Some(l.id.as_str()));
+                // Calls dominate the cost of their iterations: nothing to gain.
+                let calls =
+                    l.calls_indirect || l.calls.iter().any(|c| !analysis::invariant::is_pure_function(c));
                 let last = lo + (n as i64 - 1) * s.step;
                 fulls.push(FullPlan {
                     f,
                     l,
                     edit,
-                    auto: small && innermost,
+                    auto: small && innermost && !calls,
                     title: format!("fully unroll {} ({} = {lo} .. {last}, {n} copies)", l.id, s.ix.name),
                     orphan: orphan && !s.ix.is_param,
                 });
