@@ -994,6 +994,7 @@ fn interchange_facts(
     }
     if !why.is_empty() {
         ix.effects = Err(why.join("; "));
+        return Some(ix); // refused anyway: spare the dependence tests
     }
     // Dependences.
     if let Some(d) = loop_dependences_with_lines(unit, f, outer.stmt, lines) {

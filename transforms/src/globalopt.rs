@@ -20,8 +20,10 @@
 //!   products only (a running floating-point sum rounds differently). Offered only: the
 //!   extra step expression takes the loop out of OpenMP's canonical form.
 //!
-//! Each of these edits the keyword or the header of the loop it relies on, so that any
-//! transformation that changes that loop conflicts with it (see [`crate::looptx`]).
+//! Each of these rewrites, in one edit, the whole code its legality depends on (the loop it
+//! hoists out of or reduces, the statements from a common subexpression's first evaluation
+//! to its last), so that any transformation that changes that code conflicts with it (see
+//! [`crate::looptx`]).
 
 use crate::edit::Edit;
 use crate::looptx::{self, codes, refusal, slice, Names};
@@ -46,14 +48,6 @@ fn c_type(t: &Type) -> Option<String> {
     })
 }
 
-fn keyword(l: &LoopReport) -> &'static str {
-    match l.kind {
-        LoopKind::For => "for",
-        LoopKind::While => "while",
-        LoopKind::Do => "do",
-    }
-}
-
 /// Why no statement can be added right before loop (or statement) starting at `start`
 /// with placement `place`.
 fn placement_problem(text: &str, start: usize, place: Place) -> Option<String> {
@@ -72,23 +66,34 @@ fn placement_problem(text: &str, start: usize, place: Place) -> Option<String> {
     }
 }
 
-/// Edits that put `decls` (lines of code) just before the statement at `stmt` (whose text
-/// starts with `lead`, which the first edit replaces: it is the lock on that statement),
-/// opening braces around it when it is the brace-less body of a loop.
-fn declare_before(text: &str, stmt: Span, place: Place, lead: &str, decls: &[String]) -> Vec<Edit> {
-    let start = stmt.start as usize;
-    let ind = looptx::indent_at(text, start);
+/// Edits that put `decls` (lines of code) just before the statement at `stmt` and apply
+/// `inner` (edits inside `stmt`): one edit rewriting the whole statement, so that any other
+/// change to it conflicts with this one (see [`crate::looptx`]), plus braces around it when
+/// it is the brace-less body of a loop. `None` when `inner` cannot be applied.
+fn declare_before(
+    text: &str,
+    stmt: Span,
+    place: Place,
+    decls: &[String],
+    inner: &[Edit],
+) -> Option<Vec<Edit>> {
+    let ind = looptx::indent_at(text, stmt.start as usize);
+    let body = looptx::rewrite(text, stmt, inner)?;
     let mut edits = vec![Edit {
         start: stmt.start,
-        end: stmt.start + lead.len() as u32,
-        text: format!("{}\n{ind}{lead}", decls.join(&format!("\n{ind}"))),
+        end: stmt.end,
+        text: if decls.is_empty() {
+            body
+        } else {
+            format!("{}\n{ind}{body}", decls.join(&format!("\n{ind}")))
+        },
     }];
-    if let Place::LoopBody { header_end } = place {
+    if let (Place::LoopBody { header_end }, false) = (place, decls.is_empty()) {
         let pind = looptx::indent_at(text, header_end as usize);
         edits.push(Edit::insert(header_end, " {"));
         edits.push(Edit::insert(stmt.end, format!("\n{pind}}}")));
     }
-    edits
+    Some(edits)
 }
 
 /// The bytes to delete to remove statement `s` (its whole line when it is alone on it).
@@ -225,7 +230,7 @@ impl LoopTransformation for Hoist {
                 decls.push(t.clone());
                 edits.push(removal(text, *sp));
             }
-            edits.extend(declare_before(text, l.tx.span, l.tx.place, keyword(l), &decls));
+            let Some(edits) = declare_before(text, l.tx.span, l.tx.place, &decls, &edits) else { continue };
             if let Some(why) = looptx::directive_conflict(cx, f, l, &edits) {
                 out.push(refusal(r(), codes::DIRECTIVE, why));
                 continue;
@@ -302,10 +307,16 @@ impl LoopTransformation for Cse {
                 let name = names.fresh("ppo_cse");
                 let decl = format!("const {ty} {name} = {t};");
                 let ind = looptx::indent_at(text, c.anchor.start as usize);
-                let mut edits: Vec<Edit> = std::iter::once(c.first)
+                // One edit rewrites everything from the anchor to the last evaluation: a change
+                // of any of it by another transformation conflicts with this one.
+                let uses: Vec<Edit> = std::iter::once(c.first)
                     .chain(c.repeats.iter().copied())
                     .map(|s| Edit { start: s.start, end: s.end, text: name.clone() })
                     .collect();
+                let region =
+                    Span::new(c.anchor.start, uses.iter().map(|e| e.end).max().unwrap().max(c.anchor.end));
+                let Some(new) = looptx::rewrite(text, region, &uses) else { continue };
+                let mut edits = vec![Edit { start: region.start, end: region.end, text: new }];
                 match c.place {
                     Place::LoopBody { header_end } => {
                         let pind = looptx::indent_at(text, header_end as usize);
@@ -505,18 +516,9 @@ impl LoopTransformation for StrengthReduce {
                 slice(text, fp.step),
                 steps.join(", ")
             );
-            let ind = looptx::indent_at(text, tx.span.start as usize);
-            let lead = if decls.is_empty() {
-                header
-            } else {
-                format!("{}\n{ind}{header}", decls.join(&format!("\n{ind}")))
-            };
-            edits.push(Edit { start: tx.span.start, end: tx.header.end, text: lead });
-            if let (Place::LoopBody { header_end }, false) = (tx.place, decls.is_empty()) {
-                let pind = looptx::indent_at(text, header_end as usize);
-                edits.push(Edit::insert(header_end, " {"));
-                edits.push(Edit::insert(tx.span.end, format!("\n{pind}}}")));
-            }
+            // The new header, then the body with the products replaced.
+            edits.push(Edit { start: tx.span.start, end: tx.header.end, text: header });
+            let Some(edits) = declare_before(text, tx.span, tx.place, &decls, &edits) else { continue };
             if let Some(why) = looptx::directive_conflict(cx, f, l, &edits) {
                 out.push(refusal(r(), codes::DIRECTIVE, why));
                 continue;
@@ -545,7 +547,7 @@ mod tests {
     #[test]
     fn hoists_invariants_of_an_inner_loop_with_their_types() {
         let src = "#include <math.h>\nvoid f(int n, double *t, const double *s, double x, double y) {\n  int i, j;\n  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      t[i * n + j] = s[j] * (x * y) + sqrt(x * y);\n}\n";
-        // -optimize hoists out of the inner loop only.
+        // -optimize hoists out of the inner loop only (braces added around it)...
         let o = run(Box::new(Hoist), src, false, false);
         let ev = events(&o);
         assert_eq!(
@@ -554,8 +556,21 @@ mod tests {
             "{ev:#?}"
         );
         assert_eq!(
-            applied(Box::new(Hoist), src),
-            "#include <math.h>\nvoid f(int n, double *t, const double *s, double x, double y) {\n  int i, j;\n  const double ppo_inv0 = x * y;\n  const double ppo_inv1 = sqrt(x * y);\n  for (i = 0; i < n; i++) {\n    const int ppo_inv2 = i * n;\n    for (j = 0; j < n; j++)\n      t[ppo_inv2 + j] = s[j] * (ppo_inv0) + ppo_inv1;\n  }\n}\n"
+            o.new_text.unwrap(),
+            "#include <math.h>\nvoid f(int n, double *t, const double *s, double x, double y) {\n  int i, j;\n  for (i = 0; i < n; i++) {\n    const int ppo_inv2 = i * n;\n    for (j = 0; j < n; j++)\n      t[ppo_inv2 + j] = s[j] * (x * y) + sqrt(x * y);\n  }\n}\n"
+        );
+        // ... and offers the outer hoist, which rewrites the whole outer loop: the two
+        // conflict, the first one wins.
+        let o = run(Box::new(Hoist), src, true, false);
+        let ev = events(&o);
+        assert_eq!(
+            ev.iter().map(|e| e.action.as_str()).collect::<Vec<_>>(),
+            ["applied", "refused"],
+            "{ev:#?}"
+        );
+        assert_eq!(
+            o.new_text.unwrap(),
+            "#include <math.h>\nvoid f(int n, double *t, const double *s, double x, double y) {\n  int i, j;\n  const double ppo_inv0 = x * y;\n  const double ppo_inv1 = sqrt(x * y);\n  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      t[i * n + j] = s[j] * (ppo_inv0) + ppo_inv1;\n}\n"
         );
     }
 

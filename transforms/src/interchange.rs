@@ -19,7 +19,7 @@
 //!
 //! Applied automatically (`-optimize`) when the inner loop is innermost and the swap
 //! reduces the number of strided array references of the innermost loop; otherwise offered.
-//! The edit swaps the two headers' text.
+//! The edit swaps the two headers' text (one edit over the whole nest).
 
 use crate::edit::Edit;
 use crate::looptx::{self, codes, refusal, slice};
@@ -84,10 +84,13 @@ impl LoopTransformation for Interchange {
                 out.push(refusal(refs, codes::NOT_EDITABLE, "a loop header comes from a macro"));
                 continue;
             }
-            let edits = vec![
+            // One edit over the whole nest: any other change inside it conflicts with this one.
+            let swap = [
                 Edit { start: ho.start, end: ho.end, text: slice(text, hi).to_string() },
                 Edit { start: hi.start, end: hi.end, text: slice(text, ho).to_string() },
             ];
+            let Some(new) = looptx::rewrite(text, outer.tx.span, &swap) else { continue };
+            let edits = vec![Edit { start: outer.tx.span.start, end: outer.tx.span.end, text: new }];
             if let Some(why) = looptx::directive_conflict(cx, f, outer, &edits) {
                 out.push(refusal(refs, codes::DIRECTIVE, why));
                 continue;

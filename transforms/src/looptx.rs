@@ -7,11 +7,12 @@
 //!
 //! **Interference.** The pipeline refuses a proposal whose edits overlap an accepted edit, and
 //! that is the only way it can tell that two transformations interfere. So every
-//! transformation here edits the bytes its legality depends on: unrolling replaces the whole
-//! loop; interchange replaces both headers; hoisting, strength reduction (and the loop
-//! headers they rely on) replace the header `for (…)` of the loop they move code out of (the
-//! new declarations are written in the same edit). A transformation that changes a loop's
-//! header or body therefore conflicts with any that relied on them.
+//! transformation here rewrites, in one edit, all the code its legality depends on:
+//! unrolling, hoisting and strength reduction the whole loop (new declarations included),
+//! interchange the whole outer loop, CSE everything from the first evaluation's statement to
+//! the last evaluation. A transformation that changes any of that code (fusion adding a body,
+//! another interchange, …) therefore conflicts with it, and the pipeline refuses the later
+//! one.
 
 use crate::edit::Edit;
 use crate::optimize::{LoopRef, LoopTransformation, OsContext, Outcome, Refusal};
@@ -139,6 +140,20 @@ pub fn reindent(s: &str, from: &str, to: &str) -> String {
         }
     }
     out
+}
+
+/// The text of `span` with `inner` (edits inside `span`, on the whole text's offsets)
+/// applied; `None` if they overlap or leave the span.
+pub fn rewrite(text: &str, span: analysis::ir::Span, inner: &[Edit]) -> Option<String> {
+    let sub = text.get(span.range())?;
+    let mut shifted = Vec::with_capacity(inner.len());
+    for e in inner {
+        if e.start < span.start || e.end > span.end {
+            return None;
+        }
+        shifted.push(Edit { start: e.start - span.start, end: e.end - span.start, text: e.text.clone() });
+    }
+    crate::edit::apply(sub, &shifted)
 }
 
 /// One level of indentation of a loop: the extra blanks of its first body statement, or two

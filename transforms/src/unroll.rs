@@ -601,8 +601,8 @@ mod tests {
             got.contains("  for (int ppo_r0 = 100 - i; ppo_r0 > 0; ppo_r0--, i++)\n    a[i] += a[i - 1];\n"),
             "{got}"
         );
-        // With a limit of unknown signedness (a macro), the remainder starts at its first value.
-        let got = applied(u(), "#define N 100\nint a[N];\nvoid f(void) {\n  int i;\n  for (i = 1; i < N; i++)\n    a[i] = 1;\n}\n");
+        // With an unsigned limit, the remainder starts at its first value.
+        let got = applied(u(), "#define N 100u\nint a[N];\nvoid f(void) {\n  int i;\n  for (i = 1; i < N; i++)\n    a[i] = 1;\n}\n");
         assert!(got.contains("for (i = 1; i < N - 3; i += 4) {"), "{got}");
         assert!(got.contains("  for (i = 97; i < N; i++)\n    a[i] = 1;\n"), "{got}");
     }
