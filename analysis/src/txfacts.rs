@@ -825,10 +825,10 @@ fn decl_removal(unit: &TranslationUnit, f: &Function, text: &str, sym: SymId) ->
         if ds.len() == 1 {
             // The whole declaration, with its line when it is alone on it.
             let sp = st.span;
-            let ls = text[..sp.start as usize].rfind('\n').map_or(0, |p| p + 1);
-            let le = text[sp.end as usize..].find('\n').map_or(text.len(), |p| sp.end as usize + p + 1);
-            let alone =
-                text[ls..sp.start as usize].trim().is_empty() && text[sp.end as usize..le].trim().is_empty();
+            let (before, after) = (text.get(..sp.start as usize)?, text.get(sp.end as usize..)?);
+            let ls = before.rfind('\n').map_or(0, |p| p + 1);
+            let le = after.find('\n').map_or(text.len(), |p| sp.end as usize + p + 1);
+            let alone = before[ls..].trim().is_empty() && text[sp.end as usize..le].trim().is_empty();
             return Some(if alone { Span::new(ls as u32, le as u32) } else { sp });
         }
         return Some(if k > 0 {

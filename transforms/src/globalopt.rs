@@ -132,7 +132,7 @@ impl LoopTransformation for Hoist {
         let text = cx.text;
         let mut names = Names::new(text);
         let mut out = Vec::new();
-        for (f, l) in cx.loops() {
+        for (f, l) in looptx::candidates(cx) {
             if l.tx.hoists.is_empty() {
                 continue;
             }
@@ -273,7 +273,7 @@ impl LoopTransformation for Cse {
         let text = cx.text;
         let mut names = Names::new(text);
         let mut out = Vec::new();
-        for f in &cx.report.functions {
+        for f in cx.report.functions.iter().filter(|f| !f.has_errors) {
             for c in &f.tx.cse {
                 // The loop the change is about: the anchor itself when it is a loop, else the
                 // innermost loop containing it. Common subexpressions outside loops are left
@@ -361,7 +361,7 @@ impl LoopTransformation for StrengthReduce {
         let text = cx.text;
         let mut names = Names::new(text);
         let mut out = Vec::new();
-        for (f, l) in cx.loops() {
+        for (f, l) in looptx::candidates(cx) {
             if l.tx.strength.is_empty() {
                 continue;
             }

@@ -38,7 +38,7 @@ impl LoopTransformation for Interchange {
     fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
         let text = cx.text;
         let mut out = Vec::new();
-        for (f, outer) in cx.loops() {
+        for (f, outer) in looptx::candidates(cx) {
             let Some(ix) = &outer.tx.interchange else { continue };
             let Some(inner) = f.loops.get(ix.inner) else { continue };
             let refs = vec![LoopRef::of(f, outer), LoopRef::of(f, inner)];

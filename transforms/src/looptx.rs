@@ -222,6 +222,13 @@ impl<'a> Names<'a> {
 
 // ------------------------------------------------------------------ loops and directives
 
+/// The loops the transformations consider: those of functions without syntax errors (the
+/// analysis treats an error region as opaque, and the text around it cannot be trusted to
+/// rewrite). The front end reports the errors (PPO010).
+pub fn candidates<'a>(cx: &OsContext<'a>) -> impl Iterator<Item = (&'a FunctionReport, &'a LoopReport)> + 'a {
+    cx.loops().filter(|(f, _)| !f.has_errors)
+}
+
 /// The loops of one function by id.
 pub fn loop_by_id<'a>(f: &'a FunctionReport, id: &str) -> Option<&'a LoopReport> {
     f.loops.iter().find(|l| l.id == id)

@@ -376,7 +376,7 @@ impl LoopTransformation for Unroll {
         let mut names = Names::new(text);
         let mut out = Vec::new();
         let mut fulls: Vec<FullPlan> = Vec::new();
-        for (f, l) in cx.loops() {
+        for (f, l) in looptx::candidates(cx) {
             let r = LoopRef::of(f, l);
             let s = match self.shape(text, l) {
                 Ok(s) => s,
