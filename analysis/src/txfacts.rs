@@ -346,6 +346,28 @@ fn editable(unit: &TranslationUnit, f: &Function, tree: &Tree, text: &str, e: Ex
             }
         }
     }
+    // An argument of `assert` (or of a function ppo knows nothing about, possibly a macro
+    // of a system header): it may compile to nothing (NDEBUG), leaving a temporary unused.
+    let mut c = e;
+    while let Some(p) = tree.expr_parent[c.index()] {
+        if let ExprKind::Call { callee, .. } = &f.expr(p).kind {
+            if *callee != c {
+                let name = match &f.expr(*callee).kind {
+                    ExprKind::FuncName(n) | ExprKind::Unresolved(n) => n.as_str(),
+                    _ => "",
+                };
+                let known = unit.func_by_name(name).is_some()
+                    || unit.prototypes.iter().any(|d| d.name == name)
+                    || crate::libc::lookup(name).is_some();
+                if name.contains("assert") || !known {
+                    return Err(format!(
+                        "it is an argument of `{name}`, which may be a macro that does not evaluate it"
+                    ));
+                }
+            }
+        }
+        c = p;
+    }
     Ok(())
 }
 

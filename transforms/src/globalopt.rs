@@ -618,6 +618,13 @@ mod tests {
         let (c, why) = refused(Box::new(Hoist), "void f(int n, int *a, int x) {\n  int m;\n  for (int i = (m = x, 0); i < n; i++)\n    a[i] = m * 3;\n}\n");
         assert_eq!(c, codes::NOT_EDITABLE, "{why}");
         assert!(why.contains("init clause"), "{why}");
+        // With NDEBUG, assert() evaluates nothing: a temporary would be left unused.
+        let (c, why) = refused(
+            Box::new(Hoist),
+            "#include <assert.h>\nvoid f(int n, int *a, int x, int y) {\n  for (int i = 0; i < n; i++) {\n    assert(x * y > 0);\n    a[i] = i;\n  }\n}\n",
+        );
+        assert_eq!(c, codes::NOT_EDITABLE, "{why}");
+        assert!(why.contains("`assert`"), "{why}");
     }
 
     #[test]
