@@ -111,6 +111,9 @@ pub struct FunctionReport {
     /// Findings on the user's own OpenMP directives (moved into the file's diagnostics).
     #[serde(skip)]
     pub directive_diagnostics: Vec<Diagnostic>,
+    /// What the loop transformations (OS) need beyond the report (not serialized).
+    #[serde(skip)]
+    pub tx: crate::txfacts::FunctionTx,
 }
 
 /// Sizes of the data-flow results (the full chains are available through the library).
@@ -298,6 +301,10 @@ pub struct LoopReport {
     pub opaque: bool,
     /// Can it run as `#pragma omp parallel for`, and if not, why.
     pub parallel: VerdictReport,
+    /// What the loop transformations (OS) need beyond the report: spans, index uses,
+    /// interchange legality, hoisting/CSE/strength-reduction candidates (not serialized).
+    #[serde(skip)]
+    pub tx: crate::txfacts::LoopTx,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -624,7 +631,26 @@ fn function_report(
             calls_indirect: info.calls_indirect,
             opaque: info.opaque,
             parallel: verdict_report(fe, verdicts.iter().find(|v| v.stmt == info.stmt)),
+            tx: Default::default(),
         });
+    }
+    let live_out: Vec<Vec<String>> = loops.iter().map(|l| l.live_out.clone()).collect();
+    let (loop_tx, function_tx) = crate::txfacts::function_facts(
+        unit,
+        f,
+        &crate::txfacts::TxInput {
+            text: &fe.text,
+            lines: Some(&fe.lines),
+            infos: &infos,
+            licm: &licm,
+            strength: &sr,
+            cse: &cse,
+            live_out: &live_out,
+            macros: &fe.pre.macros,
+        },
+    );
+    for (l, t) in loops.iter_mut().zip(loop_tx) {
+        l.tx = t;
     }
 
     let mut constants: Vec<ConstantReport> = cp
@@ -699,6 +725,7 @@ fn function_report(
         },
         loops,
         directive_diagnostics,
+        tx: function_tx,
     }
 }
 

@@ -32,6 +32,7 @@ pub mod scalars;
 pub mod ssa;
 pub mod subscript;
 pub mod summary;
+pub mod txfacts;
 
 /// The thread pool the analyses run on. Its threads have large stacks: lowering and the
 /// analyses recurse over the IR, whose nesting is bounded by [`lower::MAX_NESTING`].

@@ -156,7 +156,8 @@ pub struct BatchArgs {
     #[arg(long = "tbb", conflicts_with = "omp")]
     pub tbb: bool,
 
-    /// Run the Optimization Subsystem's loop transformations (alone, or after -omp)
+    /// Run the Optimization Subsystem's loop transformations (alone, or after -omp): interchange,
+    /// full unrolling of small loops, hoisting of invariants; the others are offered in the log
     #[arg(long = "optimize")]
     pub optimize: bool,
 

@@ -152,11 +152,25 @@ fn the_text_logs_list_every_marked_line_and_inserted_directive() {
                 && p.contains(&format!(" {} insert-directive: {directive}", s(l, "loop_id")))),
             "parallel.log lacks {want} {directive}:\n{parallel}"
         );
-        // The directive is in the output, right before the loop the log names.
+        // The directive is in the output, right before the loop the log names (OS may have
+        // added lines before it, never between: it leaves parallelized loops alone).
         let n = inserted_before.entry(file).or_default();
         let text = fs::read_to_string(out.join(file)).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[(line + *n - 1) as usize].trim(), directive, "{file}:{line}");
+        // The report's lines are those of the input, or, for a file OS changed (loop ids
+        // marked with a `'`), of the transformed text: the output without PS's directives.
+        let reference: Vec<String> = if s(l, "loop_id").ends_with('\'') {
+            let directives: std::collections::HashSet<&str> =
+                parallel_loops.iter().filter(|p| s(p, "file") == file).map(|p| s(p, "directive")).collect();
+            lines.iter().filter(|l| !directives.contains(l.trim())).map(|l| l.to_string()).collect()
+        } else {
+            fs::read_to_string(corpus_ppo().join(file)).unwrap().lines().map(str::to_string).collect()
+        };
+        let loop_line = reference[line as usize - 1].as_str();
+        assert!(
+            lines.windows(2).any(|w| w[0].trim() == directive && w[1] == loop_line),
+            "{file}:{line}: no `{directive}` right before `{loop_line}`"
+        );
         *n += 1;
     }
     // -optimize: every C file has OS lines (what applied, was offered or refused, or why
@@ -174,6 +188,9 @@ fn the_text_logs_list_every_marked_line_and_inserted_directive() {
             .any(|l| l.starts_with("tridiagonal.c:51-80 tridiagonal#0 applied: fusion: fuse 7 loops")),
         "{optimize}"
     );
+    // One line per OS event (a `none` line for a file where nothing applies).
+    let os_events = events(&out.join(".ppo/ppo.db"), Query { stage: Some(Stage::Os), ..Query::default() });
+    assert_eq!(os_lines.len(), os_events.len(), "{optimize}");
     for log in [&markup, &parallel, &optimize] {
         assert!(log.contains("# run 1 of "), "{log}");
     }

@@ -128,7 +128,13 @@ async fn configuration_changes_reanalyse_open_documents() {
         md.contains("~~Parallelize loop (TBB)~~ not offered: the TBB target writes C++ (cfg.cpp): use Parallelize file"),
         "{md}"
     );
-    assert!(c.actions(uri, 3, json!([])).await.is_empty());
+    // (The loop transformations stay: unrolling is target-independent.)
+    let acts = c.actions(uri, 3, json!([])).await;
+    assert!(acts.iter().all(|a| !a["title"].as_str().unwrap().starts_with("Parallelize")), "{acts:#?}");
+    assert!(
+        acts.iter().any(|a| a["title"].as_str().unwrap().starts_with("Unroll: unroll sum#0 by 4")),
+        "{acts:#?}"
+    );
     let r = c
         .call("workspace/executeCommand", json!({"command": "ppo.parallelizeFile", "arguments": [uri]}))
         .await;
@@ -371,7 +377,8 @@ async fn code_actions_resolve_their_edit_lazily_when_the_client_can() {
     c.open(uri, SRC).await;
     c.diagnostics(uri, 1).await;
     let acts = c.actions(uri, 3, json!([])).await;
-    assert_eq!(acts.len(), 2);
+    // Parallelize loop, parallelize file, unroll by 4.
+    assert_eq!(acts.len(), 3, "{acts:#?}");
     assert!(acts.iter().all(|a| a.get("edit").is_none() && a["data"]["version"] == 1), "{acts:#?}");
     let r = c.request("codeAction/resolve", acts[0].clone()).await;
     let e = edits_of(&r["edit"], uri);
@@ -396,8 +403,9 @@ async fn the_tbb_target_writes_a_cpp_file_beside_the_document() {
     c.open(uri, SRC).await;
     c.diagnostics(uri, 1).await;
     let acts = c.actions(uri, 3, json!([])).await;
-    assert_eq!(acts.len(), 1, "{acts:#?}");
+    assert_eq!(acts.len(), 2, "{acts:#?}");
     assert_eq!(acts[0]["title"], "Parallelize file (TBB): write dot.cpp (1 loop)");
+    assert_eq!(acts[1]["title"], "Unroll: unroll sum#0 by 4 (remainder loop after it)");
     let ops = acts[0]["edit"]["documentChanges"].as_array().unwrap();
     assert_eq!(
         ops[0],

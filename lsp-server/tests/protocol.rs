@@ -108,7 +108,8 @@ async fn initialize_open_lens_hover_actions_apply_change_command_shutdown() {
         names,
         [
             "Parallelize loop (OpenMP): #pragma omp parallel for reduction(+:s)",
-            "Parallelize file (OpenMP): 1 loop"
+            "Parallelize file (OpenMP): 1 loop",
+            "Unroll: unroll sum#0 by 4 (remainder loop after it)"
         ]
     );
     let fix = &acts[0];
@@ -119,7 +120,11 @@ async fn initialize_open_lens_hover_actions_apply_change_command_shutdown() {
     assert_eq!(acts[1]["kind"], "source.ppo.parallelize");
     let seq: Vec<String> =
         c.actions(uri, 9, json!([])).await.iter().map(|a| a["title"].as_str().unwrap().to_string()).collect();
-    assert_eq!(seq, ["Parallelize file (OpenMP): 1 loop"]);
+    // The sequential loop: no quick fix, but unrolling keeps its order and is offered.
+    assert_eq!(
+        seq,
+        ["Parallelize file (OpenMP): 1 loop", "Unroll: unroll scan#0 by 4 (remainder loop after it)"]
+    );
     // `only` filters by kind.
     let only = c
         .request(

@@ -164,13 +164,21 @@ impl Registry {
         Registry::default()
     }
 
-    /// The transformations `-optimize` runs: loop fusion, then fission (distribution), then
-    /// index-set splitting (earlier ones win conflicts).
+    /// The transformations `-optimize` runs, in priority order (earlier ones win conflicts):
+    /// loop fusion, fission (distribution) and index-set splitting, then interchange (it makes
+    /// the innermost accesses unit-stride), unrolling (small inner loops fully; by 4 offered),
+    /// hoisting of loop invariants (innermost loops), then the offered-only
+    /// common-subexpression elimination and strength reduction.
     pub fn standard() -> Registry {
         let mut r = Registry::empty();
-        r.register(Box::new(crate::fusion::Fusion));
-        r.register(Box::new(crate::fission::Fission));
-        r.register(Box::new(crate::fission::IndexSplit));
+        r.register(Box::new(crate::fusion::Fusion))
+            .register(Box::new(crate::fission::Fission))
+            .register(Box::new(crate::fission::IndexSplit))
+            .register(Box::new(crate::interchange::Interchange))
+            .register(Box::new(crate::unroll::Unroll::default()))
+            .register(Box::new(crate::globalopt::Hoist))
+            .register(Box::new(crate::globalopt::Cse))
+            .register(Box::new(crate::globalopt::StrengthReduce));
         r
     }
 
