@@ -57,9 +57,9 @@ pub enum Error {
 
 fn compile_message(file: &Path, loc: &Option<(PathBuf, u32, u32)>, message: &str, output: &str) -> String {
     let head = match loc {
-        Some((f, l, c)) if *c > 0 => format!("{}:{l}:{c}: error: {message}", f.display()),
-        Some((f, l, _)) => format!("{}:{l}: error: {message}", f.display()),
-        None => format!("{}: error: {message}", file.display()),
+        Some((f, l, c)) if *c > 0 => format!("{}:{l}:{c}: {message}", f.display()),
+        Some((f, l, _)) => format!("{}:{l}: {message}", f.display()),
+        None => format!("{}: {message}", file.display()),
     };
     let shown: Vec<&str> = output.lines().collect();
     let mut s = format!("{head}\ncompiler output for {}:", file.display());

@@ -145,7 +145,7 @@ fn run_local_timeout_and_failures_are_reported() {
     assert_eq!(r.stdout, "partial\n");
     let bad = write(t.path(), "bad.c", "int main(void) {\n  return undeclared_thing;\n}\n");
     let r = ppo(&["run", s(&bad)]);
-    r.assert_code(1).assert_no_panic().assert_stderr(&format!("{}:2:", bad.display()));
+    r.assert_code(1).assert_no_panic().assert_stderr(&format!("ppo: error: {}:2:10: ", bad.display()));
     r.assert_stderr("undeclared_thing").assert_stderr("1 failed to compile");
 }
 
@@ -195,13 +195,13 @@ fn batch_compile_and_execute_the_omp_outputs() {
 fn batch_compile_reports_the_compile_errors_of_the_outputs() {
     let t = tempfile::tempdir().unwrap();
     let src = t.path().join("src");
-    // Analyses fine, but is not valid C for the compiler: a call to an undeclared function.
-    write(&src, "prog.c", "#include <stdio.h>\nint main(void) {\n  int s = 0;\n  s = not_declared(s);\n  printf(\"%d\\n\", s);\n  return 0;\n}\n");
+    // Analyses fine, but is not valid C for the compiler: an undeclared variable.
+    write(&src, "prog.c", "#include <stdio.h>\nint main(void) {\n  int s = 0;\n  s = not_declared + s;\n  printf(\"%d\\n\", s);\n  return 0;\n}\n");
     write(&src, "lib.c", "int twice(int x) { return 2 * x; }\n");
     let out = t.path().join("out");
     let r = ppo(&["-i", s(&src), "-o", s(&out), "-omp", "-c"]);
     r.assert_code(1).assert_no_panic();
-    r.assert_stderr(&format!("{}:4:", out.join("prog.c").display()));
+    r.assert_stderr(&format!("ppo: error: {}:4:7: ", out.join("prog.c").display()));
     r.assert_stderr("not_declared");
     r.assert_stderr("lib.c: compiled (no main: object file only)");
     r.assert_stderr("2 programs compiled: 1 ok, 1 failed to compile");
@@ -225,4 +225,37 @@ fn batch_execute_the_tbb_outputs() {
     r.assert_code(0).assert_no_panic();
     r.assert_stderr(&format!("{}: ok (", out.join("doall.cpp").display()));
     assert_eq!(r.stdout, fs::read_to_string(root().join("corpus/deps/doall.expected")).unwrap());
+}
+
+#[test]
+fn bench_script_times_and_checks_the_mpi_programs() {
+    if !have_mpi("bench_script_times_and_checks_the_mpi_programs") {
+        return;
+    }
+    let bench = |extra: &[&str]| {
+        let mut c = Command::new("python3");
+        c.arg(root().join("scripts/bench_mpi.py"))
+            .args(["--programs", "primes", "--size", "primes=20000", "--np", "1 2", "--reps", "1"])
+            .args(extra);
+        c.output().unwrap()
+    };
+    let o = bench(&["--hand-only"]);
+    let so = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{so}{}", String::from_utf8_lossy(&o.stderr));
+    let rows: Vec<&str> = so.lines().filter(|l| l.starts_with("primes")).collect();
+    assert_eq!(rows.len(), 2, "{so}");
+    // A "generated" version that prints a wrong count is caught.
+    let t = tempfile::tempdir().unwrap();
+    let hand = fs::read_to_string(root().join("corpus/mpi/hand/primes_mpi.c")).unwrap();
+    let wrong = hand.replace("global[0]);", "global[0] + 1);");
+    assert_ne!(wrong, hand);
+    write(t.path(), "primes.c", wrong);
+    let o = bench(&["--generated", s(t.path())]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("FAIL primes -np 1 (gen): output differs"));
+    // The hand-written version as the "generated" one: ratios near 1, all correct.
+    write(t.path(), "primes.c", hand);
+    let o = bench(&["--generated", s(t.path())]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("gen/hand"));
 }
