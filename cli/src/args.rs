@@ -29,6 +29,15 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-min-trip-count", "--min-trip-count"),
     ("-min-body-stmts", "--min-body-stmts"),
     ("-collapse-max-outer-trip", "--collapse-max-outer-trip"),
+    ("-np", "--np"),
+    ("-threads", "--threads"),
+    ("-hostfile", "--hostfile"),
+    ("-timeout", "--timeout"),
+    ("-args", "--args"),
+    ("-mpirun-args", "--mpirun-args"),
+    ("-backend", "--backend"),
+    ("-compile", "--compile"),
+    ("-execute", "--execute"),
     ("-help", "--help"),
     ("-version", "--version"),
 ];
@@ -83,7 +92,8 @@ where
         Single-dash spellings of the long flags are accepted too (-input, -output, -omp, \
         -optimize, -quiet, -json, -max-file-size, …).",
     after_help = "Exit status: 0 success; 1 some file could not be read, analysed or written \
-        (the others were processed); 2 usage or setup error (nothing was written).",
+        (the others were processed), or with -c/-e some output failed to compile, failed or \
+        timed out; 2 usage or setup error (nothing was written).",
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
     arg_required_else_help = true
@@ -104,6 +114,90 @@ pub enum Command {
     Log(LogArgs),
     /// Run the language server on standard input/output (for editors; see docs/lsp.md)
     Lsp(LspArgs),
+    /// Compile and run C/C++ programs: MPI ones under mpirun, OpenMP/TBB ones locally
+    #[command(
+        long_about = "Compile and run a C/C++ program, or every .c/.cpp file with a main \
+            function under a directory (in name order), and print each program's standard \
+            output on standard output; ppo's own messages and the programs' standard error go \
+            to standard error.\n\n\
+            Backends: mpi compiles with mpicc (mpicxx for C++) and runs `mpirun -np N` (adding \
+            --allow-run-as-root when run as root, and --oversubscribe when N exceeds the CPUs \
+            and no hostfile is given); local compiles C with `gcc -fopenmp` and C++ (what \
+            -tbb writes) with `g++ -std=c++17 … -ltbb` and runs with OMP_NUM_THREADS and the \
+            CPU affinity set to --threads (oneTBB sizes itself from the affinity). auto (the \
+            default) picks mpi for files that include mpi.h and local for the others.\n\n\
+            A program that runs past --timeout is killed with every process it started (all \
+            MPI ranks), and reported as timed out.",
+        after_help = "Exit status: 0 every program compiled and exited with status 0; 1 some \
+            program failed to compile, failed or timed out; 2 usage or setup error (nothing to \
+            run, missing compiler or mpirun, missing hostfile)."
+    )]
+    Run(RunArgs),
+}
+
+/// Which backend `ppo run` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendChoice {
+    /// mpi for sources that include mpi.h, local for the others
+    Auto,
+    /// mpicc/mpicxx and mpirun
+    Mpi,
+    /// gcc -fopenmp (C), g++ -ltbb (C++), with a thread count
+    Local,
+}
+
+/// `ppo run FILE_OR_DIR`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The program (.c or .cpp), or a directory: every .c/.cpp file with a main function
+    #[arg(value_name = "FILE_OR_DIR")]
+    pub path: PathBuf,
+
+    /// mpi, local, or auto (mpi for files that include mpi.h)
+    #[arg(long = "backend", value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+
+    #[command(flatten)]
+    pub exec: ExecArgs,
+
+    #[command(flatten)]
+    pub pp: PpArgs,
+}
+
+/// How programs are run (`ppo run`, and batch mode's -e).
+#[derive(Debug, Args, Clone)]
+pub struct ExecArgs {
+    /// MPI: the number of ranks
+    #[arg(long = "np", value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub np: u32,
+
+    /// OpenMP/TBB: the number of threads (default: every CPU)
+    #[arg(long = "threads", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+
+    /// MPI: mpirun's hostfile (the hosts and their slots)
+    #[arg(long = "hostfile", value_name = "FILE")]
+    pub hostfile: Option<PathBuf>,
+
+    /// Kill a program that runs longer than SECS seconds, with every process it started
+    #[arg(long = "timeout", value_name = "SECS", default_value_t = 60.0, value_parser = parse_secs)]
+    pub timeout: f64,
+
+    /// The programs' arguments, separated by spaces (e.g. --args "100 20")
+    #[arg(long = "args", value_name = "ARGS", allow_hyphen_values = true)]
+    pub args: Option<String>,
+
+    /// MPI: more arguments for mpirun, separated by spaces (e.g. --mpirun-args "--bind-to none")
+    #[arg(long = "mpirun-args", value_name = "ARGS", allow_hyphen_values = true)]
+    pub mpirun_args: Option<String>,
+}
+
+fn parse_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() && v <= 1e6 => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds (more than 0, at most 1000000)")),
+    }
 }
 
 /// `ppo lsp`: the language server. Its settings come from the editor (initializationOptions
@@ -169,6 +263,20 @@ pub struct BatchArgs {
     /// Do not write the log (database and text logs) for this run
     #[arg(long = "no-log", conflicts_with = "log_db")]
     pub no_log: bool,
+
+    /// After writing the output, compile every C/C++ output file with the backend of the
+    /// target (-omp/-tbb or none: gcc -fopenmp / g++ -ltbb): programs into executables, files
+    /// without main into object files
+    #[arg(short = 'c', long = "compile")]
+    pub compile: bool,
+
+    /// Compile (as -c) and run every output program (a file with main) and report; see
+    /// --np, --threads, --hostfile, --timeout, --args
+    #[arg(short = 'e', long = "execute")]
+    pub execute: bool,
+
+    #[command(flatten)]
+    pub exec: ExecArgs,
 }
 
 /// `ppo log`: query the transformation log.

@@ -8,6 +8,7 @@ pub mod fsutil;
 pub mod logcmd;
 pub mod logging;
 pub mod omp;
+pub mod run;
 pub mod tbb;
 
 use analysis::api::AnalyzeOptions;
@@ -16,7 +17,8 @@ use clap::Parser;
 use diag::Diag;
 use std::ffi::OsString;
 use std::io::Write;
-use transforms::pipeline::{Options, Pipeline, Target};
+use std::path::{Path, PathBuf};
+use transforms::pipeline::{FileOutcome, Options, Pipeline, Target};
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
@@ -43,6 +45,7 @@ where
         Some(Command::Analyze(a)) => analyze(&a),
         Some(Command::Log(a)) => logcmd::log(&a),
         Some(Command::Lsp(_)) => lsp_server::run_stdio(),
+        Some(Command::Run(a)) => run::run_cmd(&a),
         None => {
             let argv: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
             batch(&cli.batch, argv)
@@ -95,6 +98,7 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     let mut omp = omp::OpenMp::default();
     let mut tbb = tbb::Tbb::default();
     let mut opt = logging::OptimizeSummary::default();
+    let mut outputs = Outputs::default();
     let mut logger = logging::Logger::new(a.log_db.clone(), argv, target.is_some(), a.optimize);
     let mut sinks: Vec<&mut dyn batch::Sink> = Vec::new();
     if a.omp {
@@ -108,6 +112,10 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     }
     if logging {
         sinks.push(&mut logger);
+    }
+    let build = a.compile || a.execute;
+    if build {
+        sinks.push(&mut outputs);
     }
     let mut sinks = batch::Sinks(sinks);
     let result = batch::run_batch(&opts, &pipeline, &mut sinks, &mut d);
@@ -138,16 +146,67 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
                     return EXIT_FILE_ERRORS;
                 }
             }
-            if summary.errors > 0 {
-                EXIT_FILE_ERRORS
-            } else {
-                EXIT_OK
+            let mut status = if summary.errors > 0 { EXIT_FILE_ERRORS } else { EXIT_OK };
+            if build {
+                let code = build_outputs(a, target, &outputs);
+                status = status.max(code);
             }
+            status
         }
         Err(e) => {
             diag::error(e);
             EXIT_SETUP
         }
+    }
+}
+
+/// Batch mode's -c/-e: the C files ppo wrote (their paths in the output).
+#[derive(Default)]
+struct Outputs {
+    out: PathBuf,
+    files: Vec<PathBuf>,
+}
+
+impl batch::Sink for Outputs {
+    fn start(&mut self, _input: &Path, output: &Path) -> Result<(), String> {
+        self.out = output.to_path_buf();
+        Ok(())
+    }
+
+    fn file(&mut self, path: &Path, rel: &Path, _text: &str, _o: &FileOutcome, _d: &mut Diag) {
+        if path.extension().is_some_and(|e| e == "c") {
+            self.files.push(rel.to_path_buf());
+        }
+    }
+}
+
+/// Compile (and with -e run) every C/C++ file the batch wrote, with the target's backend.
+fn build_outputs(a: &BatchArgs, target: Option<Target>, outputs: &Outputs) -> i32 {
+    let kind = target.map_or(backends::Kind::Local, backends::kind_for);
+    let runner = run::Runner::new(&a.exec, &a.pp, a.quiet);
+    let mut tally = run::Tally::default();
+    for rel in &outputs.files {
+        let c = outputs.out.join(rel);
+        // -tbb writes NAME.cpp for NAME.c.
+        let file = [c.clone(), c.with_extension("cpp")].into_iter().find(|p| p.is_file());
+        let Some(file) = file else {
+            diag::error(format_args!("{}: not in the output, nothing to compile", c.display()));
+            tally.compile_failed += 1;
+            continue;
+        };
+        if !runner.process(&file, kind, a.execute, &mut tally) {
+            break;
+        }
+    }
+    if !a.quiet || tally.failures() > 0 {
+        eprintln!("ppo: {}", tally.line(if a.execute { "compiled and run" } else { "compiled" }));
+    }
+    // The output was written: a missing compiler is a failure of this run, not a setup
+    // error (status 2 means nothing was written).
+    if tally.setup_error {
+        EXIT_FILE_ERRORS
+    } else {
+        tally.exit_code()
     }
 }
 
