@@ -31,12 +31,9 @@ usage() {
 orig_dir=$1
 omp_dir=$2
 exp_dir=${3:-$1}
-for d in "$orig_dir" "$omp_dir" "$exp_dir"; do
-  if [ ! -d "$d" ]; then
-    echo "$0: not a directory: $d" >&2
-    exit 2
-  fi
-done
+# shellcheck source=lib/check.sh
+. "$(dirname "$0")/lib/check.sh"
+need_dirs "$orig_dir" "$omp_dir" "$exp_dir"
 
 cc=${CC:-gcc}
 limit=${OMP_DIFF_TIMEOUT:-20}
@@ -55,13 +52,6 @@ compile() {
   "$cc" "${base_flags[@]}" "$@" -I "$omp_dir" -I "$orig_dir" -o "$out" "$src" -lm \
     >"$out.log" 2>&1
 }
-
-# indent FILE [MAX]: print the first MAX (default 20) lines of FILE, indented.
-indent() {
-  sed -n "1,${2:-20}p" "$1" | sed 's/^/    /'
-}
-
-outcmp=$(dirname "$0")/outcmp.sh
 
 pass=0
 fail=0
@@ -119,32 +109,13 @@ for src in "$orig_dir"/*.c; do
     rc=0
     OMP_NUM_THREADS=$t timeout -k 5 "$limit" "$work/omp" </dev/null \
       >"$work/out.$t" 2>"$work/err.$t" || rc=$?
-    if [ "$rc" -eq 124 ]; then
-      failed="FAIL $name (threads=$t): timed out after ${limit}s"
-    elif [ "$rc" -gt 128 ] && sig=$(kill -l "$((rc - 128))" 2>/dev/null); then
-      failed="FAIL $name (threads=$t): killed by SIG$sig (exit status $rc)"
-    elif [ "$rc" -ne 0 ]; then
-      failed="FAIL $name (threads=$t): exit status $rc"
-    elif ! cmp_msg=$(bash "$outcmp" "$expected" "$work/out.$t"); then
-      failed="FAIL $name (threads=$t): $cmp_msg"
-    elif [ -n "$cmp_msg" ] && [ -z "$tolerated" ]; then
-      tolerated=" (threads=$t: $cmp_msg)"
-    fi
-    if [ -n "$failed" ]; then
+    if ! judge_status "$name (threads=$t)" "$rc" "$limit" ||
+      ! judge_output "$name (threads=$t)" "$expected" "$work/out.$t"; then
       echo "$failed"
       [ -s "$work/err.$t" ] && indent "$work/err.$t" 10
       break
     fi
   done
-  if [ -n "$failed" ]; then
-    fail=$((fail + 1))
-  else
-    echo "ok   $name$tolerated"
-    pass=$((pass + 1))
-  fi
+  count_program "$name"
 done
-
-echo "$pass passed, $fail failed"
-if [ "$fail" -ne 0 ] || [ "$pass" -eq 0 ]; then
-  exit 1
-fi
+finish

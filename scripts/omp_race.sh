@@ -57,6 +57,8 @@
 # compiled by $CLANG -std=c11 -O1 without -fopenmp); a `note` line says so. No corpus
 # program needs it today: each runs in seconds under TSan.
 set -euo pipefail
+# shellcheck source=lib/check.sh
+. "$(dirname "$0")/lib/check.sh"
 
 usage() {
   echo "usage: $0 OMP_DIR [ORIG_DIR]" >&2
@@ -72,19 +74,13 @@ else
   case $1 in -*) usage ;; esac
   omp_dir=$1
   orig_dir=${2:-$1}
-  for d in "$omp_dir" "$orig_dir"; do
-    if [ ! -d "$d" ]; then
-      echo "$0: not a directory: $d" >&2
-      exit 2
-    fi
-  done
+  need_dirs "$omp_dir" "$orig_dir"
 fi
 
 clang=${CLANG:-clang}
 limit=${OMP_RACE_TIMEOUT:-300}
 read -r -a thread_counts <<<"${OMP_RACE_THREADS:-4 2}"
 section_fix=${OMP_RACE_SECTION_FIX:-1}
-outcmp=$(dirname "$0")/outcmp.sh
 archer_banner='Archer detected OpenMP application with TSan, supplying OpenMP synchronization semantics'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/omp_race.XXXXXX")
@@ -110,11 +106,6 @@ if [ -x "$llvm_lib/../bin/llvm-symbolizer" ]; then
 fi
 cflags=(-std=c11 -fopenmp=libomp -fsanitize=thread -g -O1 -fno-omit-frame-pointer)
 ldflags=(-lm "-Wl,-rpath,$llvm_lib")
-
-# indent FILE [MAX]: print the first MAX (default 20) lines of FILE, indented.
-indent() {
-  sed -n "1,${2:-20}p" "$1" | sed 's/^/    /'
-}
 
 # run_tsan OUT ERR THREADS PROGRAM: run PROGRAM under TSan + Archer; sets rc.
 run_tsan() {
@@ -250,20 +241,15 @@ for src in "$omp_dir"/*.c; do
     run_tsan "$out.raw" "$err" "$t" "$work/prog"
     banners=$(grep -cxF "$archer_banner" "$out.raw" || true)
     grep -vxF "$archer_banner" "$out.raw" >"$out" || true
+    label="$name (threads=$t)"
     if grep -q 'WARNING: ThreadSanitizer:' "$err" || [ "$rc" -eq 66 ]; then
-      failed="FAIL $name (threads=$t): ThreadSanitizer report: $(grep -m1 '^SUMMARY: ThreadSanitizer' "$err" || echo "exit status $rc")"
-    elif [ "$rc" -eq 124 ]; then
-      failed="FAIL $name (threads=$t): timed out after ${limit}s (OMP_RACE_TIMEOUT)"
-    elif [ "$rc" -gt 128 ] && sig=$(kill -l "$((rc - 128))" 2>/dev/null); then
-      failed="FAIL $name (threads=$t): killed by SIG$sig (exit status $rc)"
-    elif [ "$rc" -ne 0 ]; then
-      failed="FAIL $name (threads=$t): exit status $rc"
+      failed="FAIL $label: ThreadSanitizer report: $(grep -m1 '^SUMMARY: ThreadSanitizer' "$err" || echo "exit status $rc")"
+    elif ! judge_status "$label" "$rc" "$limit"; then
+      [ "$rc" -eq 124 ] && failed="$failed (OMP_RACE_TIMEOUT)"
     elif [ "$banners" -ne 1 ]; then
-      failed="FAIL $name (threads=$t): Archer was not active (its banner appeared $banners times; no OpenMP region ran?)"
-    elif ! cmp_msg=$(bash "$outcmp" "$expected" "$out"); then
-      failed="FAIL $name (threads=$t): $cmp_msg"
-    elif [ -n "$cmp_msg" ] && [ -z "$tolerated" ]; then
-      tolerated=" (threads=$t: $cmp_msg)"
+      failed="FAIL $label: Archer was not active (its banner appeared $banners times; no OpenMP region ran?)"
+    else
+      judge_output "$label" "$expected" "$out" || true
     fi
     if [ -n "$failed" ]; then
       echo "$failed"
@@ -271,15 +257,6 @@ for src in "$omp_dir"/*.c; do
       break
     fi
   done
-  if [ -n "$failed" ]; then
-    fail=$((fail + 1))
-  else
-    echo "ok   $name$tolerated"
-    pass=$((pass + 1))
-  fi
+  count_program "$name"
 done
-
-echo "$pass passed, $fail failed"
-if [ "$fail" -ne 0 ] || [ "$pass" -eq 0 ]; then
-  exit 1
-fi
+finish

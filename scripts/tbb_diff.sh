@@ -36,12 +36,9 @@ usage() {
 orig_dir=$1
 tbb_dir=$2
 exp_dir=${3:-$1}
-for d in "$orig_dir" "$tbb_dir" "$exp_dir"; do
-  if [ ! -d "$d" ]; then
-    echo "$0: not a directory: $d" >&2
-    exit 2
-  fi
-done
+# shellcheck source=lib/check.sh
+. "$(dirname "$0")/lib/check.sh"
+need_dirs "$orig_dir" "$tbb_dir" "$exp_dir"
 
 cxx=${CXX:-g++}
 limit=${TBB_DIFF_TIMEOUT:-20}
@@ -60,12 +57,6 @@ compile() {
   "$cxx" "${base_flags[@]}" "$@" -I "$tbb_dir" -I "$orig_dir" -o "$out" "$src" -ltbb -lm \
     >"$out.log" 2>&1
 }
-
-indent() {
-  sed -n "1,${2:-20}p" "$1" | sed 's/^/    /'
-}
-
-outcmp=$(dirname "$0")/outcmp.sh
 
 pass=0
 fail=0
@@ -104,33 +95,14 @@ for src in "$orig_dir"/*.c; do
     rc=0
     timeout -k 5 "$limit" taskset -c "$cpus" "$work/tbb" </dev/null \
       >"$work/out.$t" 2>"$work/err.$t" || rc=$?
-    if [ "$rc" -eq 124 ]; then
-      failed="FAIL $name (threads=$t): timed out after ${limit}s"
-    elif [ "$rc" -gt 128 ] && sig=$(kill -l "$((rc - 128))" 2>/dev/null); then
-      failed="FAIL $name (threads=$t): killed by SIG$sig (exit status $rc)"
-    elif [ "$rc" -ne 0 ]; then
-      failed="FAIL $name (threads=$t): exit status $rc"
-    elif ! cmp_msg=$(bash "$outcmp" "$expected" "$work/out.$t"); then
-      failed="FAIL $name (threads=$t): $cmp_msg"
-    elif [ -n "$cmp_msg" ] && [ -z "$tolerated" ]; then
-      tolerated=" (threads=$t: $cmp_msg)"
-    fi
-    if [ -n "$failed" ]; then
+    if ! judge_status "$name (threads=$t)" "$rc" "$limit" ||
+      ! judge_output "$name (threads=$t)" "$expected" "$work/out.$t"; then
       [ "$n" -ne "$t" ] && failed="$failed ($n cpus)"
       echo "$failed"
       [ -s "$work/err.$t" ] && indent "$work/err.$t" 10
       break
     fi
   done
-  if [ -n "$failed" ]; then
-    fail=$((fail + 1))
-  else
-    echo "ok   $name$tolerated"
-    pass=$((pass + 1))
-  fi
+  count_program "$name"
 done
-
-echo "$pass passed, $fail failed"
-if [ "$fail" -ne 0 ] || [ "$pass" -eq 0 ]; then
-  exit 1
-fi
+finish
