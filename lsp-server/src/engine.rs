@@ -270,6 +270,7 @@ pub fn target_title(t: Target) -> &'static str {
     match t {
         Target::OpenMp => "OpenMP",
         Target::Tbb => "TBB",
+        Target::Mpi => "MPI",
     }
 }
 

@@ -7,6 +7,7 @@ pub mod edit;
 pub mod fission;
 pub mod fusion;
 pub mod loopir;
+pub mod mpi;
 pub mod ls;
 pub mod openmp;
 pub mod optimize;

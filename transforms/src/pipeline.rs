@@ -100,6 +100,10 @@ pub mod action {
     /// PS (TBB): a C→C++ conversion (cast, rename, parameter rewrite, includes; `code`
     /// PPO246, `reason`: what, `diff`).
     pub const CXX_FIX: &str = "cxx-fix";
+    /// PS (MPI): `main` rewritten for every rank (`text`: what, `diff`: the whole file's change).
+    pub const MPI_MAIN: &str = "mpi-main";
+    /// PS (MPI): a note on a generated DOALL (`code` PPO309: the global model).
+    pub const MPI_NOTE: &str = "mpi-note";
 }
 
 /// One thing a stage did or found, as the log records it.
@@ -183,6 +187,9 @@ pub enum Target {
     OpenMp,
     /// oneTBB `parallel_for`/`parallel_reduce` (C++ output: `.c` files become `.cpp`).
     Tbb,
+    /// MPI, DMCG-style: `main` runs on every rank, DOALL loops are partitioned, the data they
+    /// need moves with collectives (`mpi.rs`).
+    Mpi,
 }
 
 impl Target {
@@ -190,13 +197,14 @@ impl Target {
         match self {
             Target::OpenMp => "openmp",
             Target::Tbb => "tbb",
+            Target::Mpi => "mpi",
         }
     }
 
     /// `Err` for a target this version cannot generate code for.
     pub fn check_available(self) -> Result<(), PipelineError> {
         match self {
-            Target::OpenMp | Target::Tbb => Ok(()),
+            Target::OpenMp | Target::Tbb | Target::Mpi => Ok(()),
         }
     }
 }
@@ -333,10 +341,18 @@ pub fn ps(
     lines: &LineIndex,
     spps: &Spps,
     target: Target,
+    ir: &SourceIr<'_>,
 ) -> Result<Ps, PipelineError> {
     target.check_available()?;
     if target == Target::Tbb {
         return crate::tbb::ps(name, text, lines, spps);
+    }
+    if target == Target::Mpi {
+        let fe = ir.get().ok_or_else(|| PipelineError::Internal {
+            stage: Stage::Ps,
+            message: "the MPI target needs the file's IR".into(),
+        })?;
+        return crate::mpi::ps(name, text, lines, spps, fe);
     }
     let (placed, skipped) = openmp::plan(text, lines, &spps.report);
     let placed_by_id: HashMap<&str, &openmp::Placed> =
@@ -648,12 +664,12 @@ impl Pipeline {
         let lines = LineIndex::new(text);
         // PS on the original text: the result when OS changes nothing, and what OS must
         // respect otherwise.
+        let ir = SourceIr::new(path, text, &self.options.analyze.pp, loader);
         let ps0 = match self.options.target {
-            Some(t) => Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t))??),
+            Some(t) => Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t, &ir))??),
             None => None,
         };
         let os = if self.options.optimize {
-            let ir = SourceIr::new(path, text, &self.options.analyze.pp, loader);
             Some(guarded(Stage::Os, || {
                 os(path, name, text, &lines, &spps, ps0.as_ref(), &self.registry, &ir)
             })?)
@@ -717,7 +733,8 @@ impl Pipeline {
         // PS on the transformed text.
         let mut spps2 = spps2.expect("SPPS' ran");
         let lines2 = LineIndex::new(&after);
-        let mut ps1 = guarded(Stage::Ps, || ps(name, &after, &lines2, &spps2, target))??;
+        let ir2 = SourceIr::new(path, &after, &self.options.analyze.pp, loader);
+        let mut ps1 = guarded(Stage::Ps, || ps(name, &after, &lines2, &spps2, target, &ir2))??;
         mark_after_os(&mut spps2.events);
         mark_after_os(&mut ps1.events);
         let ps_edits = ps1.edits();
