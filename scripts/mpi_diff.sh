@@ -4,11 +4,11 @@
 # Usage: scripts/mpi_diff.sh ORIG_DIR MPI_DIR
 #
 # For every ORIG_DIR/NAME.c with a counterpart MPI_DIR/NAME.c:
-#   - the arguments are ORIG_DIR/NAME.args (one line, e.g. a problem size) when it exists,
-#     else none;
+#   - the arguments are the test-size column of ORIG_DIR/programs.txt (`NAME ARGS …`, ARGS
+#     separated by commas; corpus/mpi's format), else ORIG_DIR/NAME.args (one line), else none;
 #   - the original is compiled with $CC -O2 and run once: its stdout is the reference (or
-#     ORIG_DIR/expected/NAME.expected / ORIG_DIR/NAME.expected when one exists and the
-#     original's output equals it);
+#     ORIG_DIR/expected/NAME.out or ORIG_DIR/NAME.expected when one exists: the original's
+#     output must equal it);
 #   - MPI_DIR/NAME.c is compiled with $MPICC -O2 -Wall -Werror (the generated code must not
 #     warn; when the ORIGINAL already warns with -Wall, without -Werror) and run with
 #     mpirun -np N for N in $MPI_DIFF_RANKS (default "1 2 3 4"), oversubscribed, stdin
@@ -44,7 +44,12 @@ for src in "$orig_dir"/*.c; do
   gen=$mpi_dir/$file
   [ -f "$gen" ] || { echo "skip $name (no $file in MPI_DIR)"; continue; }
   args=()
-  [ -f "$orig_dir/$name.args" ] && read -r -a args <"$orig_dir/$name.args"
+  if [ -f "$orig_dir/programs.txt" ] && line=$(grep -E "^$name[[:space:]]" "$orig_dir/programs.txt"); then
+    read -r _ targs _ <<<"$line"
+    read -r -a args <<<"${targs//,/ }"
+  elif [ -f "$orig_dir/$name.args" ]; then
+    read -r -a args <"$orig_dir/$name.args"
+  fi
   if ! "$cc" -O2 -I "$orig_dir" -o "$tmp/$name.seq" "$src" -lm >"$tmp/$name.seq.log" 2>&1; then
     echo "FAIL $name: the original does not compile"; sed 's/^/    /' "$tmp/$name.seq.log" | head -20
     fail=$((fail + 1)); continue
@@ -52,7 +57,7 @@ for src in "$orig_dir"/*.c; do
   if ! timeout "$limit" "$tmp/$name.seq" "${args[@]}" </dev/null >"$tmp/$name.ref" 2>"$tmp/$name.ref.err"; then
     echo "FAIL $name: the original fails"; fail=$((fail + 1)); continue
   fi
-  for e in "$orig_dir/expected/$name.expected" "$orig_dir/$name.expected"; do
+  for e in "$orig_dir/expected/$name.out" "$orig_dir/$name.expected"; do
     if [ -f "$e" ] && ! cmp -s "$e" "$tmp/$name.ref"; then
       echo "FAIL $name: the original's output differs from $e"; fail=$((fail + 1)); continue 2
     fi

@@ -576,6 +576,14 @@ impl<'a> Gen<'a> {
                 _ => {}
             }
         }
+        // Variables assigned in the loop (inner indices, temporaries): not loop-invariant.
+        let mut assigned: BTreeSet<SymId> = written.iter().filter_map(|&w| self.f.as_var(w)).collect();
+        for st in self.f.stmts_under(s) {
+            if let StmtKind::Decl(ds) = &self.f.stmt(st).kind {
+                assigned.extend(ds.iter().map(|d| d.sym));
+            }
+        }
+        assigned.insert(iv);
         for &e in &exprs {
             if sizeof_kids.contains(&e) {
                 continue;
@@ -611,7 +619,8 @@ impl<'a> Gen<'a> {
                     let first = idx[0];
                     let others_mention = idx[1..].iter().any(|&i| self.mentions(i, iv));
                     let multi = sy.ty.subscript_depth() >= 2 || idx.len() >= 2;
-                    let (row, d, full) = if let (Some(d), false) = (self.offset_of(first, iv), others_mention) {
+                    let row_d = self.offset_of(first, iv).filter(|_| multi || !others_mention);
+                    let (row, d, full) = if let Some(d) = row_d {
                         (format!("sizeof {}[0]", sy.name), Some(d), false)
                     } else if !multi && !others_mention {
                         // a[c*i + j]
@@ -665,9 +674,12 @@ impl<'a> Gen<'a> {
                             r.below = r.below.max(-d);
                             r.above = r.above.max(d);
                         }
-                    } else if !mentions_iv && multi && !others_mention {
+                    } else if !mentions_iv && multi && self.invariant_in(first, &assigned) {
                         // A row at a loop-invariant index: the global model's candidate.
-                        p.global_rows.push((a, format!("sizeof {}[0]", sy.name), self.t(self.f.expr(first).span).to_string()));
+                        let k = self.t(self.f.expr(first).span).to_string();
+                        if !p.global_rows.iter().any(|g| g.0 == a && ws_eq(&g.2, &k)) {
+                            p.global_rows.push((a, format!("sizeof {}[0]", sy.name), k));
+                        }
                     } else {
                         p.reads_whole.insert(a);
                     }
@@ -781,6 +793,15 @@ impl<'a> Gen<'a> {
             }
         }
         Ok(p)
+    }
+
+    /// No variable of `e` is assigned in the loop, and `e` calls nothing.
+    fn invariant_in(&self, e: ExprId, assigned: &BTreeSet<SymId>) -> bool {
+        self.f.exprs_under(e).into_iter().all(|x| match &self.f.expr(x).kind {
+            ExprKind::Var(v) => !assigned.contains(v),
+            ExprKind::Call { .. } | ExprKind::Assign { .. } | ExprKind::IncDec { .. } | ExprKind::Index { .. } => false,
+            _ => true,
+        })
     }
 
     /// Whether an assignment `lhs op= …` writes `e` with an operator (true) or plainly.

@@ -74,6 +74,12 @@ fn message(errors: &gen::FileErrors) -> String {
 /// (`refuse-loop`) and per note.
 pub fn ps(name: &str, text: &str, lines: &LineIndex, spps: &Spps, fe: &Frontend) -> Result<Ps, PipelineError> {
     let report = &spps.report;
+    if report.includes.iter().any(|i| i.name == "mpi.h") {
+        let e = Event::new(Stage::Ps, action::MPI_NOTE)
+            .reason("already an MPI program (it includes <mpi.h>): left as it is")
+            .lines(1, 1);
+        return Ok(Ps { target: Target::Mpi, placed: Vec::new(), skipped: Vec::new(), events: vec![e], file_edits: Vec::new() });
+    }
     let g = plan(text, fe, report)
         .map_err(|e| PipelineError::Unsupported { target: Target::Mpi, message: message(&e) })?;
     let Some(g) = g else {
