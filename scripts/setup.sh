@@ -7,9 +7,11 @@
 # scripts/tbb_diff.sh, the checks of `ppo -tbb`. clang, libomp-dev (LLVM's
 # OpenMP runtime and Archer, its ThreadSanitizer tool), libclang-rt-dev (the TSan
 # runtime) and llvm (llvm-symbolizer, for file:line in TSan reports): scripts/omp_race.sh.
+# openmpi-bin and libopenmpi-dev (mpicc, mpirun): corpus/mpi/check.sh, `ppo run --backend
+# mpi`, the backends crate's tests and scripts/bench_mpi.sh.
 set -euo pipefail
 
-PACKAGES=(gcc g++ libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm)
+PACKAGES=(gcc g++ libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm openmpi-bin libopenmpi-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
