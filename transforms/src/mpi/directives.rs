@@ -216,7 +216,13 @@ pub fn parse(text: &str) -> Result<Directives, Vec<DirectiveError>> {
         match parse_one(content) {
             None => {}
             Some(Ok(kind)) => out.all.push(Directive { kind, start: start as u32, end: end as u32, line }),
-            Some(Err(message)) => errors.push(DirectiveError { line, message }),
+            Some(Err(message)) => {
+                // A malformed DOALL_BEGIN still opens its region: its DOALL_END is no second error.
+                if content.trim_start().starts_with("DOALL_BEGIN") {
+                    out.all.push(Directive { kind: Kind::DoallBegin(Sched::Blk), start: start as u32, end: end as u32, line });
+                }
+                errors.push(DirectiveError { line, message })
+            }
         }
     }
     let mut open_doall: Option<(&Directive, Sched)> = None;
@@ -314,7 +320,9 @@ mod tests {
 
     #[test]
     fn malformed_directives_name_their_line() {
-        let (l, m) = err("int x;\n/* DOALL_BEGIN P = BLOCK */\nfor(;;);\n/* DOALL_END */\n");
+        let e = parse("int x;\n/* DOALL_BEGIN P = BLOCK */\nfor(;;);\n/* DOALL_END */\n").unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        let (l, m) = (e[0].line, e[0].message.clone());
         assert_eq!(l, 2);
         assert!(m.contains("unknown partitioning `BLOCK`"), "{m}");
         let (l, m) = err("\n\n/* DOALL_BEGIN P = CSS */\n/* DOALL_END */");
