@@ -491,9 +491,6 @@ impl<'a> Gen<'a> {
         let clauses = if v.legal { v.clauses.clone() } else { String::new() };
         let deps: Vec<String> = v.reasons.iter().map(|r| format!("{}: {}", r.code, r.message)).collect();
         let only_deps = !v.reasons.is_empty() && v.reasons.iter().all(|r| matches!(r.code, "PPO101" | "PPO102" | "PPO103"));
-        if !v.legal && !(directive && only_deps) {
-            return Err((codes::DEPENDENCE, format!("the DOALL directive is not obeyed: {}", deps.join("; "))));
-        }
         if clauses.contains("lastprivate") || clauses.contains("linear(") {
             return Err((codes::UNSUPPORTED, format!("`{clauses}`: a value of the last iteration stays on the rank that ran it")));
         }
@@ -745,6 +742,9 @@ impl<'a> Gen<'a> {
         }
         for a in p.writes.keys() {
             p.reads_whole.remove(a);
+        }
+        if !v.legal && !(directive && only_deps) {
+            return Err((codes::DEPENDENCE, format!("the DOALL directive is not obeyed: {}", deps.join("; "))));
         }
         if !p.global_rows.is_empty() {
             if !v.legal && !p.global_rows.iter().all(|(a, _, _)| p.writes.contains_key(a)) {
