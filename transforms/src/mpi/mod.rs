@@ -241,13 +241,16 @@ mod tests {
         let (g, text) = generated(src);
         assert_eq!(g.doalls.len(), 1);
         assert_eq!(g.doalls[0].what, "P = BLK: bcast b, scatter a, c rows stay distributed");
-        let calls: Vec<&str> = text.lines().map(str::trim).filter(|l| l.starts_with("ppo_") && !l.starts_with("ppo_blk(")).collect();
-        assert_eq!(calls.len(), 6, "{calls:?}");
+        let main = &text[text.find("int main").unwrap()..];
+        let calls: Vec<&str> = main.lines().map(str::trim).filter(|l| l.starts_with("ppo_") && !l.starts_with("ppo_blk(")).collect();
+        assert_eq!(calls.len(), 5, "{calls:?}");
         assert!(calls[0].starts_with("ppo_mpi_init(NULL, NULL)"));
         assert!(calls[1].starts_with("ppo_bcast(b, sizeof b, 0)"), "{calls:?}");
         assert!(calls[2].starts_with("ppo_scatter_rows(a, "), "{calls:?}");
         assert!(calls[3].starts_with("ppo_gather_rows(c, "), "{calls:?}");
-        assert_eq!(text.matches("if (ppo_rank == 0) {").count(), 2, "{text}");
+        assert_eq!(calls[4], "ppo_mpi_finalize();");
+        // The initialization and the output: rank 0 only.
+        assert_eq!(main.matches("if (ppo_rank == 0) {").count(), 2, "{main}");
     }
 
     #[test]
