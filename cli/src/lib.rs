@@ -7,8 +7,8 @@ pub mod diag;
 pub mod fsutil;
 pub mod logcmd;
 pub mod logging;
-pub mod omp;
 pub mod mpi;
+pub mod omp;
 pub mod tbb;
 
 use analysis::api::AnalyzeOptions;

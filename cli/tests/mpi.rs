@@ -52,7 +52,9 @@ fn mpi_available() -> bool {
 fn mpi_outputs_compile_and_match_the_sequential_outputs_with_1_to_4_ranks() {
     if !mpi_available() {
         assert!(!in_ci(), "CI is set but mpicc/mpirun are missing; scripts/setup.sh installs Open MPI");
-        eprintln!("SKIPPED: mpicc or mpirun is not installed (not in CI; scripts/setup.sh installs Open MPI)");
+        eprintln!(
+            "SKIPPED: mpicc or mpirun is not installed (not in CI; scripts/setup.sh installs Open MPI)"
+        );
         return;
     }
     let t = tempfile::tempdir().unwrap();
@@ -98,7 +100,8 @@ fn mpi_generated_programs_and_report_snapshots() {
             let snap = format!("mpi_{tag}_{}", f.file_stem().unwrap().to_string_lossy());
             insta::assert_snapshot!(snap, without_prelude(&gen));
         }
-        let summary = stderr.lines().find(|l| l.contains("generated as MPI DOALL loops")).unwrap().to_string();
+        let summary =
+            stderr.lines().find(|l| l.contains("generated as MPI DOALL loops")).unwrap().to_string();
         insta::assert_snapshot!(format!("mpi_summary_{tag}"), summary);
         insta::assert_json_snapshot!(format!("mpi_report_{tag}"), report);
     }
@@ -127,7 +130,14 @@ fn malformed_directives_and_unsupported_mains_are_refused_with_file_and_line() {
     write(&src, "unpaired.c", unpaired);
     write(&src, "lib.c", "int twice(int x) { return 2 * x; }\n");
     let out = t.path().join("out");
-    let r = ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-mpi".as_ref(), "--no-log".as_ref()]);
+    let r = ppo(&[
+        "-i".as_ref(),
+        src.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "-mpi".as_ref(),
+        "--no-log".as_ref(),
+    ]);
     r.assert_code(1)
         .assert_no_panic()
         .assert_stderr("bad.c: mpi target: line 4: [PPO300] unknown partitioning `BLOCK` (expected BLK, CYC, CSS(k), GSS, FSS or TSS); copied unchanged")
@@ -144,7 +154,14 @@ fn mpi_excludes_the_other_targets() {
     let src = root().join("cli/tests/fixtures/mpi");
     for other in ["-omp", "-tbb"] {
         let out = t.path().join(other);
-        let r = ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-mpi".as_ref(), other.as_ref()]);
+        let r = ppo(&[
+            "-i".as_ref(),
+            src.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "-mpi".as_ref(),
+            other.as_ref(),
+        ]);
         r.assert_code(2).assert_no_panic();
         assert!(r.stderr.contains("cannot be used with"), "{}", r.stderr);
     }
@@ -157,7 +174,15 @@ fn mpi_events_are_in_the_log() {
     let out = t.path().join("out");
     ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-mpi".as_ref()]).assert_code(0);
     let db = out.join(".ppo/ppo.db");
-    let r = ppo(&["log".as_ref(), "--db".as_ref(), db.as_os_str(), "--stage".as_ref(), "ps".as_ref(), "--file".as_ref(), "floyd.c".as_ref()]);
+    let r = ppo(&[
+        "log".as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        "--stage".as_ref(),
+        "ps".as_ref(),
+        "--file".as_ref(),
+        "floyd.c".as_ref(),
+    ]);
     r.assert_code(0);
     let so = &r.stdout;
     assert!(so.contains("translate-loop: MPI DOALL P = BLK: bcast row d[k] from its owner"), "{so}");

@@ -135,7 +135,10 @@ impl Facts {
             match run {
                 Ok(Ok(o)) => {
                     let doalls = o.ps.as_ref().map_or(0, |ps| {
-                        ps.events.iter().filter(|e| e.action == transforms::pipeline::action::TRANSLATE_LOOP).count()
+                        ps.events
+                            .iter()
+                            .filter(|e| e.action == transforms::pipeline::action::TRANSLATE_LOOP)
+                            .count()
                     });
                     match o.new_text {
                         Some(t) => Ok((t, doalls)),
@@ -279,7 +282,15 @@ fn analyse_unguarded(
         .flat_map(|(fi, f)| f.loops.iter().enumerate().map(move |(li, l)| (l.id.clone(), (fi, li))))
         .collect();
     let os_inputs = OsInputs { path: path.to_path_buf(), text: Arc::new(text.to_string()), loader, registry };
-    Ok(Facts { outcome, target_refused, os: OnceLock::new(), mpi: OnceLock::new(), os_inputs, index, analyze })
+    Ok(Facts {
+        outcome,
+        target_refused,
+        os: OnceLock::new(),
+        mpi: OnceLock::new(),
+        os_inputs,
+        index,
+        analyze,
+    })
 }
 
 fn run(

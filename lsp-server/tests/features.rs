@@ -497,7 +497,10 @@ async fn generate_mpi_version_writes_name_mpi_c_beside_the_program() {
     assert_eq!(mpi.len(), 1, "{acts:#?}");
     assert_eq!(mpi[0]["title"], "Generate MPI version: write prog_mpi.c (3 DOALL loops)");
     let ops = mpi[0]["edit"]["documentChanges"].as_array().unwrap();
-    assert_eq!(ops[0], json!({"kind": "create", "uri": "file:///w/src/prog_mpi.c", "options": {"overwrite": true}}));
+    assert_eq!(
+        ops[0],
+        json!({"kind": "create", "uri": "file:///w/src/prog_mpi.c", "options": {"overwrite": true}})
+    );
     let text = ops[1]["edits"][0]["newText"].as_str().unwrap();
     assert!(text.contains("#include <mpi.h>") && text.contains("ppo_mpi_init(NULL, NULL);"), "{text}");
     assert!(text.contains("MPI_Allreduce(&ppo_part, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD)"), "{text}");
@@ -517,7 +520,10 @@ async fn generate_mpi_version_is_explained_when_it_cannot_be_offered() {
     let acts = c.actions(uri, 5, json!([])).await;
     assert!(acts.iter().all(|a| a["kind"] != "source.ppo.mpi"), "{acts:#?}");
     // A malformed directive: the refusal names the line.
-    let bad = PROGRAM.replace("  for (i = 0; i < 1000; i++)\n    a[i]", "  /* DOALL_BEGIN P = XYZ */\n  for (i = 0; i < 1000; i++)\n    a[i]");
+    let bad = PROGRAM.replace(
+        "  for (i = 0; i < 1000; i++)\n    a[i]",
+        "  /* DOALL_BEGIN P = XYZ */\n  for (i = 0; i < 1000; i++)\n    a[i]",
+    );
     let uri2 = "file:///w/src/bad.c";
     c.open(uri2, &bad).await;
     c.diagnostics(uri2, 1).await;

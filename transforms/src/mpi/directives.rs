@@ -52,7 +52,10 @@ pub enum Kind {
     Syn,
     /// `DD arr(d1, d2, …)`: the data-distance vector of `arr` (first component: the
     /// partitioned dimension).
-    Dd { array: String, dists: Vec<i64> },
+    Dd {
+        array: String,
+        dists: Vec<i64>,
+    },
 }
 
 /// One directive comment: byte range of the whole comment and its 1-based line.
@@ -150,7 +153,8 @@ fn parse_sched(s: &str) -> Result<Sched, String> {
             .strip_prefix('(')
             .and_then(|r| r.strip_suffix(')'))
             .ok_or_else(|| format!("`{s}`: CSS needs its chunk size, `CSS(k)`"))?;
-        let k: u64 = inner.trim().parse().map_err(|_| format!("`{s}`: the chunk size must be a positive integer"))?;
+        let k: u64 =
+            inner.trim().parse().map_err(|_| format!("`{s}`: the chunk size must be a positive integer"))?;
         if k == 0 {
             return Err(format!("`{s}`: the chunk size must be at least 1"));
         }
@@ -219,7 +223,12 @@ pub fn parse(text: &str) -> Result<Directives, Vec<DirectiveError>> {
             Some(Err(message)) => {
                 // A malformed DOALL_BEGIN still opens its region: its DOALL_END is no second error.
                 if content.trim_start().starts_with("DOALL_BEGIN") {
-                    out.all.push(Directive { kind: Kind::DoallBegin(Sched::Blk), start: start as u32, end: end as u32, line });
+                    out.all.push(Directive {
+                        kind: Kind::DoallBegin(Sched::Blk),
+                        start: start as u32,
+                        end: end as u32,
+                        line,
+                    });
                 }
                 errors.push(DirectiveError { line, message })
             }
@@ -233,7 +242,10 @@ pub fn parse(text: &str) -> Result<Directives, Vec<DirectiveError>> {
                 if let Some((o, _)) = open_doall {
                     errors.push(DirectiveError {
                         line: d.line,
-                        message: format!("DOALL_BEGIN inside the DOALL region opened at line {} (regions do not nest)", o.line),
+                        message: format!(
+                            "DOALL_BEGIN inside the DOALL region opened at line {} (regions do not nest)",
+                            o.line
+                        ),
                     });
                 }
                 open_doall = Some((d, *s));
@@ -246,13 +258,17 @@ pub fn parse(text: &str) -> Result<Directives, Vec<DirectiveError>> {
                     start: o.end,
                     end: d.start,
                 }),
-                None => errors.push(DirectiveError { line: d.line, message: "DOALL_END without DOALL_BEGIN".into() }),
+                None => errors
+                    .push(DirectiveError { line: d.line, message: "DOALL_END without DOALL_BEGIN".into() }),
             },
             Kind::InitBegin => {
                 if let Some(o) = open_init {
                     errors.push(DirectiveError {
                         line: d.line,
-                        message: format!("INIT_BEGIN inside the INIT region opened at line {} (regions do not nest)", o.line),
+                        message: format!(
+                            "INIT_BEGIN inside the INIT region opened at line {} (regions do not nest)",
+                            o.line
+                        ),
                     });
                 }
                 open_init = Some(d);
@@ -265,7 +281,8 @@ pub fn parse(text: &str) -> Result<Directives, Vec<DirectiveError>> {
                     start: o.end,
                     end: d.start,
                 }),
-                None => errors.push(DirectiveError { line: d.line, message: "INIT_END without INIT_BEGIN".into() }),
+                None => errors
+                    .push(DirectiveError { line: d.line, message: "INIT_END without INIT_BEGIN".into() }),
             },
             Kind::Syn | Kind::Dd { .. } => {}
         }
@@ -298,7 +315,8 @@ mod tests {
 
     #[test]
     fn every_form_parses() {
-        let src = "/* DOALL_BEGIN P = CYC */\nfor(;;);\n/* DOALL_END */\n/* DOALL_BEGIN */ x; /* DOALL_END */\n\
+        let src =
+            "/* DOALL_BEGIN P = CYC */\nfor(;;);\n/* DOALL_END */\n/* DOALL_BEGIN */ x; /* DOALL_END */\n\
                    /* DOALL_BEGIN P=CSS( 16 ) */ y; /* DOALL_END */\n/* INIT_BEGIN */ z; /* INIT_END */\n\
                    /* SYN */ /* DD u(-1, 1) */ /* a comment */ // DOALL_BEGIN P = nonsense\n\
                    char *s = \"/* DOALL_END */\";\n/* DOALL_BEGIN P = gss */ w; /* DOALL_END */\n";
@@ -310,7 +328,13 @@ mod tests {
         assert_eq!(d.init.len(), 1);
         assert!(d.all.iter().any(|x| x.kind == Kind::Syn));
         assert!(d.all.iter().any(|x| x.kind == Kind::Dd { array: "u".into(), dists: vec![-1, 1] }));
-        assert_eq!(parse("/* DOALL_BEGIN P = FSS */ /* DOALL_END */ /* DOALL_BEGIN P = TSS */ /* DOALL_END */").unwrap().doall.len(), 2);
+        assert_eq!(
+            parse("/* DOALL_BEGIN P = FSS */ /* DOALL_END */ /* DOALL_BEGIN P = TSS */ /* DOALL_END */")
+                .unwrap()
+                .doall
+                .len(),
+            2
+        );
     }
 
     fn err(src: &str) -> (u32, String) {
@@ -340,7 +364,9 @@ mod tests {
         assert!(err("/* DD u(1, x) */").1.contains("`x` is not an integer distance"));
         assert!(err("/* DD (1) */").1.contains("array name"));
         assert!(err("/* DD u(1 */").1.contains("`)`"));
-        assert!(err("/* INIT_BEGIN */ /* DOALL_BEGIN */ /* INIT_END */ /* DOALL_END */").1.contains("overlaps"));
+        assert!(err("/* INIT_BEGIN */ /* DOALL_BEGIN */ /* INIT_END */ /* DOALL_END */")
+            .1
+            .contains("overlaps"));
     }
 
     #[test]

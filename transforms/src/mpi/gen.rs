@@ -235,7 +235,8 @@ fn alloc_bytes(text: &str, f: &Function, e: ExprId) -> Option<String> {
     }
 }
 
-const PURE_INIT_CALLS: &[&str] = &["malloc", "calloc", "atoi", "atol", "atoll", "atof", "strtol", "strtoll", "strtoul", "strtod"];
+const PURE_INIT_CALLS: &[&str] =
+    &["malloc", "calloc", "atoi", "atol", "atoll", "atof", "strtol", "strtoll", "strtoul", "strtod"];
 
 impl<'a> Gen<'a> {
     fn t(&self, s: Span) -> &'a str {
@@ -430,7 +431,14 @@ impl<'a> Gen<'a> {
                 return None;
             }
             let is_for = matches!(st.kind, StmtKind::For { .. });
-            let conditional = cond || matches!(st.kind, StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::Switch { .. } | StmtKind::DoWhile { .. });
+            let conditional = cond
+                || matches!(
+                    st.kind,
+                    StmtKind::If { .. }
+                        | StmtKind::While { .. }
+                        | StmtKind::Switch { .. }
+                        | StmtKind::DoWhile { .. }
+                );
             if is_for {
                 acc.push(s);
             }
@@ -446,8 +454,15 @@ impl<'a> Gen<'a> {
         Some((acc, c))
     }
 
-    fn plan_doall(&mut self, s: StmtId, sched: Sched, directive: bool) -> Result<Plan, (&'static str, String)> {
-        let lr = self.loop_report(s).ok_or((codes::UNSUPPORTED, "the analysis has no report of this loop".to_string()))?;
+    fn plan_doall(
+        &mut self,
+        s: StmtId,
+        sched: Sched,
+        directive: bool,
+    ) -> Result<Plan, (&'static str, String)> {
+        let lr = self
+            .loop_report(s)
+            .ok_or((codes::UNSUPPORTED, "the analysis has no report of this loop".to_string()))?;
         let StmtKind::For { body, .. } = self.f.stmt(s).kind else {
             return Err((codes::UNSUPPORTED, "not a `for` loop".into()));
         };
@@ -465,10 +480,21 @@ impl<'a> Gen<'a> {
             .collect();
         if !io.is_empty() {
             let names: Vec<&str> = io.iter().map(|s| s.as_str()).collect();
-            return Err((codes::IO, format!("I/O inside the DOALL ({}): its order and its output would differ from rank to rank", names.join(", "))));
+            return Err((
+                codes::IO,
+                format!(
+                    "I/O inside the DOALL ({}): its order and its output would differ from rank to rank",
+                    names.join(", ")
+                ),
+            ));
         }
-        let shape = self.shape(s).ok_or((codes::UNSUPPORTED, "the loop header is not a counted `for`".to_string()))?;
-        let step = shape.step.filter(|&st| st != 0).ok_or((codes::UNSUPPORTED, "the step is not a constant".to_string()))?;
+        let shape = self
+            .shape(s)
+            .ok_or((codes::UNSUPPORTED, "the loop header is not a counted `for`".to_string()))?;
+        let step = shape
+            .step
+            .filter(|&st| st != 0)
+            .ok_or((codes::UNSUPPORTED, "the step is not a constant".to_string()))?;
         if !shape.clean {
             return Err((codes::UNSUPPORTED, "the loop header comes from a macro".into()));
         }
@@ -490,9 +516,13 @@ impl<'a> Gen<'a> {
         let v = &lr.parallel;
         let clauses = if v.legal { v.clauses.clone() } else { String::new() };
         let deps: Vec<String> = v.reasons.iter().map(|r| format!("{}: {}", r.code, r.message)).collect();
-        let only_deps = !v.reasons.is_empty() && v.reasons.iter().all(|r| matches!(r.code, "PPO101" | "PPO102" | "PPO103"));
+        let only_deps = !v.reasons.is_empty()
+            && v.reasons.iter().all(|r| matches!(r.code, "PPO101" | "PPO102" | "PPO103"));
         if clauses.contains("lastprivate") || clauses.contains("linear(") {
-            return Err((codes::UNSUPPORTED, format!("`{clauses}`: a value of the last iteration stays on the rank that ran it")));
+            return Err((
+                codes::UNSUPPORTED,
+                format!("`{clauses}`: a value of the last iteration stays on the rank that ran it"),
+            ));
         }
         let mut private = BTreeSet::new();
         let mut reductions = Vec::new();
@@ -543,9 +573,14 @@ impl<'a> Gen<'a> {
             reductions: Vec::new(),
         };
         for (name, op) in &reductions {
-            let sym = self.sym_named(name, s).ok_or((codes::UNSUPPORTED, format!("reduction variable `{name}` not found")))?;
+            let sym = self
+                .sym_named(name, s)
+                .ok_or((codes::UNSUPPORTED, format!("reduction variable `{name}` not found")))?;
             if mpi_op(op).is_none() || mpi_type(&self.sym(sym).ty).is_none() {
-                return Err((codes::UNSUPPORTED, format!("reduction({op}:{name}) has no MPI operator or datatype")));
+                return Err((
+                    codes::UNSUPPORTED,
+                    format!("reduction({op}:{name}) has no MPI operator or datatype"),
+                ));
             }
             p.reductions.push((sym, op.clone()));
         }
@@ -598,7 +633,14 @@ impl<'a> Gen<'a> {
                     }
                     idx.reverse();
                     let Some(a) = self.f.as_var(b) else {
-                        return Err((codes::ALIAS, format!("`{}` at line {} indexes memory that is not a named array", self.t(ex.span), self.line(ex.span.start))));
+                        return Err((
+                            codes::ALIAS,
+                            format!(
+                                "`{}` at line {} indexes memory that is not a named array",
+                                self.t(ex.span),
+                                self.line(ex.span.start)
+                            ),
+                        ));
                     };
                     let sy = self.sym(a);
                     if span.contains(sy.span) {
@@ -622,9 +664,10 @@ impl<'a> Gen<'a> {
                     } else if !multi && !others_mention {
                         // a[c*i + j]
                         let parts = match &self.f.expr(first).kind {
-                            ExprKind::Binary(BinOp::Add, x, y) => {
-                                self.coef_of(*x, iv).map(|c| (c, Some(*y))).or_else(|| self.coef_of(*y, iv).map(|c| (c, Some(*x))))
-                            }
+                            ExprKind::Binary(BinOp::Add, x, y) => self
+                                .coef_of(*x, iv)
+                                .map(|c| (c, Some(*y)))
+                                .or_else(|| self.coef_of(*y, iv).map(|c| (c, Some(*x)))),
                             _ => self.coef_of(first, iv).map(|c| (c, None)),
                         };
                         match parts {
@@ -644,12 +687,18 @@ impl<'a> Gen<'a> {
                             let why = if mentions_iv {
                                 format!("`{txt}` (line {}) is written at a position that is not the iteration's own row (an indirect or shifted write)", self.line(ex.span.start))
                             } else {
-                                format!("`{txt}` (line {}) is written by every iteration", self.line(ex.span.start))
+                                format!(
+                                    "`{txt}` (line {}) is written by every iteration",
+                                    self.line(ex.span.start)
+                                )
                             };
                             return Err((codes::WRITE, why));
                         }
                         if layouts.get(&a).is_some_and(|r| *r != row) {
-                            return Err((codes::WRITE, format!("`{}` is accessed with two row layouts", sy.name)));
+                            return Err((
+                                codes::WRITE,
+                                format!("`{}` is accessed with two row layouts", sy.name),
+                            ));
                         }
                         layouts.insert(a, row.clone());
                         let e2 = p.writes.entry(a).or_insert((row.clone(), true));
@@ -697,8 +746,15 @@ impl<'a> Gen<'a> {
                     } else if sy.ty.is_pointer() {
                         return Err((codes::ALIAS, format!("`{}` is a pointer ppo cannot trace to one allocation in main (unresolved aliasing)", sy.name)));
                     } else if let Type::Struct(n) = &sy.ty {
-                        if self.unit.struct_def(n).is_some_and(|d| d.fields.iter().any(|(_, t)| t.is_pointer())) {
-                            return Err((codes::ALIAS, format!("`{}` is a struct with pointer fields", sy.name)));
+                        if self
+                            .unit
+                            .struct_def(n)
+                            .is_some_and(|d| d.fields.iter().any(|(_, t)| t.is_pointer()))
+                        {
+                            return Err((
+                                codes::ALIAS,
+                                format!("`{}` is a struct with pointer fields", sy.name),
+                            ));
                         }
                         p.scalar_reads.insert(v);
                     } else if !written.contains(&e) {
@@ -706,7 +762,14 @@ impl<'a> Gen<'a> {
                     }
                 }
                 ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member { arrow: true, .. } => {
-                    return Err((codes::ALIAS, format!("`{}` (line {}) reads or writes through a pointer (unresolved aliasing)", self.t(ex.span), self.line(ex.span.start))));
+                    return Err((
+                        codes::ALIAS,
+                        format!(
+                            "`{}` (line {}) reads or writes through a pointer (unresolved aliasing)",
+                            self.t(ex.span),
+                            self.line(ex.span.start)
+                        ),
+                    ));
                 }
                 ExprKind::Call { callee, args } => {
                     let ExprKind::FuncName(n) = &self.f.expr(*callee).kind else {
@@ -718,19 +781,30 @@ impl<'a> Gen<'a> {
                             return Err((codes::WRITE, format!("the call to `{n}` writes the global `{g}`")));
                         }
                         if sm.writes_unknown_memory || !sm.writes_params.is_empty() {
-                            return Err((codes::WRITE, format!("the call to `{n}` writes through its arguments")));
+                            return Err((
+                                codes::WRITE,
+                                format!("the call to `{n}` writes through its arguments"),
+                            ));
                         }
                         for g in &sm.reads_global_names {
                             if let Some((&gs, _)) = self.arrays.iter().find(|(_, i)| &i.name == g) {
                                 p.reads_whole.insert(gs);
-                            } else if let Some(&gs) = self.unit.globals.iter().find(|&&x| &self.sym(x).name == g) {
+                            } else if let Some(&gs) =
+                                self.unit.globals.iter().find(|&&x| &self.sym(x).name == g)
+                            {
                                 p.scalar_reads.insert(gs);
                             }
                         }
                     } else if let Some(l) = analysis::libc::lookup(n) {
                         for (i, a) in args.iter().enumerate() {
                             if l.writes_arg(i) {
-                                return Err((codes::WRITE, format!("`{n}` writes through its argument `{}`", self.t(self.f.expr(*a).span))));
+                                return Err((
+                                    codes::WRITE,
+                                    format!(
+                                        "`{n}` writes through its argument `{}`",
+                                        self.t(self.f.expr(*a).span)
+                                    ),
+                                ));
                             }
                         }
                     } else {
@@ -743,18 +817,32 @@ impl<'a> Gen<'a> {
         for a in p.writes.keys() {
             p.reads_whole.remove(a);
         }
-        if !v.legal && !(directive && only_deps) {
-            return Err((codes::DEPENDENCE, format!("the DOALL directive is not obeyed: {}", deps.join("; "))));
+        if !(v.legal || directive && only_deps) {
+            return Err((
+                codes::DEPENDENCE,
+                format!("the DOALL directive is not obeyed: {}", deps.join("; ")),
+            ));
         }
         if !p.global_rows.is_empty() {
             if !v.legal && !p.global_rows.iter().all(|(a, _, _)| p.writes.contains_key(a)) {
-                return Err((codes::DEPENDENCE, format!("the DOALL directive is not obeyed: {}", deps.join("; "))));
+                return Err((
+                    codes::DEPENDENCE,
+                    format!("the DOALL directive is not obeyed: {}", deps.join("; ")),
+                ));
             }
             if sched != Sched::Blk {
-                return Err((codes::UNSUPPORTED, format!("the global model (rows read at a loop-invariant index) needs P = BLK, not {sched}")));
+                return Err((
+                    codes::UNSUPPORTED,
+                    format!(
+                        "the global model (rows read at a loop-invariant index) needs P = BLK, not {sched}"
+                    ),
+                ));
             }
         } else if !v.legal {
-            return Err((codes::DEPENDENCE, format!("the DOALL directive is not obeyed: {}", deps.join("; "))));
+            return Err((
+                codes::DEPENDENCE,
+                format!("the DOALL directive is not obeyed: {}", deps.join("; ")),
+            ));
         }
         // Rows read whole but also at rows (two layouts): read whole.
         let whole: Vec<SymId> = p.reads_whole.iter().copied().collect();
@@ -766,7 +854,10 @@ impl<'a> Gen<'a> {
         }
         let transfers = !p.writes.is_empty() || !p.row_reads.is_empty() || !p.global_rows.is_empty();
         if transfers && step != 1 && sched != Sched::Cyc {
-            return Err((codes::UNSUPPORTED, format!("step {step}: the rows of an iteration range are not contiguous")));
+            return Err((
+                codes::UNSUPPORTED,
+                format!("step {step}: the rows of an iteration range are not contiguous"),
+            ));
         }
         if sched == Sched::Cyc && !p.writes.is_empty() {
             let names: Vec<&str> = p.writes.keys().map(|a| self.arrays[a].name.as_str()).collect();
@@ -774,12 +865,19 @@ impl<'a> Gen<'a> {
         }
         let halo = p.row_reads.values().any(|r| r.below > 0 || r.above > 0);
         if halo && sched != Sched::Blk {
-            return Err((codes::UNSUPPORTED, format!("the semi-global model (neighbour rows) needs P = BLK, not {sched}")));
+            return Err((
+                codes::UNSUPPORTED,
+                format!("the semi-global model (neighbour rows) needs P = BLK, not {sched}"),
+            ));
         }
         // DD directives that name arrays of this loop must cover the distances read.
         for d in &self.dirs.all {
             if let Kind::Dd { array, dists } = &d.kind {
-                let before = d.end <= span.start && !self.dirs.all.iter().any(|o| o.start >= d.end && o.end <= span.start && matches!(o.kind, Kind::DoallEnd));
+                let before =
+                    d.end <= span.start
+                        && !self.dirs.all.iter().any(|o| {
+                            o.start >= d.end && o.end <= span.start && matches!(o.kind, Kind::DoallEnd)
+                        });
                 if !before {
                     continue;
                 }
@@ -799,7 +897,10 @@ impl<'a> Gen<'a> {
     fn invariant_in(&self, e: ExprId, assigned: &BTreeSet<SymId>) -> bool {
         self.f.exprs_under(e).into_iter().all(|x| match &self.f.expr(x).kind {
             ExprKind::Var(v) => !assigned.contains(v),
-            ExprKind::Call { .. } | ExprKind::Assign { .. } | ExprKind::IncDec { .. } | ExprKind::Index { .. } => false,
+            ExprKind::Call { .. }
+            | ExprKind::Assign { .. }
+            | ExprKind::IncDec { .. }
+            | ExprKind::Index { .. } => false,
             _ => true,
         })
     }
@@ -830,7 +931,10 @@ impl<'a> Gen<'a> {
     }
 
     fn sym_named(&self, name: &str, s: StmtId) -> Option<SymId> {
-        self.f.exprs_under_stmt(s).into_iter().find_map(|e| self.f.as_var(e).filter(|v| self.sym(*v).name == name))
+        self.f
+            .exprs_under_stmt(s)
+            .into_iter()
+            .find_map(|e| self.f.as_var(e).filter(|v| self.sym(*v).name == name))
     }
 }
 
@@ -919,7 +1023,15 @@ impl<'a> Gen<'a> {
         self.set(a, AState::everywhere());
     }
 
-    fn ensure_parts(&mut self, a: SymId, p: &PartKey, halo: (i64, i64), out: &mut String, ind: &str, at: Option<StmtId>) {
+    fn ensure_parts(
+        &mut self,
+        a: SymId,
+        p: &PartKey,
+        halo: (i64, i64),
+        out: &mut String,
+        ind: &str,
+        at: Option<StmtId>,
+    ) {
         let s = self.astate(a);
         if s.all {
             return;
@@ -928,7 +1040,11 @@ impl<'a> Gen<'a> {
         if s.parts.as_ref() == Some(p) {
             if halo != (0, 0) {
                 if s.ext_all {
-                    let _ = writeln!(out, "{ind}ppo_halo_rows({name}, {}, {}, {}, {}, {});", p.n, p.first, p.row, halo.0, halo.1);
+                    let _ = writeln!(
+                        out,
+                        "{ind}ppo_halo_rows({name}, {}, {}, {}, {}, {});",
+                        p.n, p.first, p.row, halo.0, halo.1
+                    );
                     self.note(at, format!("halo {name}({},{})", -halo.0, halo.1));
                 } else {
                     self.ensure_all(a, out, ind, at);
@@ -943,7 +1059,10 @@ impl<'a> Gen<'a> {
         self.ensure_root(a, out, ind, at);
         let _ = writeln!(out, "{ind}ppo_scatter_rows({name}, {}, {}, {});", p.n, p.first, p.row);
         self.note(at, format!("scatter {name}"));
-        self.set(a, AState { all: false, root: true, parts: Some(p.clone()), ext_all: false, ext_root: true });
+        self.set(
+            a,
+            AState { all: false, root: true, parts: Some(p.clone()), ext_all: false, ext_root: true },
+        );
     }
 
     /// Raise the state before a loop so that it provides everything the state after its body
@@ -1004,7 +1123,9 @@ impl<'a> Gen<'a> {
                 ExprKind::Unary(UnOp::Deref, x) | ExprKind::Member { base: x, arrow: true, .. } => {
                     // through a pointer: the array it points to, when known
                     let mut y = *x;
-                    while let ExprKind::Binary(_, a, _) | ExprKind::Cast { expr: a, .. } = &self.f.expr(y).kind {
+                    while let ExprKind::Binary(_, a, _) | ExprKind::Cast { expr: a, .. } =
+                        &self.f.expr(y).kind
+                    {
                         y = *a;
                     }
                     return self.f.as_var(y);
@@ -1018,13 +1139,15 @@ impl<'a> Gen<'a> {
         let mut value_only: BTreeSet<ExprId> = BTreeSet::new();
         for &e in &exprs {
             match &self.f.expr(e).kind {
-                ExprKind::Unary(UnOp::Not, x) | ExprKind::Binary(BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr, x, _) => {
+                ExprKind::Unary(UnOp::Not, x)
+                | ExprKind::Binary(BinOp::Eq | BinOp::Ne | BinOp::LogAnd | BinOp::LogOr, x, _) => {
                     value_only.insert(*x);
                     if let ExprKind::Binary(_, _, y) = &self.f.expr(e).kind {
                         value_only.insert(*y);
                     }
                 }
-                ExprKind::Call { callee, args } if matches!(&self.f.expr(*callee).kind, ExprKind::FuncName(n) if n == "free") => {
+                ExprKind::Call { callee, args } if matches!(&self.f.expr(*callee).kind, ExprKind::FuncName(n) if n == "free") =>
+                {
                     value_only.extend(args.iter().copied());
                 }
                 _ => {}
@@ -1119,7 +1242,13 @@ impl<'a> Gen<'a> {
                         || analysis::libc::lookup(n).is_some_and(|l| l.pure)
                         || self.fn_report(n).is_some_and(|fr| {
                             let s = &fr.summary;
-                            !s.io && !s.random && !s.state && !s.exits && s.writes_global_names.is_empty() && s.writes_params.is_empty() && !s.writes_unknown_memory
+                            !s.io
+                                && !s.random
+                                && !s.state
+                                && !s.exits
+                                && s.writes_global_names.is_empty()
+                                && s.writes_params.is_empty()
+                                && !s.writes_unknown_memory
                         })
                 }
                 _ => false,
@@ -1136,12 +1265,21 @@ impl<'a> Gen<'a> {
         let mut prev_end: Option<u32> = None;
         for &s in stmts {
             let sp = self.f.stmt(s).span;
-            let syn = prev_end.is_some_and(|pe| self.dirs.all.iter().any(|d| d.kind == Kind::Syn && d.start >= pe && d.end <= sp.start));
+            let syn = prev_end.is_some_and(|pe| {
+                self.dirs.all.iter().any(|d| d.kind == Kind::Syn && d.start >= pe && d.end <= sp.start)
+            });
             prev_end = Some(sp.end);
             let master = !(self.is_replicated_ctl(s)
                 || self.init_stmts.contains(&s)
                 || self.allocs.contains_key(&s)
-                || matches!(self.f.stmt(s).kind, StmtKind::Decl(_) | StmtKind::Return(_) | StmtKind::Empty | StmtKind::Break | StmtKind::Continue));
+                || matches!(
+                    self.f.stmt(s).kind,
+                    StmtKind::Decl(_)
+                        | StmtKind::Return(_)
+                        | StmtKind::Empty
+                        | StmtKind::Break
+                        | StmtKind::Continue
+                ));
             if master && !syn {
                 group.push(s);
                 continue;
@@ -1179,7 +1317,11 @@ impl<'a> Gen<'a> {
         let inner = format!("{ind}  ");
         for &s in group.iter() {
             let txt = self.render_master(s);
-            let _ = writeln!(out, "{inner}{}", reindent(&txt, self.line_indent(self.f.stmt(s).span.start), &inner));
+            let _ = writeln!(
+                out,
+                "{inner}{}",
+                reindent(&txt, self.line_indent(self.f.stmt(s).span.start), &inner)
+            );
         }
         let _ = writeln!(out, "{ind}}}");
         for w in writes {
@@ -1231,13 +1373,15 @@ impl<'a> Gen<'a> {
                     ctl.extend(self.f.exprs_under_stmt(*i));
                 }
                 self.ensure_exprs(&ctl, out, ind);
-                let header = self.t(Span::new(st.span.start, self.f.stmt(*body).span.start)).trim_end().to_string();
+                let header =
+                    self.t(Span::new(st.span.start, self.f.stmt(*body).span.start)).trim_end().to_string();
                 // The loop's own index and the variables its header writes are the same on every rank.
                 self.gen_loop(&header, *body, &ctl, out, ind);
             }
             StmtKind::While { cond, body } if self.is_replicated_ctl(s) => {
                 self.ensure_exprs(&[*cond], out, ind);
-                let header = self.t(Span::new(st.span.start, self.f.stmt(*body).span.start)).trim_end().to_string();
+                let header =
+                    self.t(Span::new(st.span.start, self.f.stmt(*body).span.start)).trim_end().to_string();
                 self.gen_loop(&header, *body, &[*cond], out, ind);
             }
             StmtKind::If { cond, then, els } if self.is_replicated_ctl(s) => {
@@ -1261,7 +1405,8 @@ impl<'a> Gen<'a> {
             }
             StmtKind::Decl(ds) => {
                 let ds = ds.clone();
-                let impure: Vec<&VarDecl> = ds.iter().filter(|d| d.init.is_some_and(|e| !self.pure_init(e))).collect();
+                let impure: Vec<&VarDecl> =
+                    ds.iter().filter(|d| d.init.is_some_and(|e| !self.pure_init(e))).collect();
                 if impure.is_empty() {
                     let exprs = self.f.exprs_under_stmt(s);
                     self.ensure_exprs(&exprs, out, ind);
@@ -1402,7 +1547,11 @@ impl<'a> Gen<'a> {
     fn gen_doall(&mut self, p: &Plan, out: &mut String, ind: &str) {
         let i2 = format!("{ind}  ");
         let at = Some(p.stmt);
-        let key = |row: &str| PartKey { first: format!("({})", p.init), n: format!("({})", p.trip), row: row.to_string() };
+        let key = |row: &str| PartKey {
+            first: format!("({})", p.init),
+            n: format!("({})", p.trip),
+            row: row.to_string(),
+        };
         // Before: what each rank needs.
         for &v in &p.scalar_reads {
             self.ensure_scalar_all(v, out, ind, at);
@@ -1472,7 +1621,11 @@ impl<'a> Gen<'a> {
             Sched::Blk | Sched::Cyc => {
                 for (a, row, k) in &p.global_rows {
                     let n = &self.arrays[a].name;
-                    let _ = writeln!(out, "{i2}ppo_bcast_owned_row({n}, ppo_n, ({}), {row}, (long long)({k}) - ({}));", p.init, p.init);
+                    let _ = writeln!(
+                        out,
+                        "{i2}ppo_bcast_owned_row({n}, ppo_n, ({}), {row}, (long long)({k}) - ({}));",
+                        p.init, p.init
+                    );
                     self.note(at, format!("bcast row {n}[{k}] from its owner"));
                 }
                 if p.sched == Sched::Blk {
@@ -1494,7 +1647,10 @@ impl<'a> Gen<'a> {
                 };
                 let _ = writeln!(out, "{i2}long long ppo_a, ppo_b;");
                 let _ = writeln!(out, "{i2}ppo_sched_t ppo_s;");
-                let _ = writeln!(out, "{i2}ppo_sched_init(&ppo_s, {kind}, {k}, ppo_n, ppo_size > 1 ? ppo_size - 1 : 1);");
+                let _ = writeln!(
+                    out,
+                    "{i2}ppo_sched_init(&ppo_s, {kind}, {k}, ppo_n, ppo_size > 1 ? ppo_size - 1 : 1);"
+                );
                 let _ = writeln!(out, "{i2}if (ppo_size > 1 && ppo_rank == 0) {{");
                 let _ = writeln!(out, "{i3}/* master: hand out chunks, collect their rows */");
                 let _ = writeln!(out, "{i3}int ppo_w, ppo_active = 0;");
@@ -1509,7 +1665,8 @@ impl<'a> Gen<'a> {
                 let _ = writeln!(out, "{i3}  if (!ppo_dispatch(&ppo_s, ppo_st.MPI_SOURCE)) ppo_active--;");
                 let _ = writeln!(out, "{i3}}}");
                 let _ = writeln!(out, "{i2}}} else {{");
-                let _ = writeln!(out, "{i3}/* worker (or the only rank): compute chunks, return their rows */");
+                let _ =
+                    writeln!(out, "{i3}/* worker (or the only rank): compute chunks, return their rows */");
                 let _ = writeln!(out, "{i3}while (ppo_next_chunk(&ppo_s, &ppo_a, &ppo_b)) {{");
                 let _ = writeln!(out, "{i3}  for (ppo_k = ppo_a; ppo_k < ppo_b; ppo_k++) {{");
                 out.push_str(&body_block(&format!("{i3}  ")));
@@ -1518,15 +1675,28 @@ impl<'a> Gen<'a> {
                 let _ = writeln!(out, "{i3}    long long ppo_c[2];");
                 let _ = writeln!(out, "{i3}    ppo_c[0] = ppo_a;");
                 let _ = writeln!(out, "{i3}    ppo_c[1] = ppo_b;");
-                let _ = writeln!(out, "{i3}    PPO_MPI(MPI_Send(ppo_c, 2, MPI_LONG_LONG, 0, PPO_TAG_DONE, MPI_COMM_WORLD));");
+                let _ = writeln!(
+                    out,
+                    "{i3}    PPO_MPI(MPI_Send(ppo_c, 2, MPI_LONG_LONG, 0, PPO_TAG_DONE, MPI_COMM_WORLD));"
+                );
                 for (n, row) in &written {
-                    let _ = writeln!(out, "{i3}    ppo_send_rows({n}, ({}) + ppo_a, ppo_b - ppo_a, {row}, 0);", p.init);
+                    let _ = writeln!(
+                        out,
+                        "{i3}    ppo_send_rows({n}, ({}) + ppo_a, ppo_b - ppo_a, {row}, 0);",
+                        p.init
+                    );
                 }
                 let _ = writeln!(out, "{i3}  }}");
                 let _ = writeln!(out, "{i3}}}");
                 let _ = writeln!(out, "{i2}}}");
                 if !written.is_empty() {
-                    self.note(at, format!("rows of {} returned chunk by chunk", written.iter().map(|w| w.0.as_str()).collect::<Vec<_>>().join(", ")));
+                    self.note(
+                        at,
+                        format!(
+                            "rows of {} returned chunk by chunk",
+                            written.iter().map(|w| w.0.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                    );
                 }
             }
         }
@@ -1539,9 +1709,15 @@ impl<'a> Gen<'a> {
             let _ = writeln!(out, "{i2}{{");
             let _ = writeln!(out, "{i2}  {} ppo_part = {n};", sy.ty);
             if all {
-                let _ = writeln!(out, "{i2}  PPO_MPI(MPI_Allreduce(&ppo_part, &{n}, 1, {t}, {o}, MPI_COMM_WORLD));");
+                let _ = writeln!(
+                    out,
+                    "{i2}  PPO_MPI(MPI_Allreduce(&ppo_part, &{n}, 1, {t}, {o}, MPI_COMM_WORLD));"
+                );
             } else {
-                let _ = writeln!(out, "{i2}  PPO_MPI(MPI_Reduce(&ppo_part, &{n}, 1, {t}, {o}, 0, MPI_COMM_WORLD));");
+                let _ = writeln!(
+                    out,
+                    "{i2}  PPO_MPI(MPI_Reduce(&ppo_part, &{n}, 1, {t}, {o}, 0, MPI_COMM_WORLD));"
+                );
             }
             let _ = writeln!(out, "{i2}}}");
             let combine = match op.as_str() {
@@ -1619,12 +1795,19 @@ pub fn generate(
     };
     let mut out = Generated::default();
     if f.has_errors() {
-        return Err(vec![(lines.line_col(f.span.start).0, codes::UNSUPPORTED, "main has syntax errors".into())]);
+        return Err(vec![(
+            lines.line_col(f.span.start).0,
+            codes::UNSUPPORTED,
+            "main has syntax errors".into(),
+        )]);
     }
     g.find_arrays();
     // Which loops are DOALL: the directives', or else the analysis' outermost parallel loops.
-    let fors: Vec<StmtId> =
-        f.stmts_under(f.body).into_iter().filter(|&s| matches!(f.stmt(s).kind, StmtKind::For { .. })).collect();
+    let fors: Vec<StmtId> = f
+        .stmts_under(f.body)
+        .into_iter()
+        .filter(|&s| matches!(f.stmt(s).kind, StmtKind::For { .. }))
+        .collect();
     let mut candidates: Vec<(StmtId, Sched, bool)> = Vec::new();
     if !dirs.doall.is_empty() {
         for r in &dirs.doall {
@@ -1636,13 +1819,21 @@ pub fn generate(
                     sp.start >= r.start && sp.end <= r.end && !matches!(f.stmt(s).kind, StmtKind::Empty)
                 })
                 .collect();
-            let first = inside.iter().copied().min_by_key(|&s| (f.stmt(s).span.start, u32::MAX - f.stmt(s).span.end));
+            let first =
+                inside.iter().copied().min_by_key(|&s| (f.stmt(s).span.start, u32::MAX - f.stmt(s).span.end));
             match first {
                 Some(s) if matches!(f.stmt(s).kind, StmtKind::For { .. }) => {
                     let sp = f.stmt(s).span;
                     let alone = inside.iter().all(|&x| sp.contains(f.stmt(x).span));
                     if !alone {
-                        g.errors.push((r.begin_line, codes::DIRECTIVE, format!("the DOALL region of lines {}-{} holds more than one loop", r.begin_line, r.end_line)));
+                        g.errors.push((
+                            r.begin_line,
+                            codes::DIRECTIVE,
+                            format!(
+                                "the DOALL region of lines {}-{} holds more than one loop",
+                                r.begin_line, r.end_line
+                            ),
+                        ));
                     } else {
                         candidates.push((s, r.sched.unwrap_or(Sched::Blk), true));
                     }
@@ -1650,9 +1841,21 @@ pub fn generate(
                 _ => {
                     let in_main = f.span.start <= r.start && r.end <= f.span.end;
                     if in_main {
-                        g.errors.push((r.begin_line, codes::DIRECTIVE, format!("DOALL_BEGIN at line {} is not followed by a `for` loop before its DOALL_END", r.begin_line)));
+                        g.errors.push((
+                            r.begin_line,
+                            codes::DIRECTIVE,
+                            format!(
+                                "DOALL_BEGIN at line {} is not followed by a `for` loop before its DOALL_END",
+                                r.begin_line
+                            ),
+                        ));
                     } else {
-                        out.refused.push(Refused { loop_id: None, line: r.begin_line, code: codes::OUTSIDE_MAIN, why: "DOALL regions are generated in main only; this one stays sequential".into() });
+                        out.refused.push(Refused {
+                            loop_id: None,
+                            line: r.begin_line,
+                            code: codes::OUTSIDE_MAIN,
+                            why: "DOALL regions are generated in main only; this one stays sequential".into(),
+                        });
                     }
                 }
             }
@@ -1727,7 +1930,8 @@ pub fn generate(
         let _ = l;
     }
     if let Some(p) = g.plans.values().find(|p| !p.global_rows.is_empty()) {
-        let rows: Vec<String> = p.global_rows.iter().map(|(a, _, k)| format!("{}[{k}]", g.arrays[a].name)).collect();
+        let rows: Vec<String> =
+            p.global_rows.iter().map(|(a, _, k)| format!("{}[{k}]", g.arrays[a].name)).collect();
         out.notes.push(Refused {
             loop_id: Some(p.loop_id.clone()),
             line: p.line,
@@ -1738,7 +1942,8 @@ pub fn generate(
     // Generate main's body.
     let StmtKind::Compound(top) = f.stmt(f.body).kind.clone() else { return Ok(None) };
     let mut body = String::from("{\n");
-    let heap: Vec<String> = g.arrays.values().filter(|a| a.heap).map(|a| format!("ppo_bytes_{} = 0", a.name)).collect();
+    let heap: Vec<String> =
+        g.arrays.values().filter(|a| a.heap).map(|a| format!("ppo_bytes_{} = 0", a.name)).collect();
     if !heap.is_empty() {
         let _ = writeln!(body, "  size_t {};", heap.join(", "));
     }
@@ -1761,14 +1966,22 @@ pub fn generate(
     }
     let bs = f.stmt(f.body).span;
     out.edits.push((bs.start, bs.end, body));
-    out.edits.push((prelude_point(text, unit), prelude_point(text, unit), super::runtime::PRELUDE.to_string()));
+    out.edits.push((
+        prelude_point(text, unit),
+        prelude_point(text, unit),
+        super::runtime::PRELUDE.to_string(),
+    ));
     for p in g.plans.values() {
         let what = g.what.get(&p.stmt).map(|v| v.join(", ")).unwrap_or_default();
         out.doalls.push(Doall {
             loop_id: p.loop_id.clone(),
             line: p.line,
             sched: p.sched,
-            what: if what.is_empty() { format!("P = {}", p.sched) } else { format!("P = {}: {what}", p.sched) },
+            what: if what.is_empty() {
+                format!("P = {}", p.sched)
+            } else {
+                format!("P = {}: {what}", p.sched)
+            },
         });
     }
     out.doalls.sort_by_key(|d| d.line);

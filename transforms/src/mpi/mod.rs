@@ -52,13 +52,18 @@ pub mod codes {
     /// from its owner).
     pub const GLOBAL: &str = "PPO309";
     /// Every code of the MPI target.
-    pub const ALL: [&str; 10] = [DIRECTIVE, DEPENDENCE, WRITE, ALIAS, IO, EXIT, UNSUPPORTED, OUTSIDE_MAIN, DD, GLOBAL];
+    pub const ALL: [&str; 10] =
+        [DIRECTIVE, DEPENDENCE, WRITE, ALIAS, IO, EXIT, UNSUPPORTED, OUTSIDE_MAIN, DD, GLOBAL];
 }
 
 pub use gen::{Doall, Generated, Refused};
 
 /// The MPI plan of one file: `Ok(None)` when the file has no `main` (it is left as it is).
-pub fn plan(text: &str, fe: &Frontend, report: &analysis::api::FileReport) -> Result<Option<Generated>, gen::FileErrors> {
+pub fn plan(
+    text: &str,
+    fe: &Frontend,
+    report: &analysis::api::FileReport,
+) -> Result<Option<Generated>, gen::FileErrors> {
     let dirs = directives::parse(text)
         .map_err(|es| es.into_iter().map(|e| (e.line, codes::DIRECTIVE, e.message)).collect::<Vec<_>>())?;
     gen::generate(text, &fe.unit, &fe.lines, report, &dirs)
@@ -72,22 +77,41 @@ fn message(errors: &gen::FileErrors) -> String {
 /// PS for the MPI target: the generated file as edits (`main`'s body replaced, the helpers
 /// inserted) with one event per DOALL loop generated (`translate-loop`), per loop refused
 /// (`refuse-loop`) and per note.
-pub fn ps(name: &str, text: &str, lines: &LineIndex, spps: &Spps, fe: &Frontend) -> Result<Ps, PipelineError> {
+pub fn ps(
+    name: &str,
+    text: &str,
+    lines: &LineIndex,
+    spps: &Spps,
+    fe: &Frontend,
+) -> Result<Ps, PipelineError> {
     let report = &spps.report;
     if report.includes.iter().any(|i| i.name == "mpi.h") {
         let e = Event::new(Stage::Ps, action::MPI_NOTE)
             .reason("already an MPI program (it includes <mpi.h>): left as it is")
             .lines(1, 1);
-        return Ok(Ps { target: Target::Mpi, placed: Vec::new(), skipped: Vec::new(), events: vec![e], file_edits: Vec::new() });
+        return Ok(Ps {
+            target: Target::Mpi,
+            placed: Vec::new(),
+            skipped: Vec::new(),
+            events: vec![e],
+            file_edits: Vec::new(),
+        });
     }
     let g = plan(text, fe, report)
         .map_err(|e| PipelineError::Unsupported { target: Target::Mpi, message: message(&e) })?;
     let Some(g) = g else {
-        return Ok(Ps { target: Target::Mpi, placed: Vec::new(), skipped: Vec::new(), events: Vec::new(), file_edits: Vec::new() });
+        return Ok(Ps {
+            target: Target::Mpi,
+            placed: Vec::new(),
+            skipped: Vec::new(),
+            events: Vec::new(),
+            file_edits: Vec::new(),
+        });
     };
     let refs: Vec<LoopRef> =
         report.functions.iter().flat_map(|f| f.loops.iter().map(move |l| LoopRef::of(f, l))).collect();
-    let edits: Vec<Edit> = g.edits.iter().map(|(s, e, t)| Edit { start: *s, end: *e, text: t.clone() }).collect();
+    let edits: Vec<Edit> =
+        g.edits.iter().map(|(s, e, t)| Edit { start: *s, end: *e, text: t.clone() }).collect();
     let find = |id: &Option<String>| id.as_ref().and_then(|id| refs.iter().find(|r| &r.id == id));
     let mut events = Vec::new();
     for d in &g.doalls {
@@ -117,7 +141,12 @@ pub fn ps(name: &str, text: &str, lines: &LineIndex, spps: &Spps, fe: &Frontend)
         .refused
         .iter()
         .filter_map(|r| {
-            Some(Skipped { loop_id: r.loop_id.clone()?, line: r.line, why: format!("{}: {}", r.code, r.why), user_directive: false })
+            Some(Skipped {
+                loop_id: r.loop_id.clone()?,
+                line: r.line,
+                why: format!("{}: {}", r.code, r.why),
+                user_directive: false,
+            })
         })
         .collect();
     Ok(Ps { target: Target::Mpi, placed, skipped, events, file_edits: edits })
@@ -140,7 +169,8 @@ mod tests {
 
     fn generated(src: &str) -> (Generated, String) {
         let g = run(src).unwrap().unwrap();
-        let edits: Vec<Edit> = g.edits.iter().map(|(s, e, t)| Edit { start: *s, end: *e, text: t.clone() }).collect();
+        let edits: Vec<Edit> =
+            g.edits.iter().map(|(s, e, t)| Edit { start: *s, end: *e, text: t.clone() }).collect();
         let text = crate::edit::apply(src, &edits).unwrap();
         (g, text)
     }
@@ -163,16 +193,30 @@ mod tests {
         let r = refused(&prog("  /* DOALL_BEGIN P = BLK */\n  for (i = 1; i < n; i++)\n    a[i] = a[i - 1] + 1.0;\n  /* DOALL_END */\n"));
         assert_eq!(r.len(), 1, "{r:?}");
         assert_eq!(r[0].0, codes::DEPENDENCE);
-        assert!(r[0].1.contains("not obeyed: PPO101: loop-carried flow dependence on a[i] / a[i - 1]"), "{}", r[0].1);
+        assert!(
+            r[0].1.contains("not obeyed: PPO101: loop-carried flow dependence on a[i] / a[i - 1]"),
+            "{}",
+            r[0].1
+        );
         assert!(r[0].1.contains("line 10"), "{}", r[0].1);
     }
 
     #[test]
     fn indirect_and_shifted_writes_are_refused() {
-        let r = refused(&prog("  /* DOALL_BEGIN */\n  for (i = 0; i < n; i++)\n    a[idx[i]] = 1.0;\n  /* DOALL_END */\n"));
+        let r = refused(&prog(
+            "  /* DOALL_BEGIN */\n  for (i = 0; i < n; i++)\n    a[idx[i]] = 1.0;\n  /* DOALL_END */\n",
+        ));
         assert_eq!(r[0].0, codes::WRITE, "{r:?}");
-        assert!(r[0].1.contains("`a[idx[i]]` (line 10) is written at a position that is not the iteration's own row"), "{}", r[0].1);
-        let r = refused(&prog("  /* DOALL_BEGIN */\n  for (i = 0; i < n - 1; i++)\n    a[i + 1] = b[i];\n  /* DOALL_END */\n"));
+        assert!(
+            r[0].1.contains(
+                "`a[idx[i]]` (line 10) is written at a position that is not the iteration's own row"
+            ),
+            "{}",
+            r[0].1
+        );
+        let r = refused(&prog(
+            "  /* DOALL_BEGIN */\n  for (i = 0; i < n - 1; i++)\n    a[i + 1] = b[i];\n  /* DOALL_END */\n",
+        ));
         assert_eq!(r[0].0, codes::WRITE, "{r:?}");
     }
 
@@ -188,7 +232,9 @@ mod tests {
 
     #[test]
     fn io_and_early_exits_inside_a_doall_are_refused() {
-        let r = refused(&prog("  /* DOALL_BEGIN */\n  for (i = 0; i < n; i++)\n    printf(\"%d\\n\", i);\n  /* DOALL_END */\n"));
+        let r = refused(&prog(
+            "  /* DOALL_BEGIN */\n  for (i = 0; i < n; i++)\n    printf(\"%d\\n\", i);\n  /* DOALL_END */\n",
+        ));
         assert_eq!(r[0].0, codes::IO, "{r:?}");
         assert!(r[0].1.contains("I/O inside the DOALL (printf)"), "{}", r[0].1);
         let r = refused(&prog("  /* DOALL_BEGIN */\n  for (i = 0; i < n; i++) {\n    if (b[i] < 0) break;\n    a[i] = b[i];\n  }\n  /* DOALL_END */\n"));
@@ -210,7 +256,11 @@ mod tests {
         let src = "double u[64][64], v[64][64];\nint main(void) {\n  int i, j;\n  /* DD u(1, 1) */\n  /* DOALL_BEGIN */\n  for (i = 2; i < 62; i++)\n    for (j = 0; j < 64; j++)\n      v[i][j] = u[i - 2][j] + u[i + 1][j];\n  /* DOALL_END */\n  return (int)v[5][5];\n}\n";
         let r = refused(src);
         assert_eq!(r[0].0, codes::DD, "{r:?}");
-        assert!(r[0].1.contains("`u` is read 2 rows away but `DD u(…)` at line 4 declares distance 1"), "{}", r[0].1);
+        assert!(
+            r[0].1.contains("`u` is read 2 rows away but `DD u(…)` at line 4 declares distance 1"),
+            "{}",
+            r[0].1
+        );
     }
 
     #[test]
@@ -224,7 +274,8 @@ mod tests {
 
     #[test]
     fn malformed_directives_and_misplaced_regions_fail_the_file_with_their_line() {
-        let e = run("int main(void) {\n  /* DOALL_BEGIN P = XYZ */\n  for (;;) {}\n  /* DOALL_END */\n}\n").unwrap_err();
+        let e = run("int main(void) {\n  /* DOALL_BEGIN P = XYZ */\n  for (;;) {}\n  /* DOALL_END */\n}\n")
+            .unwrap_err();
         assert_eq!((e[0].0, e[0].1), (2, codes::DIRECTIVE));
         let e = run("int a[9];\nint main(void) {\n  /* DOALL_BEGIN */\n  a[0] = 1;\n  /* DOALL_END */\n  return 0;\n}\n").unwrap_err();
         assert_eq!((e[0].0, e[0].1), (3, codes::DIRECTIVE));
@@ -242,7 +293,11 @@ mod tests {
         assert_eq!(g.doalls.len(), 1);
         assert_eq!(g.doalls[0].what, "P = BLK: bcast b, scatter a, c rows stay distributed");
         let main = &text[text.find("int main").unwrap()..];
-        let calls: Vec<&str> = main.lines().map(str::trim).filter(|l| l.starts_with("ppo_") && !l.starts_with("ppo_blk(")).collect();
+        let calls: Vec<&str> = main
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("ppo_") && !l.starts_with("ppo_blk("))
+            .collect();
         assert_eq!(calls.len(), 5, "{calls:?}");
         assert!(calls[0].starts_with("ppo_mpi_init(NULL, NULL)"));
         assert!(calls[1].starts_with("ppo_bcast(b, sizeof b, 0)"), "{calls:?}");
@@ -275,13 +330,28 @@ mod tests {
         // every rank gets the sum.
         assert_eq!(g.doalls[0].what, "P = CYC: bcast n, allreduce c");
         assert!(text.contains("for (ppo_k = ppo_rank; ppo_k < ppo_n; ppo_k += ppo_size)"), "{text}");
-        assert!(text.contains("MPI_Allreduce(&ppo_part, &c, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD)"), "{text}");
-        for (d, kind) in [("CSS(7)", "PPO_CSS, 7"), ("GSS", "PPO_GSS, 0"), ("FSS", "PPO_FSS, 0"), ("TSS", "PPO_TSS, 0")] {
+        assert!(
+            text.contains("MPI_Allreduce(&ppo_part, &c, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD)"),
+            "{text}"
+        );
+        for (d, kind) in
+            [("CSS(7)", "PPO_CSS, 7"), ("GSS", "PPO_GSS, 0"), ("FSS", "PPO_FSS, 0"), ("TSS", "PPO_TSS, 0")]
+        {
             let src = format!("#include <stdio.h>\ndouble a[100][8];\nint main(void) {{\n  int i, j;\n  /* DOALL_BEGIN P = {d} */\n  for (i = 0; i < 100; i++)\n    for (j = 0; j < 8; j++)\n      a[i][j] = i * j;\n  /* DOALL_END */\n  printf(\"%f\\n\", a[9][7]);\n  return 0;\n}}\n");
             let (g, text) = generated(&src);
             assert!(g.doalls[0].what.contains("rows of a returned chunk by chunk"), "{}", g.doalls[0].what);
-            assert!(text.contains(&format!("ppo_sched_init(&ppo_s, {kind}, ppo_n, ppo_size > 1 ? ppo_size - 1 : 1);")), "{text}");
-            assert!(text.contains("ppo_recv_rows(a, (0) + ppo_c[0], ppo_c[1] - ppo_c[0], sizeof a[0], ppo_st.MPI_SOURCE);"), "{text}");
+            assert!(
+                text.contains(&format!(
+                    "ppo_sched_init(&ppo_s, {kind}, ppo_n, ppo_size > 1 ? ppo_size - 1 : 1);"
+                )),
+                "{text}"
+            );
+            assert!(
+                text.contains(
+                    "ppo_recv_rows(a, (0) + ppo_c[0], ppo_c[1] - ppo_c[0], sizeof a[0], ppo_st.MPI_SOURCE);"
+                ),
+                "{text}"
+            );
         }
     }
 }

@@ -91,7 +91,10 @@ mod tests {
         // (the paper's table rounds the second phase, 62.5, down).
         assert_eq!(
             chunks(Sched::Fss, 1000, 4).unwrap(),
-            [125, 125, 125, 125, 63, 63, 63, 63, 31, 31, 31, 31, 16, 16, 16, 16, 8, 8, 8, 8, 4, 4, 4, 4, 2, 2, 2, 2, 1, 1, 1, 1]
+            [
+                125, 125, 125, 125, 63, 63, 63, 63, 31, 31, 31, 31, 16, 16, 16, 16, 8, 8, 8, 8, 4, 4, 4, 4,
+                2, 2, 2, 2, 1, 1, 1, 1
+            ]
         );
         // TSS: first ⌈N / 2P⌉ = 125, C = ⌈2N / (F + 1)⌉ = 16 chunks, decrement ⌊124 / 15⌋ = 8;
         // the 13th chunk (29) is cut to the 28 iterations that remain.
