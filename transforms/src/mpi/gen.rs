@@ -218,6 +218,16 @@ fn mpi_op(op: &str) -> Option<&'static str> {
     })
 }
 
+/// The index of normalized iteration `k`: `init + k*step`, written simply.
+fn index_value(init: &str, k: &str, step: i64) -> String {
+    let scaled = if step == 1 { k.to_string() } else { format!("{k} * {step}") };
+    if init.trim() == "0" {
+        scaled
+    } else {
+        format!("({init}) + {scaled}")
+    }
+}
+
 /// Allocation call (possibly cast): its size in bytes as C text.
 fn alloc_bytes(text: &str, f: &Function, e: ExprId) -> Option<String> {
     match &f.expr(e).kind {
@@ -293,7 +303,7 @@ impl<'a> Gen<'a> {
         }
         for &l in &self.f.locals {
             let sy = self.sym(l);
-            if sy.ty.is_array() && !sy.is_static {
+            if sy.ty.is_array() {
                 self.arrays.insert(l, ArrInfo { name: sy.name.clone(), heap: false });
             }
         }
@@ -501,7 +511,10 @@ impl<'a> Gen<'a> {
         let (init, limit) = (self.t(shape.init).to_string(), self.t(shape.limit).to_string());
         let a = step.unsigned_abs();
         let trip = match (shape.op.as_str(), step > 0) {
-            ("<", true) | ("!=", true) if step == 1 || shape.op == "<" => {
+            ("<", true) | ("!=", true) if a == 1 => {
+                format!("((long long)({limit}) > (long long)({init}) ? (long long)({limit}) - (long long)({init}) : 0)")
+            }
+            ("<", true) => {
                 format!("((long long)({limit}) > (long long)({init}) ? ((long long)({limit}) - (long long)({init}) + {}) / {a} : 0)", a - 1)
             }
             ("<=", true) => format!("((long long)({limit}) >= (long long)({init}) ? ((long long)({limit}) - (long long)({init})) / {a} + 1 : 0)"),
@@ -650,7 +663,14 @@ impl<'a> Gen<'a> {
                         if sy.ty.is_pointer() {
                             return Err((codes::ALIAS, format!("`{}` is a pointer ppo cannot trace to one allocation in main (unresolved aliasing; line {})", sy.name, self.line(ex.span.start))));
                         }
-                        continue;
+                        return Err((
+                            codes::ALIAS,
+                            format!(
+                                "`{}` (line {}) is not an array of main or of the file that ppo can distribute",
+                                sy.name,
+                                self.line(ex.span.start)
+                            ),
+                        ));
                     }
                     let w = written.contains(&e);
                     let rw = w && matches!(self.parent_assign_op(e, &exprs), Some(true));
@@ -1116,19 +1136,22 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        // The array a pointer expression points into (`a + 1`, `(char *)p + k`, `&a[i]`).
+        let pointee = |e: ExprId| -> Option<SymId> {
+            self.f.exprs_under(e).into_iter().find_map(|x| {
+                self.f.as_var(x).filter(|v| self.arrays.contains_key(v) || self.sym(*v).ty.is_pointer())
+            })
+        };
         let lvalue_root = |mut e: ExprId| loop {
             match &self.f.expr(e).kind {
                 ExprKind::Index { base, .. } | ExprKind::Member { base, arrow: false, .. } => e = *base,
                 ExprKind::Cast { expr, .. } => e = *expr,
                 ExprKind::Unary(UnOp::Deref, x) | ExprKind::Member { base: x, arrow: true, .. } => {
                     // through a pointer: the array it points to, when known
-                    let mut y = *x;
-                    while let ExprKind::Binary(_, a, _) | ExprKind::Cast { expr: a, .. } =
-                        &self.f.expr(y).kind
-                    {
-                        y = *a;
-                    }
-                    return self.f.as_var(y);
+                    return pointee(*x);
+                }
+                ExprKind::Binary(BinOp::Add | BinOp::Sub, _, _) | ExprKind::Unary(UnOp::AddrOf, _) => {
+                    return pointee(e)
                 }
                 ExprKind::Var(v) => return Some(*v),
                 _ => return None,
@@ -1313,7 +1336,7 @@ impl<'a> Gen<'a> {
                 self.ensure_root(a, out, ind, None);
             }
         }
-        let _ = writeln!(out, "{ind}if (ppo_rank == 0) {{");
+        let _ = writeln!(out, "{ind}if (ppo_master) {{");
         let inner = format!("{ind}  ");
         for &s in group.iter() {
             let txt = self.render_master(s);
@@ -1410,7 +1433,11 @@ impl<'a> Gen<'a> {
                 if impure.is_empty() {
                     let exprs = self.f.exprs_under_stmt(s);
                     self.ensure_exprs(&exprs, out, ind);
-                    let _ = writeln!(out, "{ind}{}", self.text_at(st.span, ind));
+                    let _ = writeln!(
+                        out,
+                        "{ind}{}",
+                        reindent(&self.zero_initialized(&st, &ds), self.line_indent(st.span.start), ind)
+                    );
                     for d in &ds {
                         if self.sym(d.sym).ty.is_array() {
                             self.set(d.sym, AState::everywhere());
@@ -1430,7 +1457,7 @@ impl<'a> Gen<'a> {
                             self.ensure_root(a, out, ind, None);
                         }
                     }
-                    let _ = writeln!(out, "{ind}if (ppo_rank == 0) {} = {init};", self.sym(d.sym).name);
+                    let _ = writeln!(out, "{ind}if (ppo_master) {} = {init};", self.sym(d.sym).name);
                     self.st.root_only.insert(d.sym);
                 } else {
                     self.err(st.span.start, codes::UNSUPPORTED, "a declaration of several variables whose initializers have side effects: declare them one per line".into());
@@ -1469,6 +1496,33 @@ impl<'a> Gen<'a> {
                 self.gen_alloc_checks(s, out, ind);
             }
         }
+    }
+
+    /// A declaration's text with `= 0` after every scalar declared without a value: rank 0
+    /// may assign it in one block and read it in another, and gcc cannot see that the
+    /// blocks' condition is the same (`-Wmaybe-uninitialized`); reading it uninitialized
+    /// would have been undefined anyway.
+    fn zero_initialized(&self, st: &Stmt, ds: &[VarDecl]) -> String {
+        let mut txt = String::new();
+        let mut at = st.span.start as usize;
+        for d in ds {
+            let sy = self.sym(d.sym);
+            let end = sy.span.end as usize;
+            let next = self.text[end..].trim_start().chars().next();
+            let plain = matches!(next, Some(',') | Some(';'));
+            if d.init.is_none()
+                && plain
+                && (sy.ty.is_integer() || sy.ty.is_float() || sy.ty.is_pointer())
+                && st.span.contains(sy.span)
+                && end > at
+            {
+                txt.push_str(&self.text[at..end]);
+                txt.push_str(" = 0");
+                at = end;
+            }
+        }
+        txt.push_str(&self.text[at..st.span.end as usize]);
+        txt
     }
 
     fn gen_alloc_checks(&mut self, s: StmtId, out: &mut String, ind: &str) {
@@ -1603,9 +1657,10 @@ impl<'a> Gen<'a> {
             }
         }
         let body_span = p.body;
+        let value = index_value(&p.init, "ppo_k", p.step);
         let assign = match &p.var_decl {
-            Some(t) => format!("{t} {} = ({}) + ppo_k * {};", p.var, p.init, p.step),
-            None => format!("{} = ({}) + ppo_k * {};", p.var, p.init, p.step),
+            Some(t) => format!("{t} {} = {value};", p.var),
+            None => format!("{} = {value};", p.var),
         };
         let text_at = |sp: Span, by: &str| reindent(self.t(sp), self.line_indent(sp.start), by);
         let blk_body = text_at(body_span, &format!("{i2}  "));
@@ -1730,7 +1785,7 @@ impl<'a> Gen<'a> {
                 if all {
                     let _ = writeln!(out, "{i2}{c}");
                 } else {
-                    let _ = writeln!(out, "{i2}if (ppo_rank == 0) {c}");
+                    let _ = writeln!(out, "{i2}if (ppo_master) {c}");
                 }
             }
             self.note(at, format!("{} {n}", if all { "allreduce" } else { "reduce" }));
@@ -1739,7 +1794,7 @@ impl<'a> Gen<'a> {
             }
         }
         if p.var_decl.is_none() {
-            let _ = writeln!(out, "{i2}{} = ({}) + ppo_n * {};", p.var, p.init, p.step);
+            let _ = writeln!(out, "{i2}{} = {};", p.var, index_value(&p.init, "ppo_n", p.step));
         }
         let _ = writeln!(out, "{ind}}}");
         for (&a, (row, _)) in &p.writes {
@@ -1952,6 +2007,9 @@ pub fn generate(
         _ => "NULL, NULL".into(),
     };
     let _ = writeln!(body, "  ppo_mpi_init({args});");
+    // A constant the compiler sees unchanged from one rank-0 block to the next (the global
+    // `ppo_rank` could change in any call, for all it knows).
+    let _ = writeln!(body, "  const int ppo_master = ppo_rank == 0;");
     g.gen_list(&top, &mut body, "  ", true);
     let ends_with_return = top.last().is_some_and(|&s| matches!(f.stmt(s).kind, StmtKind::Return(_)));
     if !ends_with_return {
@@ -1989,11 +2047,50 @@ pub fn generate(
     Ok(Some(out))
 }
 
-/// Where the helpers go: at the start of the line of the first function definition or
-/// file-scope declaration after the includes (before `main`'s definition at the latest).
-fn prelude_point(text: &str, unit: &TranslationUnit) -> u32 {
-    let first_fn = unit.functions.iter().map(|f| f.span.start).min().unwrap_or(text.len() as u32);
-    let first_proto = unit.prototypes.iter().map(|p| p.span.start).min().unwrap_or(u32::MAX);
-    let at = first_fn.min(first_proto) as usize;
-    text[..at].rfind('\n').map_or(0, |n| n + 1) as u32
+/// Where the helpers go: before the file's first line of code (after its leading comments,
+/// blank lines and feature-test macros such as `#define _POSIX_C_SOURCE 200809L`), so that
+/// no user macro is defined when `<mpi.h>` and the helpers are read (a `#define n 100`
+/// would break them).
+fn prelude_point(text: &str, _unit: &TranslationUnit) -> u32 {
+    let mut i = 0;
+    let mut in_comment = false;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        let starts_code = if in_comment {
+            false
+        } else {
+            !(t.is_empty() || t.starts_with("//") || t.starts_with("/*") || is_feature_macro(t))
+        };
+        if starts_code {
+            return i as u32;
+        }
+        // A comment opened on this line and not closed keeps the next lines in it.
+        let mut rest = t;
+        loop {
+            if in_comment {
+                match rest.find("*/") {
+                    Some(e) => {
+                        in_comment = false;
+                        rest = &rest[e + 2..];
+                    }
+                    None => break,
+                }
+            } else {
+                match rest.find("/*") {
+                    Some(b) => {
+                        in_comment = true;
+                        rest = &rest[b + 2..];
+                    }
+                    None => break,
+                }
+            }
+        }
+        i += line.len();
+    }
+    i as u32
+}
+
+fn is_feature_macro(t: &str) -> bool {
+    let t = t.strip_prefix('#').map(str::trim_start).unwrap_or("");
+    t.strip_prefix("define").is_some_and(|r| r.trim_start().starts_with('_'))
 }

@@ -269,7 +269,7 @@ mod tests {
         let (g, text) = generated(src);
         assert_eq!(g.refused[0].code, codes::OUTSIDE_MAIN);
         assert_eq!(g.refused[0].loop_id.as_deref(), Some("scale#0"));
-        assert!(text.contains("  if (ppo_rank == 0) {\n    scale();\n  }\n"), "{text}");
+        assert!(text.contains("  if (ppo_master) {\n    scale();\n  }\n"), "{text}");
     }
 
     #[test]
@@ -305,7 +305,7 @@ mod tests {
         assert!(calls[3].starts_with("ppo_gather_rows(c, "), "{calls:?}");
         assert_eq!(calls[4], "ppo_mpi_finalize();");
         // The initialization and the output: rank 0 only.
-        assert_eq!(main.matches("if (ppo_rank == 0) {").count(), 2, "{main}");
+        assert_eq!(main.matches("if (ppo_master) {").count(), 2, "{main}");
     }
 
     #[test]
