@@ -100,7 +100,7 @@ fn mpi_generated_programs_and_report_snapshots() {
             .filter(|p| p.extension().is_some_and(|x| x == "c"))
             .collect();
         files.sort();
-        assert_eq!(files.len(), 6, "{files:?}");
+        assert!(files.len() >= 6, "{files:?}");
         for f in files {
             let name = f.file_name().unwrap();
             let gen = fs::read_to_string(out.join(name)).unwrap();

@@ -1088,7 +1088,10 @@ impl<'a> Gen<'a> {
     /// Raise the state before a loop so that it provides everything the state after its body
     /// does (the loop head then keeps it from one iteration to the next).
     fn raise(&mut self, to: &State, out: &mut String, ind: &str) {
-        for (&a, e) in &to.arrays {
+        // Arrays without an entry are valid everywhere (their initial state).
+        let keys: BTreeSet<SymId> = to.arrays.keys().chain(self.st.arrays.keys()).copied().collect();
+        for a in keys {
+            let e = &to.arrays.get(&a).cloned().unwrap_or_else(AState::everywhere);
             let s = self.astate(a);
             if s.covers(e) {
                 continue;
@@ -1407,23 +1410,43 @@ impl<'a> Gen<'a> {
                     self.t(Span::new(st.span.start, self.f.stmt(*body).span.start)).trim_end().to_string();
                 self.gen_loop(&header, *body, &[*cond], out, ind);
             }
+            StmtKind::DoWhile { body, cond } if self.is_replicated_ctl(s) => {
+                // `do BODY while (c);` as `for (;;) { BODY if (!(c)) break; }`; before going
+                // round, the state is brought back to what the body's code assumed (transfers
+                // chosen for a weaker state stay correct for a stronger one).
+                let c = self.t(self.f.expr(*cond).span).to_string();
+                let inner = format!("{ind}  ");
+                let _ = writeln!(out, "{ind}for (;;) {{");
+                let head = self.st.clone();
+                self.gen_body(*body, out, &inner);
+                self.ensure_exprs(&[*cond], out, &inner);
+                let _ = writeln!(out, "{inner}if (!({c})) break;");
+                let exit = self.st.clone();
+                self.raise(&head, out, &inner);
+                let _ = writeln!(out, "{ind}}}");
+                self.st = exit;
+            }
             StmtKind::If { cond, then, els } if self.is_replicated_ctl(s) => {
                 self.ensure_exprs(&[*cond], out, ind);
                 let _ = writeln!(out, "{ind}if ({}) {{", self.t(self.f.expr(*cond).span));
                 let before = self.st.clone();
                 self.gen_body(*then, out, &format!("{ind}  "));
                 let after_then = std::mem::replace(&mut self.st, before);
-                let _ = writeln!(out, "{ind}}} else {{");
+                let mut other = String::new();
                 if let Some(e) = els {
-                    self.gen_body(*e, out, &format!("{ind}  "));
+                    self.gen_body(*e, &mut other, &format!("{ind}  "));
                 }
                 // Both branches end in the same state: raise the else branch to the then one's
                 // meet.
                 let m = self.meet(&after_then);
-                let mut fix = String::new();
-                self.raise(&m, &mut fix, &format!("{ind}  "));
-                out.push_str(&fix);
-                let _ = writeln!(out, "{ind}}}");
+                self.raise(&m, &mut other, &format!("{ind}  "));
+                if other.is_empty() {
+                    let _ = writeln!(out, "{ind}}}");
+                } else {
+                    let _ = writeln!(out, "{ind}}} else {{");
+                    out.push_str(&other);
+                    let _ = writeln!(out, "{ind}}}");
+                }
                 self.st = m;
             }
             StmtKind::Decl(ds) => {
@@ -1966,23 +1989,55 @@ pub fn generate(
             g.plans.remove(&x);
         }
     }
-    // Break/continue/return whose loop contains a DOALL make their statement replicated.
+    // A break or continue of a loop that contains a DOALL must be taken by every rank: the
+    // statements around it, up to that loop, run on every rank. (Those of inner loops and
+    // switches stay where their statement runs.)
     for s in f.stmts_under(f.body) {
-        if g.contains_doall(s) && f.stmt(s).kind.is_loop() {
-            for x in f.stmts_under(s) {
-                if matches!(f.stmt(x).kind, StmtKind::Break | StmtKind::Continue) {
-                    for y in f.stmts_under(s) {
-                        if f.stmt(y).span.contains(f.stmt(x).span) {
-                            g.replicated_ctl.insert(y);
-                        }
-                    }
+        if !(g.contains_doall(s) && f.stmt(s).kind.is_loop()) {
+            continue;
+        }
+        for x in f.stmts_under(s) {
+            if !matches!(f.stmt(x).kind, StmtKind::Break | StmtKind::Continue) {
+                continue;
+            }
+            let xs = f.stmt(x).span;
+            let is_break = matches!(f.stmt(x).kind, StmtKind::Break);
+            // The innermost loop (or switch, for break) around x, below s.
+            let inner = f.stmts_under(s).into_iter().skip(1).any(|y| {
+                let k = &f.stmt(y).kind;
+                y != x
+                    && f.stmt(y).span.contains(xs)
+                    && (k.is_loop() || (is_break && matches!(k, StmtKind::Switch { .. })))
+            });
+            if inner {
+                continue;
+            }
+            for y in f.stmts_under(s) {
+                if f.stmt(y).span.contains(xs) {
+                    g.replicated_ctl.insert(y);
                 }
             }
         }
     }
-    for p in g.plans.values() {
-        let l = g.loop_report(p.stmt);
-        let _ = l;
+    // A DOALL under a statement every rank cannot run as a block of statements: refused.
+    for s in f.stmts_under(f.body) {
+        if g.contains_doall(s)
+            && !g.plans.contains_key(&s)
+            && !matches!(
+                f.stmt(s).kind,
+                StmtKind::Compound(_)
+                    | StmtKind::For { .. }
+                    | StmtKind::While { .. }
+                    | StmtKind::DoWhile { .. }
+                    | StmtKind::If { .. }
+            )
+        {
+            g.errors.push((
+                lines.line_col(f.stmt(s).span.start).0,
+                codes::UNSUPPORTED,
+                "a DOALL loop inside a switch or a labeled statement: every rank must run the statement around it".into(),
+            ));
+        }
     }
     if let Some(p) = g.plans.values().find(|p| !p.global_rows.is_empty()) {
         let rows: Vec<String> =
