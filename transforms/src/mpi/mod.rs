@@ -323,6 +323,19 @@ mod tests {
     }
 
     #[test]
+    fn syn_is_a_barrier_and_init_blocks_run_everywhere() {
+        let src = "#include <stdio.h>\nint main(int argc, char **argv) {\n  int n = 10;\n  /* INIT_BEGIN */\n  if (argc > 1)\n    n = 20;\n  /* INIT_END */\n  printf(\"a\\n\");\n  /* SYN */\n  printf(\"%d\\n\", n);\n  return 0;\n}\n";
+        let (_, text) = generated(src);
+        let main = &text[text.find("int main").unwrap()..];
+        assert!(
+            main.contains("  if (argc > 1)\n    n = 20;\n  if (ppo_master) {\n    printf(\"a\\n\");\n  }\n  PPO_MPI(MPI_Barrier(MPI_COMM_WORLD)); /* SYN */\n  if (ppo_master) {\n    printf(\"%d\\n\", n);\n  }\n"),
+            "{main}"
+        );
+        // n was set on every rank: never sent.
+        assert!(!main.contains("ppo_bcast(&n"), "{main}");
+    }
+
+    #[test]
     fn reductions_cyc_and_dynamic_schedules() {
         let src = "#include <stdio.h>\nint main(int argc, char **argv) {\n  long i, n = 1000, c = 0;\n  if (argc > 1) n = 5;\n  /* DOALL_BEGIN P = CYC */\n  for (i = 0; i < n; i++)\n    c += i % 3 == 0;\n  /* DOALL_END */\n  printf(\"%ld\\n\", c);\n  return 0;\n}\n";
         let (g, text) = generated(src);
