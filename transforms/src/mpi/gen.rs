@@ -218,6 +218,39 @@ fn mpi_op(op: &str) -> Option<&'static str> {
     })
 }
 
+/// The trip count of `for (i = init; i OP limit; i += step)` as a C expression (0 when the
+/// loop runs no iteration), computed in `long long`.
+fn trip_count(op: &str, init: &str, limit: &str, step: i64) -> Option<String> {
+    let a = step.unsigned_abs();
+    let (hi, lo, inclusive) = match (op, step > 0) {
+        ("<", true) => (limit, init, false),
+        ("!=", true) if a == 1 => (limit, init, false),
+        ("<=", true) => (limit, init, true),
+        (">", false) => (init, limit, false),
+        ("!=", false) if a == 1 => (init, limit, false),
+        (">=", false) => (init, limit, true),
+        _ => return None,
+    };
+    let ll = |x: &str| {
+        let x = x.trim();
+        if x.parse::<i64>().is_ok() {
+            x.to_string()
+        } else {
+            format!("(long long)({x})")
+        }
+    };
+    let (hi, lo) = (ll(hi), ll(lo));
+    let diff = if lo == "0" { hi.clone() } else { format!("{hi} - {lo}") };
+    let count = match (inclusive, a) {
+        (false, 1) => diff,
+        (false, _) => format!("({diff} + {}) / {a}", a - 1),
+        (true, 1) => format!("{diff} + 1"),
+        (true, _) => format!("({diff}) / {a} + 1"),
+    };
+    let cmp = if inclusive { ">=" } else { ">" };
+    Some(format!("({hi} {cmp} {lo} ? {count} : 0)"))
+}
+
 /// The index of normalized iteration `k`: `init + k*step`, written simply.
 fn index_value(init: &str, k: &str, step: i64) -> String {
     let scaled = if step == 1 { k.to_string() } else { format!("{k} * {step}") };
@@ -510,20 +543,15 @@ impl<'a> Gen<'a> {
         }
         let (init, limit) = (self.t(shape.init).to_string(), self.t(shape.limit).to_string());
         let a = step.unsigned_abs();
-        let trip = match (shape.op.as_str(), step > 0) {
-            ("<", true) | ("!=", true) if a == 1 => {
-                format!("((long long)({limit}) > (long long)({init}) ? (long long)({limit}) - (long long)({init}) : 0)")
-            }
-            ("<", true) => {
-                format!("((long long)({limit}) > (long long)({init}) ? ((long long)({limit}) - (long long)({init}) + {}) / {a} : 0)", a - 1)
-            }
-            ("<=", true) => format!("((long long)({limit}) >= (long long)({init}) ? ((long long)({limit}) - (long long)({init})) / {a} + 1 : 0)"),
-            (">", false) | ("!=", false) if step == -1 || shape.op == ">" => {
-                format!("((long long)({init}) > (long long)({limit}) ? ((long long)({init}) - (long long)({limit}) + {}) / {a} : 0)", a - 1)
-            }
-            (">=", false) => format!("((long long)({init}) >= (long long)({limit}) ? ((long long)({init}) - (long long)({limit})) / {a} + 1 : 0)"),
-            _ => return Err((codes::UNSUPPORTED, format!("the loop condition `{} {} …` does not give a trip count with step {step}", shape.var, shape.op))),
-        };
+        let trip = trip_count(&shape.op, &init, &limit, step).ok_or_else(|| {
+            (
+                codes::UNSUPPORTED,
+                format!(
+                    "the loop condition `{} {} …` does not give a trip count with step {step}",
+                    shape.var, shape.op
+                ),
+            )
+        })?;
         // The verdict: a directive on a loop with a dependence is refused with the evidence,
         // unless it is the global model (below).
         let v = &lr.parallel;
@@ -2148,4 +2176,55 @@ fn prelude_point(text: &str, _unit: &TranslationUnit) -> u32 {
 fn is_feature_macro(t: &str) -> bool {
     let t = t.strip_prefix('#').map(str::trim_start).unwrap_or("");
     t.strip_prefix("define").is_some_and(|r| r.trim_start().starts_with('_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalization_trip_counts_and_indices() {
+        assert_eq!(trip_count("<", "0", "n", 1).unwrap(), "((long long)(n) > 0 ? (long long)(n) : 0)");
+        assert_eq!(
+            trip_count("<=", "2", "n", 1).unwrap(),
+            "((long long)(n) >= 2 ? (long long)(n) - 2 + 1 : 0)"
+        );
+        assert_eq!(
+            trip_count("<", "1", "n - 1", 3).unwrap(),
+            "((long long)(n - 1) > 1 ? ((long long)(n - 1) - 1 + 2) / 3 : 0)"
+        );
+        assert_eq!(
+            trip_count(">=", "n", "0", -2).unwrap(),
+            "((long long)(n) >= 0 ? ((long long)(n)) / 2 + 1 : 0)"
+        );
+        assert_eq!(trip_count(">", "n", "0", -1).unwrap(), "((long long)(n) > 0 ? (long long)(n) : 0)");
+        assert_eq!(trip_count("!=", "0", "n", 1).unwrap(), "((long long)(n) > 0 ? (long long)(n) : 0)");
+        assert!(trip_count("!=", "0", "n", 2).is_none());
+        assert!(trip_count("<", "0", "n", -1).is_none());
+        assert_eq!(index_value("0", "ppo_k", 1), "ppo_k");
+        assert_eq!(index_value("n - 1", "ppo_k", -1), "(n - 1) + ppo_k * -1");
+        assert_eq!(index_value("2", "ppo_k", 2), "(2) + ppo_k * 2");
+    }
+
+    #[test]
+    fn prelude_goes_after_comments_and_feature_macros() {
+        let t = "/* head\n * more */\n#define _POSIX_C_SOURCE 200809L\n\n#include <stdio.h>\n#define n 100\nint main(void) { return 0; }\n";
+        let at = prelude_point(t, &TranslationUnit::default()) as usize;
+        assert!(t[at..].starts_with("#include <stdio.h>"), "{}", &t[at..]);
+        assert_eq!(prelude_point("int x;\n", &TranslationUnit::default()), 0);
+    }
+
+    #[test]
+    fn states_meet_and_cover() {
+        let p = PartKey { first: "0".into(), n: "n".into(), row: "8".into() };
+        let parts = AState { all: false, root: false, parts: Some(p.clone()), ext_all: true, ext_root: true };
+        let root = AState::root_only();
+        assert!(AState::everywhere().covers(&parts) && AState::everywhere().covers(&root));
+        assert!(!root.covers(&parts) && !parts.covers(&root));
+        let m = root.meet(&parts);
+        assert!(!m.all && !m.root && m.parts.is_none(), "{m:?}");
+        let m = AState::everywhere().meet(&parts);
+        assert_eq!(m.parts, Some(p));
+        assert!(m.ext_all && !m.root);
+    }
 }
