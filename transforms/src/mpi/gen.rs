@@ -218,6 +218,14 @@ fn mpi_op(op: &str) -> Option<&'static str> {
     })
 }
 
+/// The scalar type at the bottom of arrays and pointers (`double` for `double (*)[n]`).
+fn innermost(t: &Type) -> &Type {
+    match t.element() {
+        Some(e) => innermost(e),
+        None => t,
+    }
+}
+
 /// The trip count of `for (i = init; i OP limit; i += step)` as a C expression (0 when the
 /// loop runs no iteration), computed in `long long`.
 fn trip_count(op: &str, init: &str, limit: &str, step: i64) -> Option<String> {
@@ -1275,6 +1283,28 @@ impl<'a> Gen<'a> {
                 _ => {}
             }
         }
+        // A pointer ppo does not track may point into any array of its element type (`p = a`
+        // then `p[i]`): using its memory counts as using all of them.
+        let aliases = |set: &BTreeSet<SymId>| -> Vec<SymId> {
+            let mut out = Vec::new();
+            for &v in set {
+                let sy = self.sym(v);
+                if self.arrays.contains_key(&v) || !sy.ty.is_pointer() || self.f.params.contains(&v) {
+                    continue;
+                }
+                let pointee = sy.ty.element();
+                for (&a, _) in self.arrays.iter() {
+                    let elem = innermost(&self.sym(a).ty);
+                    if pointee.is_some_and(|t| innermost(t) == elem) {
+                        out.push(a);
+                    }
+                }
+            }
+            out
+        };
+        let (ra, wa) = (aliases(&r), aliases(&w));
+        r.extend(ra);
+        w.extend(wa);
         (r, w)
     }
 

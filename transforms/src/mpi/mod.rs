@@ -336,6 +336,16 @@ mod tests {
     }
 
     #[test]
+    fn memory_reached_through_an_untracked_pointer_is_collected_first() {
+        // `p` points into `a`; rank 0 reads `p[3]` after a DOALL wrote `a`'s rows.
+        let src = "#include <stdio.h>\ndouble a[1000];\nint main(void) {\n  int i;\n  double *p;\n  p = a;\n  /* DOALL_BEGIN */\n  for (i = 0; i < 1000; i++)\n    a[i] = 2.0 * i;\n  /* DOALL_END */\n  printf(\"%f\\n\", p[3]);\n  return 0;\n}\n";
+        let (_, text) = generated(src);
+        let main = &text[text.find("int main").unwrap()..];
+        let gather = main.find("ppo_gather_rows(a,").expect("a is gathered");
+        assert!(gather < main.find("p[3]").unwrap(), "{main}");
+    }
+
+    #[test]
     fn reductions_cyc_and_dynamic_schedules() {
         let src = "#include <stdio.h>\nint main(int argc, char **argv) {\n  long i, n = 1000, c = 0;\n  if (argc > 1) n = 5;\n  /* DOALL_BEGIN P = CYC */\n  for (i = 0; i < n; i++)\n    c += i % 3 == 0;\n  /* DOALL_END */\n  printf(\"%ld\\n\", c);\n  return 0;\n}\n";
         let (g, text) = generated(src);
