@@ -550,7 +550,6 @@ impl<'a> Gen<'a> {
             return Err((codes::UNSUPPORTED, "the loop header comes from a macro".into()));
         }
         let (init, limit) = (self.t(shape.init).to_string(), self.t(shape.limit).to_string());
-        let a = step.unsigned_abs();
         let trip = trip_count(&shape.op, &init, &limit, step).ok_or_else(|| {
             (
                 codes::UNSUPPORTED,
