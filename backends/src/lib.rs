@@ -145,6 +145,7 @@ pub enum Kind {
 pub fn kind_for(target: Target) -> Kind {
     match target {
         Target::OpenMp | Target::Tbb => Kind::Local,
+        Target::Mpi => Kind::Mpi,
     }
 }
 

@@ -16,6 +16,7 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-input", "--input"),
     ("-omp", "--omp"),
     ("-tbb", "--tbb"),
+    ("-mpi", "--mpi"),
     ("-optimize", "--optimize"),
     ("-report", "--report"),
     ("-log-db", "--log-db"),
@@ -212,7 +213,7 @@ pub struct LspArgs {
 
 /// Batch mode: `ppo -i SRC -o OUT`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("target").args(["omp", "tbb"]).multiple(false)))]
+#[command(group(clap::ArgGroup::new("target").args(["omp", "tbb", "mpi"]).multiple(false)))]
 pub struct BatchArgs {
     /// Input directory (walked recursively; never written to)
     #[arg(short = 'i', long = "input", value_name = "DIR", required = true)]
@@ -240,7 +241,7 @@ pub struct BatchArgs {
     #[arg(long = "omp")]
     pub omp: bool,
 
-    /// With -omp or -tbb: write one JSON entry per loop (verdict, directive or TBB construct,
+    /// With -omp, -tbb or -mpi: write one JSON entry per loop (verdict, directive, TBB construct or MPI DOALL,
     /// reasons with check codes) to FILE
     #[arg(long = "report", value_name = "FILE.json", requires = "target")]
     pub report: Option<PathBuf>,
@@ -249,6 +250,11 @@ pub struct BatchArgs {
     /// `tbb::parallel_for`/`parallel_reduce` for every loop proven parallel
     #[arg(long = "tbb", conflicts_with = "omp")]
     pub tbb: bool,
+
+    /// Generate MPI programs (DMCG-style): `main` runs on every rank, DOALL loops (the
+    /// directives' or those proven parallel) are partitioned, data moves with collectives
+    #[arg(long = "mpi", conflicts_with_all = ["omp", "tbb"])]
+    pub mpi: bool,
 
     /// Run the Optimization Subsystem's loop transformations (alone, or after -omp): interchange,
     /// full unrolling of small loops, hoisting of invariants; the others are offered in the log

@@ -7,6 +7,7 @@ pub mod diag;
 pub mod fsutil;
 pub mod logcmd;
 pub mod logging;
+pub mod mpi;
 pub mod omp;
 pub mod run;
 pub mod tbb;
@@ -65,6 +66,8 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
         Some(Target::OpenMp)
     } else if a.tbb {
         Some(Target::Tbb)
+    } else if a.mpi {
+        Some(Target::Mpi)
     } else {
         None
     };
@@ -97,6 +100,7 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     let mut d = Diag::new(a.quiet);
     let mut omp = omp::OpenMp::default();
     let mut tbb = tbb::Tbb::default();
+    let mut mpi = mpi::Mpi::default();
     let mut opt = logging::OptimizeSummary::default();
     let mut outputs = Outputs::default();
     let mut logger = logging::Logger::new(a.log_db.clone(), argv, target.is_some(), a.optimize);
@@ -106,6 +110,9 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     }
     if a.tbb {
         sinks.push(&mut tbb);
+    }
+    if a.mpi {
+        sinks.push(&mut mpi);
     }
     if a.optimize {
         sinks.push(&mut opt);
@@ -132,6 +139,9 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
             if a.tbb && !a.quiet {
                 eprintln!("ppo: {}", tbb.summary_line());
             }
+            if a.mpi && !a.quiet {
+                eprintln!("ppo: {}", mpi.summary_line());
+            }
             if a.optimize && !a.quiet {
                 eprintln!("ppo: {}", opt.line());
             }
@@ -139,7 +149,13 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
                 eprintln!("ppo: {line}");
             }
             if let Some(path) = &a.report {
-                let report = if a.tbb { tbb.report() } else { omp.report() };
+                let report = if a.tbb {
+                    tbb.report()
+                } else if a.mpi {
+                    mpi.report()
+                } else {
+                    omp.report()
+                };
                 let json = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
                 if let Err(e) = fsutil::write_atomic(path, None, &mut json.as_bytes()) {
                     diag::error(format_args!("{}: cannot write the report: {e}", path.display()));

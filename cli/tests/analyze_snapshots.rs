@@ -59,7 +59,7 @@ fn mpi_hand_written_programs_analyse() {
     let mut n = 0;
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
-        if p.extension() != Some(std::ffi::OsStr::new("c")) {
+        if p.extension().is_none_or(|x| x != "c") {
             continue;
         }
         n += 1;

@@ -86,6 +86,7 @@ impl ActionRegistry {
         r.register(Arc::new(ParallelizeLoop));
         r.register(Arc::new(ParallelizeFile));
         r.register(Arc::new(Transformations));
+        r.register(Arc::new(MpiVersion));
         r
     }
 
@@ -118,6 +119,11 @@ pub fn kind_parallelize_loop() -> CodeActionKind {
 /// `source.ppo.parallelize`: a source action on the whole file.
 pub fn kind_parallelize_file() -> CodeActionKind {
     CodeActionKind::from("source.ppo.parallelize")
+}
+
+/// `source.ppo.mpi`: a source action writing the file's MPI version beside it.
+pub fn kind_mpi_version() -> CodeActionKind {
+    CodeActionKind::from("source.ppo.mpi")
 }
 
 /// `refactor.rewrite.ppo.NAME` for the OS transformation NAME.
@@ -291,6 +297,50 @@ pub fn cpp_name(path: &std::path::Path) -> String {
     path.with_extension("cpp")
         .file_name()
         .map_or_else(|| "untitled.cpp".into(), |n| n.to_string_lossy().into_owned())
+}
+
+/// The MPI program `ppo -mpi` writes for `path`, as a new file beside it: `NAME_mpi.c`.
+pub fn mpi_name(path: &std::path::Path) -> String {
+    let stem = path.file_stem().map_or_else(|| "untitled".into(), |n| n.to_string_lossy().into_owned());
+    format!("{stem}_mpi.c")
+}
+
+/// *Generate MPI version*: the file as `ppo -mpi` writes it (DMCG directives or the loops
+/// proven parallel in `main`), as `NAME_mpi.c` beside the document; offered for programs
+/// (files with `main`) whatever the configured target, once per file (not per loop).
+pub struct MpiVersion;
+
+impl ActionProvider for MpiVersion {
+    fn name(&self) -> &'static str {
+        "mpi"
+    }
+
+    fn offers(&self, cx: &ActionContext<'_>) -> Vec<Offer> {
+        let title = "Generate MPI version".to_string();
+        if !cx.facts.report().functions.iter().any(|f| f.name == "main") {
+            return Vec::new();
+        }
+        let name = mpi_name(&cx.analysis.path);
+        match cx.facts.mpi() {
+            Err(reason) => vec![Offer::Refused { loop_id: None, title, reason: reason.clone() }],
+            Ok(_) if !cx.can_create_files => vec![Offer::Refused {
+                loop_id: None,
+                title,
+                reason: format!("it writes {name}, and the editor does not create files (workspaceEdit.resourceOperations)"),
+            }],
+            Ok((text, doalls)) => {
+                let plural = if *doalls == 1 { "" } else { "s" };
+                vec![Offer::Action(Action {
+                    title: format!("{title}: write {name} ({doalls} DOALL loop{plural})"),
+                    kind: kind_mpi_version(),
+                    edits: Vec::new(),
+                    new_file: Some(NewFile { name, text: text.clone() }),
+                    loop_id: None,
+                    preferred: false,
+                })]
+            }
+        }
+    }
 }
 
 /// Every proposal of the OS registry (fusion, unrolling, …) that names a loop of the

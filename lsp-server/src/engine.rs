@@ -54,6 +54,8 @@ pub struct Facts {
     /// The OS outcomes, computed after the diagnostics and lenses are out (see
     /// [`Facts::os`]).
     os: OnceLock<OsOutcomes>,
+    /// The MPI version of the file (see [`Facts::mpi`]).
+    mpi: OnceLock<Result<(String, usize), String>>,
     /// What computing them needs.
     os_inputs: OsInputs,
     /// Loop id → (function index, loop index) in the report.
@@ -112,6 +114,40 @@ impl Facts {
                 }
             }
             out
+        })
+    }
+
+    /// The MPI version of the file (what `ppo -mpi` writes), computed on first use, once:
+    /// `Ok((text, DOALL loops generated))`, or why there is none.
+    pub fn mpi(&self) -> &Result<(String, usize), String> {
+        self.mpi.get_or_init(|| {
+            let i = &self.os_inputs;
+            let text = i.text.as_str();
+            if !self.report().functions.iter().any(|f| f.name == "main") {
+                return Err("the file has no main: it is not a program".into());
+            }
+            let opts = Options { target: Some(Target::Mpi), optimize: false, analyze: self.analyze.clone() };
+            let p = Pipeline::with_registry(opts, Registry::empty()).map_err(|e| e.to_string())?;
+            let name = file_name(&i.path);
+            let run = catch_unwind(AssertUnwindSafe(|| {
+                p.run_after_spps(&i.path, &name, text, self.outcome.spps.clone(), &i.loader)
+            }));
+            match run {
+                Ok(Ok(o)) => {
+                    let doalls = o.ps.as_ref().map_or(0, |ps| {
+                        ps.events
+                            .iter()
+                            .filter(|e| e.action == transforms::pipeline::action::TRANSLATE_LOOP)
+                            .count()
+                    });
+                    match o.new_text {
+                        Some(t) => Ok((t, doalls)),
+                        None => Err("already an MPI program (it includes <mpi.h>)".into()),
+                    }
+                }
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(p) => Err(format!("internal error: {}", panic_message(p))),
+            }
         })
     }
 
@@ -246,7 +282,15 @@ fn analyse_unguarded(
         .flat_map(|(fi, f)| f.loops.iter().enumerate().map(move |(li, l)| (l.id.clone(), (fi, li))))
         .collect();
     let os_inputs = OsInputs { path: path.to_path_buf(), text: Arc::new(text.to_string()), loader, registry };
-    Ok(Facts { outcome, target_refused, os: OnceLock::new(), os_inputs, index, analyze })
+    Ok(Facts {
+        outcome,
+        target_refused,
+        os: OnceLock::new(),
+        mpi: OnceLock::new(),
+        os_inputs,
+        index,
+        analyze,
+    })
 }
 
 fn run(
@@ -270,6 +314,7 @@ pub fn target_title(t: Target) -> &'static str {
     match t {
         Target::OpenMp => "OpenMP",
         Target::Tbb => "TBB",
+        Target::Mpi => "MPI",
     }
 }
 

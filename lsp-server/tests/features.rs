@@ -474,3 +474,68 @@ void f(void) {\n\
     }
     assert_eq!(c.shutdown().await, 0);
 }
+
+const PROGRAM: &str = "#include <stdio.h>\n\
+double a[1000], b[1000];\n\
+int main(void) {\n\
+\x20 int i;\n\
+\x20 double s = 0.0;\n\
+\x20 for (i = 0; i < 1000; i++)\n\
+\x20   b[i] = i * 0.5;\n\
+\x20 for (i = 0; i < 1000; i++)\n\
+\x20   a[i] = 2.0 * b[i];\n\
+\x20 for (i = 0; i < 1000; i++)\n\
+\x20   s += a[i];\n\
+\x20 printf(\"%f\\n\", s);\n\
+\x20 return 0;\n\
+}\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generate_mpi_version_writes_name_mpi_c_beside_the_program() {
+    let c = Client::start(Extensions::default());
+    c.initialize_with(json!({"processId": null, "rootUri": null, "capabilities": {
+        "workspace": {"workspaceEdit": {"documentChanges": true, "resourceOperations": ["create"]}}
+    }}))
+    .await;
+    let uri = "file:///w/src/prog.c";
+    c.open(uri, PROGRAM).await;
+    c.diagnostics(uri, 1).await;
+    let acts = c.actions(uri, 5, json!([])).await;
+    let mpi: Vec<&Value> = acts.iter().filter(|a| a["kind"] == "source.ppo.mpi").collect();
+    assert_eq!(mpi.len(), 1, "{acts:#?}");
+    assert_eq!(mpi[0]["title"], "Generate MPI version: write prog_mpi.c (3 DOALL loops)");
+    let ops = mpi[0]["edit"]["documentChanges"].as_array().unwrap();
+    assert_eq!(
+        ops[0],
+        json!({"kind": "create", "uri": "file:///w/src/prog_mpi.c", "options": {"overwrite": true}})
+    );
+    let text = ops[1]["edits"][0]["newText"].as_str().unwrap();
+    assert!(text.contains("#include <mpi.h>") && text.contains("ppo_mpi_init(NULL, NULL);"), "{text}");
+    assert!(text.contains("MPI_Allreduce(&ppo_part, &s, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD)"), "{text}");
+    // The source document itself is not changed.
+    assert_eq!(ops.len(), 2, "{ops:#?}");
+    assert_eq!(c.shutdown().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generate_mpi_version_is_explained_when_it_cannot_be_offered() {
+    // An editor that cannot create files: not offered, the hover says why.
+    let c = Client::start(Extensions::default());
+    c.initialize(json!({})).await;
+    let uri = "file:///w/src/prog.c";
+    c.open(uri, PROGRAM).await;
+    c.diagnostics(uri, 1).await;
+    let acts = c.actions(uri, 5, json!([])).await;
+    assert!(acts.iter().all(|a| a["kind"] != "source.ppo.mpi"), "{acts:#?}");
+    // A malformed directive: the refusal names the line.
+    let bad = PROGRAM.replace(
+        "  for (i = 0; i < 1000; i++)\n    a[i]",
+        "  /* DOALL_BEGIN P = XYZ */\n  for (i = 0; i < 1000; i++)\n    a[i]",
+    );
+    let uri2 = "file:///w/src/bad.c";
+    c.open(uri2, &bad).await;
+    c.diagnostics(uri2, 1).await;
+    let acts = c.actions(uri2, 5, json!([])).await;
+    assert!(acts.iter().all(|a| a["kind"] != "source.ppo.mpi"), "{acts:#?}");
+    assert_eq!(c.shutdown().await, 0);
+}

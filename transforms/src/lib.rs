@@ -11,6 +11,7 @@ pub mod interchange;
 pub mod loopir;
 pub mod looptx;
 pub mod ls;
+pub mod mpi;
 pub mod openmp;
 pub mod optimize;
 pub mod pipeline;

@@ -100,6 +100,10 @@ pub mod action {
     /// PS (TBB): a C→C++ conversion (cast, rename, parameter rewrite, includes; `code`
     /// PPO246, `reason`: what, `diff`).
     pub const CXX_FIX: &str = "cxx-fix";
+    /// PS (MPI): `main` rewritten for every rank (`text`: what, `diff`: the whole file's change).
+    pub const MPI_MAIN: &str = "mpi-main";
+    /// PS (MPI): a note on a generated DOALL (`code` PPO309: the global model).
+    pub const MPI_NOTE: &str = "mpi-note";
 }
 
 /// One thing a stage did or found, as the log records it.
@@ -183,6 +187,9 @@ pub enum Target {
     OpenMp,
     /// oneTBB `parallel_for`/`parallel_reduce` (C++ output: `.c` files become `.cpp`).
     Tbb,
+    /// MPI, DMCG-style: `main` runs on every rank, DOALL loops are partitioned, the data they
+    /// need moves with collectives (`mpi.rs`).
+    Mpi,
 }
 
 impl Target {
@@ -190,13 +197,14 @@ impl Target {
         match self {
             Target::OpenMp => "openmp",
             Target::Tbb => "tbb",
+            Target::Mpi => "mpi",
         }
     }
 
     /// `Err` for a target this version cannot generate code for.
     pub fn check_available(self) -> Result<(), PipelineError> {
         match self {
-            Target::OpenMp | Target::Tbb => Ok(()),
+            Target::OpenMp | Target::Tbb | Target::Mpi => Ok(()),
         }
     }
 }
@@ -333,10 +341,18 @@ pub fn ps(
     lines: &LineIndex,
     spps: &Spps,
     target: Target,
+    ir: &SourceIr<'_>,
 ) -> Result<Ps, PipelineError> {
     target.check_available()?;
     if target == Target::Tbb {
         return crate::tbb::ps(name, text, lines, spps);
+    }
+    if target == Target::Mpi {
+        let fe = ir.get().ok_or_else(|| PipelineError::Internal {
+            stage: Stage::Ps,
+            message: "the MPI target needs the file's IR".into(),
+        })?;
+        return crate::mpi::ps(name, text, lines, spps, fe);
     }
     let (placed, skipped) = openmp::plan(text, lines, &spps.report);
     let placed_by_id: HashMap<&str, &openmp::Placed> =
@@ -648,12 +664,12 @@ impl Pipeline {
         let lines = LineIndex::new(text);
         // PS on the original text: the result when OS changes nothing, and what OS must
         // respect otherwise.
+        let ir = SourceIr::new(path, text, &self.options.analyze.pp, loader);
         let ps0 = match self.options.target {
-            Some(t) => Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t))??),
+            Some(t) => Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t, &ir))??),
             None => None,
         };
         let os = if self.options.optimize {
-            let ir = SourceIr::new(path, text, &self.options.analyze.pp, loader);
             Some(guarded(Stage::Os, || {
                 os(path, name, text, &lines, &spps, ps0.as_ref(), &self.registry, &ir)
             })?)
@@ -717,7 +733,32 @@ impl Pipeline {
         // PS on the transformed text.
         let mut spps2 = spps2.expect("SPPS' ran");
         let lines2 = LineIndex::new(&after);
-        let mut ps1 = guarded(Stage::Ps, || ps(name, &after, &lines2, &spps2, target))??;
+        let ir2 = SourceIr::new(path, &after, &self.options.analyze.pp, loader);
+        let mut ps1 = match guarded(Stage::Ps, || ps(name, &after, &lines2, &spps2, target, &ir2))? {
+            Ok(p) => p,
+            // The target takes the original text but not the transformed one (MPI: fusion
+            // merged two DOALL regions): OS's changes are dropped, PS's on the original stand.
+            Err(PipelineError::Unsupported { target: t, message }) if ps0.is_some() => {
+                if let Some(o) = os.as_mut() {
+                    o.revert(&format!(
+                        "the {} target cannot take the transformed text ({message}); OS's changes to this file are dropped",
+                        t.name()
+                    ));
+                }
+                let edits: Vec<Edit> = ps0.as_ref().map(Ps::edits).unwrap_or_default();
+                let new_text = if edits.is_empty() { None } else { edit::apply(text, &edits) };
+                return Ok(FileOutcome {
+                    name: name.to_string(),
+                    spps,
+                    ps: ps0,
+                    os,
+                    after_os: None,
+                    edits,
+                    new_text,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         mark_after_os(&mut spps2.events);
         mark_after_os(&mut ps1.events);
         let ps_edits = ps1.edits();
@@ -991,6 +1032,27 @@ mod tests {
         let o = run(omp(), fusion(), FUSABLE);
         assert!(o.os.is_none() && o.after_os.is_none());
         assert_eq!(o.new_text.as_deref().unwrap().matches("#pragma omp parallel for").count(), 2);
+    }
+
+    #[test]
+    fn os_changes_the_mpi_target_cannot_take_are_dropped() {
+        // Fusion would merge the DOALL loop with the loop after it, out of its region.
+        let src = "#include <stdio.h>\ndouble a[1000], b[1000];\nint main(void) {\n  int i;\n  double s = 0.0;\n  /* DOALL_BEGIN P = GSS */\n  for (i = 0; i < 1000; i++)\n    a[i] = 2.0 * i;\n  /* DOALL_END */\n  for (i = 0; i < 1000; i++)\n    b[i] = a[i] + 1.0;\n  for (i = 0; i < 1000; i++)\n    s += b[i];\n  printf(\"%f\\n\", s);\n  return 0;\n}\n";
+        let o =
+            run(Options { target: Some(Target::Mpi), optimize: true, ..Options::default() }, fusion(), src);
+        let os = o.os.as_ref().unwrap();
+        assert!(os.applied.is_empty(), "{os:#?}");
+        let r = os.events.iter().find(|e| e.action == action::REFUSED).unwrap();
+        assert!(
+            r.reason
+                .as_deref()
+                .unwrap()
+                .contains("the mpi target cannot take the transformed text (line 6: [PPO300]"),
+            "{r:?}"
+        );
+        let new = o.new_text.as_deref().unwrap();
+        assert!(new.contains("ppo_sched_init(&ppo_s, PPO_GSS, 0, ppo_n"), "{new}");
+        assert!(o.after_os.is_none());
     }
 
     /// Breaks the syntax of the file (a buggy transformation).
