@@ -9,7 +9,11 @@
 # runtime) and llvm (llvm-symbolizer, for file:line in TSan reports): scripts/omp_race.sh.
 set -euo pipefail
 
-PACKAGES=(gcc g++ libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm)
+#
+# chromium and neovim: the editor clients' end-to-end tests (scripts/editors_test.sh; the
+# code-server install of scripts/install-code-server.sh adds its own build packages). A JDK
+# (javac): the Eclipse plug-in's test compiles its sources (cli/tests/eclipse_plugin.rs).
+PACKAGES=(gcc g++ libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm chromium neovim)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -17,6 +21,8 @@ for p in "${PACKAGES[@]}"; do
         missing+=("$p")
     fi
 done
+
+command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
 
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
@@ -33,5 +39,5 @@ fi
 
 echo "setup.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update
-"${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+"${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=600 update
+"${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"

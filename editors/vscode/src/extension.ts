@@ -87,8 +87,20 @@ function activeDocument(): vscode.TextEditor | undefined {
   return undefined;
 }
 
-async function showText(content: string, language: string): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ content, language });
+/** Read-only documents of the `ppo:` scheme: the explanations and logs the commands show. */
+const VIRTUAL_SCHEME = 'ppo';
+const virtualDocs = new Map<string, string>();
+const virtualChanged = new vscode.EventEmitter<vscode.Uri>();
+const virtualProvider: vscode.TextDocumentContentProvider = {
+  onDidChange: virtualChanged.event,
+  provideTextDocumentContent: (uri) => virtualDocs.get(uri.toString()) ?? '',
+};
+
+async function showText(name: string, content: string): Promise<void> {
+  const uri = vscode.Uri.from({ scheme: VIRTUAL_SCHEME, path: `/${name}` });
+  virtualDocs.set(uri.toString(), content);
+  virtualChanged.fire(uri);
+  const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: false });
 }
 
@@ -126,12 +138,12 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
   switch (command) {
     case 'ppo.explainLoop':
       if (typeof result.markdown === 'string') {
-        await showText(result.markdown, 'markdown');
+        await showText(`loop ${String(result.loop).replace(/[#/]/g, '_')}.md`, result.markdown);
       }
       break;
     case 'ppo.showLog':
       if (typeof result.text === 'string') {
-        await showText(result.text, 'log');
+        await showText(`${path.basename(String(result.file || 'ppo'))}.log`, result.text);
       }
       break;
     case 'ppo.parallelizeFile':
@@ -246,6 +258,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     statusItem,
     vscode.commands.registerCommand('ppo.showOutput', () => output.show(true)),
+    vscode.workspace.registerTextDocumentContentProvider(VIRTUAL_SCHEME, virtualProvider),
     vscode.commands.registerCommand('ppo.restartServer', async () => {
       lastError = undefined;
       await stopClient();
