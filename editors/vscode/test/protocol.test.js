@@ -318,3 +318,39 @@ test('ppo lsp with the VS Code protocol client', async (t) => {
   const exit = await withTimeout(s.exited, 'the server to exit');
   assert.deepEqual(exit, { code: 0, signal: null }, `exit status; stderr: ${s.stderr}`);
 });
+
+test('ppo.showLog reads the log of a ppo -omp run', async (t) => {
+  // A batch run writes OUT/.ppo/ppo.db; the server finds it above the output file.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ppo-showlog-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(dir, 'in'));
+  fs.copyFileSync(CORPUS_FILE, path.join(dir, 'in', 'dgemm.c'));
+  const run = cp.spawnSync(ppoBin(), ['-i', path.join(dir, 'in'), '-o', path.join(dir, 'out'), '-omp', '-quiet'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, `ppo -omp: ${run.stderr}`);
+  const file = path.join(dir, 'out', 'dgemm.c');
+  assert.ok(fs.existsSync(path.join(dir, 'out', '.ppo', 'ppo.db')), 'the run wrote its log database');
+
+  const s = new Session();
+  t.after(() => {
+    s.conn.dispose();
+    if (s.proc.exitCode === null) {
+      s.proc.kill('SIGKILL');
+    }
+  });
+  await s.request(lsp.InitializeRequest.type, { processId: process.pid, rootUri: null, capabilities: {} });
+  await s.conn.sendNotification(lsp.InitializedNotification.type, {});
+  const uri = pathToFileURL(file).href;
+  await s.conn.sendNotification(lsp.DidOpenTextDocumentNotification.type, {
+    textDocument: { uri, languageId: 'c', version: 1, text: fs.readFileSync(file, 'utf8') },
+  });
+  const log = await s.request(lsp.ExecuteCommandRequest.type, { command: 'ppo.showLog', arguments: [uri] });
+  assert.equal(log.file, 'dgemm.c');
+  assert.ok(Array.isArray(log.events) && log.events.length >= 3, JSON.stringify(log));
+  assert.match(log.text, /dgemm\.c/);
+  assert.match(log.text, /omp parallel for/);
+  // The log goes to the client's output too (the extension's output channel).
+  assert.ok(s.logs.some((m) => m.startsWith('ppo: transformation log of dgemm.c')), JSON.stringify(s.logs));
+  await s.request(lsp.ShutdownRequest.type, undefined);
+  await s.conn.sendNotification(lsp.ExitNotification.type);
+  assert.deepEqual(await withTimeout(s.exited, 'the server to exit'), { code: 0, signal: null });
+});
