@@ -92,7 +92,8 @@ cat >"$work/user/User/settings.json" <<JSON
   "update.mode": "none",
   "editor.codeLens": true,
   "files.autoSave": "off",
-  "chat.disableAIFeatures": true
+  "chat.disableAIFeatures": true,
+  "remote.autoForwardPorts": false
 }
 JSON
 cat >"$work/ws/.vscode/settings.json" <<JSON

@@ -196,7 +196,6 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     documentSelector: [
       { scheme: 'file', language: 'c' },
       { scheme: 'file', language: 'cpp' },
-      { scheme: 'untitled', language: 'c' },
     ],
     initializationOptions: { ppo: serverSettings() },
     synchronize: { configurationSection: 'ppo' },
