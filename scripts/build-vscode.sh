@@ -33,7 +33,8 @@ fi
 rm -rf bin
 if [ -n "$binary" ]; then
     mkdir -p bin
-    cp "$binary" bin/ppo
+    # Without its debug information (the release profile keeps line tables): a smaller package.
+    strip -o bin/ppo "$binary" 2>/dev/null || cp "$binary" bin/ppo
     chmod +x bin/ppo
 fi
 # vsce runs the `vscode:prepublish` script first: tsc (type check) and the esbuild bundle.

@@ -73,7 +73,8 @@ fn java_source(class: &str) -> Option<String> {
     Some(text)
 }
 
-fn java_files() -> Vec<PathBuf> {
+/// The `.java` files under `dir`, sorted.
+fn java_files_in(dir: &Path) -> Vec<PathBuf> {
     fn walk(d: &Path, out: &mut Vec<PathBuf>) {
         for e in std::fs::read_dir(d).unwrap() {
             let p = e.unwrap().path();
@@ -85,9 +86,14 @@ fn java_files() -> Vec<PathBuf> {
         }
     }
     let mut out = Vec::new();
-    walk(&plugin_dir().join("src"), &mut out);
+    walk(dir, &mut out);
     out.sort();
     out
+}
+
+/// The plug-in's Java sources.
+fn java_files() -> Vec<PathBuf> {
+    java_files_in(&plugin_dir().join("src"))
 }
 
 #[test]
@@ -134,8 +140,13 @@ fn manifest_declares_the_bundle_and_requires_what_the_sources_import() {
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         for line in text.lines() {
-            let Some(import) = line.strip_prefix("import ").and_then(|l| l.strip_suffix(';')) else { continue };
-            if import.starts_with("java.") || import.starts_with("static java.") || import.starts_with("org.ppo.") {
+            let Some(import) = line.strip_prefix("import ").and_then(|l| l.strip_suffix(';')) else {
+                continue;
+            };
+            if import.starts_with("java.")
+                || import.starts_with("static java.")
+                || import.starts_with("org.ppo.")
+            {
                 continue;
             }
             let (_, bundles) = providers
@@ -196,14 +207,19 @@ fn plugin_xml_is_consistent() {
     assert_eq!(servers.len(), 1);
     let server_id = servers[0].attribute("id").expect("server id");
     let provider = java_source(servers[0].attribute("class").expect("server class")).unwrap();
-    assert!(provider.contains("extends ProcessStreamConnectionProvider"), "the server class is a ProcessStreamConnectionProvider");
+    assert!(
+        provider.contains("extends ProcessStreamConnectionProvider"),
+        "the server class is a ProcessStreamConnectionProvider"
+    );
     let mappings: Vec<_> = ls.children().filter(|n| n.has_tag_name("contentTypeMapping")).collect();
     let mut types = BTreeSet::new();
     for m in &mappings {
         assert_eq!(m.attribute("id"), Some(server_id), "contentTypeMapping of another server id");
         types.insert(m.attribute("contentType").expect("contentType"));
     }
-    for t in ["org.eclipse.cdt.core.cSource", "org.eclipse.cdt.core.cxxSource", "org.eclipse.cdt.core.cHeader"] {
+    for t in
+        ["org.eclipse.cdt.core.cSource", "org.eclipse.cdt.core.cxxSource", "org.eclipse.cdt.core.cHeader"]
+    {
         assert!(types.contains(t), "no contentTypeMapping for {t}: {types:?}");
     }
 
@@ -253,7 +269,9 @@ fn plugin_xml_is_consistent() {
         .expect("Parallelization > Auto Parallelization");
     let toolbar = contributions
         .iter()
-        .find(|c| c.attribute("locationURI").is_some_and(|u| u.starts_with("toolbar:org.eclipse.ui.main.toolbar")))
+        .find(|c| {
+            c.attribute("locationURI").is_some_and(|u| u.starts_with("toolbar:org.eclipse.ui.main.toolbar"))
+        })
         .expect("a contribution to the main toolbar");
     let button = toolbar.descendants().find(|n| n.has_tag_name("command")).expect("a toolbar button");
     for n in [item, button] {
@@ -275,30 +293,28 @@ fn plugin_xml_is_consistent() {
 fn connection_provider_launches_ppo_lsp() {
     let javac_ok = Command::new("javac").arg("-version").output().is_ok_and(|o| o.status.success());
     if !javac_ok {
-        assert!(std::env::var_os("CI").is_none(), "javac is needed in CI (apt-get install default-jdk-headless)");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "javac is needed in CI (apt-get install default-jdk-headless)"
+        );
         eprintln!("skipped: no javac (apt-get install default-jdk-headless)");
         return;
     }
     let classes = tempfile::tempdir().unwrap();
     let mut sources = java_files();
-    fn stubs(d: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stubs(&p, out);
-            } else if p.extension().is_some_and(|x| x == "java") {
-                out.push(p);
-            }
-        }
-    }
-    stubs(&plugin_dir().join("test-stubs"), &mut sources);
+    sources.extend(java_files_in(&plugin_dir().join("test-stubs")));
     let out = Command::new("javac")
         .args(["-Xlint:all", "-Werror", "-proc:none", "-d"])
         .arg(classes.path())
         .args(&sources)
         .output()
         .unwrap();
-    assert!(out.status.success(), "javac:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "javac:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let probe = |server_path: Option<&str>| -> BTreeMap<String, Vec<String>> {
         let mut cmd = Command::new("java");

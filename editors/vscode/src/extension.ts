@@ -40,6 +40,16 @@ export function serverPath(extensionPath: string, configured: string | undefined
   const exe = process.platform === 'win32' ? 'ppo.exe' : 'ppo';
   const bundled = path.join(extensionPath, 'bin', exe);
   if (fs.existsSync(bundled)) {
+    try {
+      // A .vsix may lose the executable bit on the way.
+      fs.accessSync(bundled, fs.constants.X_OK);
+    } catch {
+      try {
+        fs.chmodSync(bundled, 0o755);
+      } catch {
+        // read-only installation: the start fails and says so
+      }
+    }
     return bundled;
   }
   return exe;
