@@ -215,7 +215,11 @@ fn plugin_xml_is_consistent() {
     let mut types = BTreeSet::new();
     for m in &mappings {
         assert_eq!(m.attribute("id"), Some(server_id), "contentTypeMapping of another server id");
-        types.insert(m.attribute("contentType").expect("contentType"));
+        let t = m.attribute("contentType").expect("contentType");
+        // The languageId LSP4E sends in didOpen: "c" for C, "cpp" for C++ (as VS Code).
+        let want = if t.contains(".cxx") { "cpp" } else { "c" };
+        assert_eq!(m.attribute("languageId"), Some(want), "languageId of {t}");
+        types.insert(t);
     }
     for t in
         ["org.eclipse.cdt.core.cSource", "org.eclipse.cdt.core.cxxSource", "org.eclipse.cdt.core.cHeader"]

@@ -59,6 +59,13 @@ async function visibleLines(page) {
   );
 }
 
+/** Focuses the first editor group (Ctrl+1), where the C file is: a click could hit a code lens. */
+async function focusEditor(page) {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+1');
+  await page.locator('.editor-instance .monaco-editor.focused').first().waitFor({ state: 'visible', timeout: 10000 });
+}
+
 async function goToLine(page, line) {
   await page.keyboard.press('Control+G');
   const input = page.locator('.quick-input-widget input');
@@ -162,7 +169,7 @@ async function main() {
       'the quick fix',
       3,
       async () => {
-        await page.locator('.editor-instance .monaco-editor .view-lines').click();
+        await focusEditor(page);
         await goToLine(page, loopLine);
         await page.keyboard.press('Control+.');
         const item = page.locator('.action-widget .monaco-list-row', { hasText: 'Parallelize loop (OpenMP)' }).first();
@@ -204,29 +211,51 @@ async function main() {
       .waitFor({ state: 'visible', timeout: 20000 });
     log('lens updated: parallel (your directive is kept)');
 
-    // Save, and read the file on disk.
+    // Save, and read the file on disk (until it has the directive: a read can catch the
+    // editor's write half done).
     await page.keyboard.press('Control+S');
+    const hasDirective = (text) => {
+      const ls = text.split('\n');
+      const at = ls.findIndex((l) => l.trim() === header);
+      return at >= 1 && /^\s*#pragma omp parallel for\b/.test(ls[at - 1]) ? ls : null;
+    };
     const deadline = Date.now() + 20000;
     let saved = '';
-    while (Date.now() < deadline) {
-      saved = fs.readFileSync(filePath, 'utf8');
-      if (saved !== original) {
-        break;
-      }
+    let savedLines = null;
+    while (Date.now() < deadline && !(savedLines = hasDirective((saved = fs.readFileSync(filePath, 'utf8'))))) {
       await page.waitForTimeout(200);
     }
-    const savedLines = saved.split('\n');
-    const h = savedLines.findIndex((l) => l.trim() === header);
-    if (h < 1 || !/^\s*#pragma omp parallel for\b/.test(savedLines[h - 1])) {
+    if (!savedLines) {
       throw new Error(`the saved file has no directive above "${header}"`);
     }
+    const h = savedLines.findIndex((l) => l.trim() === header);
     if ((saved.match(/#pragma omp/g) || []).length !== 1) {
       throw new Error('the saved file has more than the one directive');
     }
     log(`saved: ${savedLines[h - 1].trim()}`);
 
+    // ppo: Parallelize File from the palette: the server's workspace/applyEdit adds the other
+    // loops' directives; the extension reports it; saved, the file has all three.
+    await focusEditor(page);
+    await runCommand(page, 'ppo: Parallelize File');
+    await page.locator('.notifications-toasts', { hasText: 'ppo: parallelized' }).first().waitFor({ state: 'visible', timeout: 20000 });
+    await page.keyboard.press('Control+S');
+    const deadline2 = Date.now() + 20000;
+    let directives = 0;
+    while (Date.now() < deadline2) {
+      directives = (fs.readFileSync(filePath, 'utf8').match(/#pragma omp parallel for/g) || []).length;
+      if (directives >= 3) {
+        break;
+      }
+      await page.waitForTimeout(200);
+    }
+    if (directives < 3) {
+      throw new Error(`after ppo: Parallelize File and a save, the file has ${directives} directive(s), not 3`);
+    }
+    log(`ppo: Parallelize File: ${directives} directives in the saved file`);
+
     // ppo: Explain Loop from the palette, at the cursor: a Markdown document with the explanation.
-    await page.locator('.editor-instance .monaco-editor .view-lines').first().click();
+    await focusEditor(page);
     await goToLine(page, loopLine + 1);
     await runCommand(page, 'ppo: Explain Loop');
     // The explanation's table of variables (text the C file does not have).
