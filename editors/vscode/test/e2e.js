@@ -266,6 +266,18 @@ async function main() {
     log('ppo: Explain Loop opened the explanation');
 
     await page.screenshot({ path: path.join(artifacts, 'vscode-e2e.png') });
+
+    // A ppo.server.path that does not exist: the extension restarts the client, which fails,
+    // and the status bar says so; the right path again: ready again.
+    const settingsFile = path.join(workspace, '.vscode', 'settings.json');
+    const settings = fs.readFileSync(settingsFile, 'utf8');
+    const good = JSON.parse(settings)['ppo.server.path'];
+    fs.writeFileSync(settingsFile, settings.replace(JSON.stringify(good), JSON.stringify(`${good}-missing`)));
+    await page.locator('.statusbar-item', { hasText: 'ppo: error' }).waitFor({ state: 'visible', timeout: 30000 });
+    log('a missing server binary: status bar shows ppo: error');
+    fs.writeFileSync(settingsFile, settings);
+    await page.locator('.statusbar-item', { hasText: 'ppo: ready' }).waitFor({ state: 'visible', timeout: 30000 });
+    log('the right path again: ppo: ready');
     log(`passed in ${((Date.now() - started) / 1000).toFixed(1)} s; screenshot ${path.join(artifacts, 'vscode-e2e.png')}`);
   } catch (e) {
     const shot = path.join(artifacts, 'vscode-e2e-failure.png');
