@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the system packages the tests need (C compilers and the OpenMP runtime) on a
+# Install the system packages the tests need (C compilers, OpenMP, TBB, MPI, the editors) on a
 # Debian/Ubuntu machine that already has Rust. Idempotent: does nothing when all are
 # installed; runs `apt-get update` only when something must be installed.
 #
@@ -9,9 +9,12 @@
 # runtime) and llvm (llvm-symbolizer, for file:line in TSan reports): scripts/omp_race.sh.
 # openmpi-bin and libopenmpi-dev (mpicc, mpirun): corpus/mpi/check.sh, `ppo run --backend
 # mpi`, the backends crate's tests and scripts/bench_mpi.sh.
+# chromium and neovim: the editor clients' end-to-end tests (scripts/editors_test.sh; the
+# code-server install of scripts/install-code-server.sh adds its own build packages). A JDK
+# (javac): the Eclipse plug-in's test compiles its sources (cli/tests/eclipse_plugin.rs).
 set -euo pipefail
 
-PACKAGES=(gcc g++ libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm openmpi-bin libopenmpi-dev)
+PACKAGES=(gcc g++ libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm chromium neovim openmpi-bin libopenmpi-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -19,6 +22,8 @@ for p in "${PACKAGES[@]}"; do
         missing+=("$p")
     fi
 done
+
+command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
 
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
@@ -35,5 +40,5 @@ fi
 
 echo "setup.sh: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update
-"${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+"${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=600 update
+"${SUDO[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"

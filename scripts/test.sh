@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Everything CI checks: formatting, lints, the test suite, and the corpus check.
+# Everything CI checks: formatting, lints, the test suite, the editor clients, and the corpus
+# check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -7,6 +8,9 @@ bash scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
+# The editor clients: the VS Code extension (.vsix, protocol test, end to end in code-server)
+# and Neovim, against the ppo binary the tests just built.
+bash scripts/editors_test.sh
 # The corpus programs compile and reproduce their reference outputs.
 for check in corpus/*/check.sh; do
     bash "$check"

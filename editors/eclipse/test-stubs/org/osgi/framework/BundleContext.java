@@ -1,0 +1,4 @@
+// Compile-time stand-in for the Eclipse/LSP4E API (tests only; see README.md).
+package org.osgi.framework;
+
+public interface BundleContext {}
