@@ -314,6 +314,7 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
     let is_array = |n: &str| {
         f.locals.iter().chain(&f.params).any(|v| v.name == n && (v.ty.contains('[') || v.ty.contains('*')))
     };
+    let is_pointer = |n: &str| f.locals.iter().chain(&f.params).any(|v| v.name == n && v.ty.contains('*'));
     let mut out = Vec::new();
     for n in names {
         let clause = clauses.iter().find(|(_, _, vs)| vs.contains(&n));
@@ -359,6 +360,17 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
             ("dependence".to_string(), format!("{} {}", r.code, short_message(&r.message)))
         } else if declared_inside(&n) {
             ("private (declared in the loop)".to_string(), "each iteration has its own".to_string())
+        } else if !l.writes.contains(&n) && is_pointer(&n) && l.writes_memory {
+            // The pointer is not assigned, but the loop stores through pointers: saying
+            // "only read" would hide that its elements may be written.
+            (
+                "shared".to_string(),
+                if l.parallel.legal {
+                    "the pointer is only read; the loop writes memory through pointers, each iteration at its own elements".to_string()
+                } else {
+                    "the pointer is only read; the loop writes memory through pointers".to_string()
+                },
+            )
         } else if !l.writes.contains(&n) {
             ("shared".to_string(), "only read in the loop".to_string())
         } else if is_array(&n) || l.parallel.legal {
@@ -530,6 +542,23 @@ pub fn explain(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pointer_written_through_is_not_called_only_read() {
+        let src = "void scale(double *a, const double *b, int n) {\n  for (int i = 0; i < n; i++)\n    a[i] = 2.0 * b[i];\n}\n";
+        let r = analysis::api::analyze_source(
+            std::path::Path::new("t.c"),
+            src,
+            &analysis::api::AnalyzeOptions::default(),
+            &analysis::preprocess::MemLoader::default(),
+        );
+        let f = &r.functions[0];
+        let classes = classify(f, &f.loops[0]);
+        let a = classes.iter().find(|c| c.name == "a").unwrap();
+        assert!(a.why.starts_with("the pointer is only read; the loop writes memory"), "{a:?}");
+        let n = classes.iter().find(|c| c.name == "n").unwrap();
+        assert_eq!(n.why, "only read in the loop");
+    }
 
     #[test]
     fn clauses_parse() {
