@@ -11,6 +11,7 @@ pub mod mpi;
 pub mod omp;
 pub mod run;
 pub mod tbb;
+pub mod translated;
 
 use analysis::api::AnalyzeOptions;
 use args::{AnalyzeArgs, BatchArgs, Cli, Command};
