@@ -7,11 +7,6 @@ use common::*;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
 
 /// `ppo -i SRC -o OUT -omp`.
 fn ppo_omp(src: &Path, out: &Path) -> Run {
@@ -20,21 +15,7 @@ fn ppo_omp(src: &Path, out: &Path) -> Run {
 
 /// Run `ppo -omp` on `corpus/NAME` and return (output dir, report).
 fn omp_corpus(t: &Path, name: &str) -> (PathBuf, serde_json::Value) {
-    let src = root().join("corpus").join(name);
-    let out = t.join(format!("{name}-omp"));
-    let rep = t.join(format!("{name}-report.json"));
-    let r = ppo(&[
-        "-i".as_ref(),
-        src.as_os_str(),
-        "-o".as_ref(),
-        out.as_os_str(),
-        "-omp".as_ref(),
-        "--report".as_ref(),
-        rep.as_os_str(),
-    ]);
-    r.assert_code(0).assert_no_panic();
-    assert!(r.stderr.contains("loops: "), "{}", r.stderr);
-    let report: serde_json::Value = serde_json::from_str(&fs::read_to_string(&rep).unwrap()).unwrap();
+    let (out, report, _) = run_target(t, name, &root().join("corpus").join(name), "omp", &[], "loops: ");
     (out, report)
 }
 
@@ -44,15 +25,7 @@ fn omp_outputs_compile_and_match_the_sequential_outputs() {
     for name in ["ppo", "deps"] {
         let (out, _) = omp_corpus(t.path(), name);
         let orig = root().join("corpus").join(name);
-        let diff = Command::new("bash")
-            .arg(root().join("scripts/omp_diff.sh"))
-            .arg(&orig)
-            .arg(&out)
-            .output()
-            .expect("bash runs scripts/omp_diff.sh (gcc with OpenMP is installed by scripts/setup.sh)");
-        let so = String::from_utf8_lossy(&diff.stdout);
-        assert!(diff.status.success(), "corpus/{name}:\n{so}\n{}", String::from_utf8_lossy(&diff.stderr));
-        assert!(so.contains(" passed, 0 failed"), "{so}");
+        diff_script("omp_diff.sh", &orig, &out);
     }
 }
 

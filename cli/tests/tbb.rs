@@ -7,31 +7,10 @@ mod common;
 use common::*;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
 
 /// Run `ppo -tbb` on `corpus/NAME`: (output dir, report, stderr).
 fn tbb_corpus(t: &Path, name: &str) -> (PathBuf, serde_json::Value, String) {
-    let src = root().join("corpus").join(name);
-    let out = t.join(format!("{name}-tbb"));
-    let rep = t.join(format!("{name}-report.json"));
-    let r = ppo(&[
-        "-i".as_ref(),
-        src.as_os_str(),
-        "-o".as_ref(),
-        out.as_os_str(),
-        "-tbb".as_ref(),
-        "--no-log".as_ref(),
-        "--report".as_ref(),
-        rep.as_os_str(),
-    ]);
-    r.assert_code(0).assert_no_panic();
-    assert!(r.stderr.contains("translated to TBB"), "{}", r.stderr);
-    let report: serde_json::Value = serde_json::from_str(&fs::read_to_string(&rep).unwrap()).unwrap();
-    (out, report, r.stderr.clone())
+    run_target(t, name, &root().join("corpus").join(name), "tbb", &["--no-log"], "translated to TBB")
 }
 
 fn tbb_available() -> bool {
@@ -48,15 +27,7 @@ fn tbb_outputs_compile_and_match_the_sequential_outputs() {
     for name in ["deps", "ppo"] {
         let (out, _, _) = tbb_corpus(t.path(), name);
         let orig = root().join("corpus").join(name);
-        let diff = Command::new("bash")
-            .arg(root().join("scripts/tbb_diff.sh"))
-            .arg(&orig)
-            .arg(&out)
-            .output()
-            .expect("bash runs scripts/tbb_diff.sh");
-        let so = String::from_utf8_lossy(&diff.stdout);
-        assert!(diff.status.success(), "corpus/{name}:\n{so}\n{}", String::from_utf8_lossy(&diff.stderr));
-        assert!(so.contains(" passed, 0 failed"), "{so}");
+        diff_script("tbb_diff.sh", &orig, &out);
     }
 }
 

@@ -83,3 +83,61 @@ pub fn temp_leftovers(root: &Path) -> Vec<PathBuf> {
         .map(|e| e.path().to_path_buf())
         .collect()
 }
+
+/// The repository's root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// Whether the tests run in CI (`CI` set to something other than `0`/`false`): there a
+/// missing optional tool fails the test instead of skipping it.
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// `ppo -i SRC -o T/TAG-FLAG -FLAG --report T/TAG-report.json EXTRA...`, which must exit 0
+/// without a panic and print `summary` in its summary line: (output dir, report, stderr).
+#[track_caller]
+pub fn run_target(
+    t: &Path,
+    tag: &str,
+    src: &Path,
+    flag: &str,
+    extra: &[&str],
+    summary: &str,
+) -> (PathBuf, serde_json::Value, String) {
+    let out = t.join(format!("{tag}-{flag}"));
+    let rep = t.join(format!("{tag}-report.json"));
+    let flag = format!("-{flag}");
+    let mut args: Vec<&OsStr> = vec![
+        "-i".as_ref(),
+        src.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        flag.as_ref(),
+        "--report".as_ref(),
+        rep.as_os_str(),
+    ];
+    args.extend(extra.iter().map(OsStr::new));
+    let r = ppo(&args);
+    r.assert_code(0).assert_no_panic();
+    assert!(r.stderr.contains(summary), "{}", r.stderr);
+    let report: serde_json::Value = serde_json::from_str(&fs::read_to_string(&rep).unwrap()).unwrap();
+    (out, report, r.stderr.clone())
+}
+
+/// `bash scripts/SCRIPT ORIG OUT` (one of the differential checkers), which must succeed
+/// with `passed, 0 failed`: its standard output.
+#[track_caller]
+pub fn diff_script(script: &str, orig: &Path, out: &Path) -> String {
+    let diff = Command::new("bash")
+        .arg(root().join("scripts").join(script))
+        .arg(orig)
+        .arg(out)
+        .output()
+        .unwrap_or_else(|e| panic!("bash runs scripts/{script}: {e}"));
+    let so = String::from_utf8_lossy(&diff.stdout).into_owned();
+    assert!(diff.status.success(), "{}:\n{so}\n{}", orig.display(), String::from_utf8_lossy(&diff.stderr));
+    assert!(so.contains(" passed, 0 failed"), "{so}");
+    so
+}
