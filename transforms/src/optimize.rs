@@ -25,6 +25,7 @@ pub struct SourceIr<'a> {
     text: &'a str,
     pp: Option<&'a PpOptions>,
     loader: Option<&'a dyn SourceLoader>,
+    thresholds: analysis::parallel::Thresholds,
     cell: OnceCell<Option<Frontend>>,
 }
 
@@ -37,12 +38,34 @@ impl<'a> SourceIr<'a> {
         pp: &'a PpOptions,
         loader: &'a dyn SourceLoader,
     ) -> SourceIr<'a> {
-        SourceIr { path, text, pp: Some(pp), loader: Some(loader), cell: OnceCell::new() }
+        SourceIr {
+            path,
+            text,
+            pp: Some(pp),
+            loader: Some(loader),
+            thresholds: Default::default(),
+            cell: OnceCell::new(),
+        }
+    }
+
+    /// The profitability thresholds [`SourceIr::reanalyze`] uses (the default ones otherwise).
+    pub fn with_thresholds(mut self, t: analysis::parallel::Thresholds) -> SourceIr<'a> {
+        self.thresholds = t;
+        self
+    }
+
+    /// Parse and analyse another text of the same file (the MPI target's text with calls
+    /// inlined into main); `None` without the preprocessor options and loader.
+    pub fn reanalyze(&self, text: &str) -> Option<(Frontend, FileReport)> {
+        let (pp, loader) = (self.pp?, self.loader?);
+        let opts = analysis::api::AnalyzeOptions { pp: pp.clone(), thresholds: self.thresholds };
+        let report = analysis::api::analyze_source(self.path, text, &opts, loader);
+        Some((parse_source(self.path, text, pp, loader), report))
     }
 
     /// No IR: transformations that need it propose nothing.
     pub fn none(path: &'a Path, text: &'a str) -> SourceIr<'a> {
-        SourceIr { path, text, pp: None, loader: None, cell: OnceCell::new() }
+        SourceIr { path, text, pp: None, loader: None, thresholds: Default::default(), cell: OnceCell::new() }
     }
 
     pub fn get(&self) -> Option<&Frontend> {

@@ -352,7 +352,7 @@ pub fn ps(
             stage: Stage::Ps,
             message: "the MPI target needs the file's IR".into(),
         })?;
-        return crate::mpi::ps(name, text, lines, spps, fe);
+        return crate::mpi::ps(name, text, lines, spps, fe, &|t: &str| ir.reanalyze(t));
     }
     let (placed, skipped) = openmp::plan(text, lines, &spps.report);
     let placed_by_id: HashMap<&str, &openmp::Placed> =
@@ -664,7 +664,8 @@ impl Pipeline {
         let lines = LineIndex::new(text);
         // PS on the original text: the result when OS changes nothing, and what OS must
         // respect otherwise.
-        let ir = SourceIr::new(path, text, &self.options.analyze.pp, loader);
+        let ir = SourceIr::new(path, text, &self.options.analyze.pp, loader)
+            .with_thresholds(self.options.analyze.thresholds);
         let ps0 = match self.options.target {
             Some(t) => Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t, &ir))??),
             None => None,
@@ -733,7 +734,8 @@ impl Pipeline {
         // PS on the transformed text.
         let mut spps2 = spps2.expect("SPPS' ran");
         let lines2 = LineIndex::new(&after);
-        let ir2 = SourceIr::new(path, &after, &self.options.analyze.pp, loader);
+        let ir2 = SourceIr::new(path, &after, &self.options.analyze.pp, loader)
+            .with_thresholds(self.options.analyze.thresholds);
         let mut ps1 = match guarded(Stage::Ps, || ps(name, &after, &lines2, &spps2, target, &ir2))? {
             Ok(p) => p,
             // The target takes the original text but not the transformed one (MPI: fusion

@@ -1908,6 +1908,7 @@ pub fn generate(
     lines: &LineIndex,
     report: &FileReport,
     dirs: &Directives,
+    stays: &BTreeMap<String, String>,
 ) -> Result<Option<Generated>, FileErrors> {
     let Some(fid) = unit.func_by_name("main") else { return Ok(None) };
     let f = unit.func(fid);
@@ -1985,12 +1986,26 @@ pub fn generate(
                             ),
                         ));
                     } else {
-                        out.refused.push(Refused {
-                            loop_id: None,
-                            line: r.begin_line,
-                            code: codes::OUTSIDE_MAIN,
-                            why: "DOALL regions are generated in main only; this one stays sequential".into(),
-                        });
+                        // A region of a function main calls: that function was inlined at
+                        // every call (the copy in main is generated), or why not.
+                        let owner =
+                            unit.functions.iter().find(|f| f.span.start <= r.start && r.end <= f.span.end);
+                        let why = match owner {
+                            Some(o) => stays
+                                .get(&o.name)
+                                .map(|w| format!("a DOALL region of `{}` stays sequential: {w}", o.name)),
+                            None => Some(
+                                "DOALL regions are generated in main only; this one stays sequential".into(),
+                            ),
+                        };
+                        if let Some(why) = why {
+                            out.refused.push(Refused {
+                                loop_id: None,
+                                line: r.begin_line,
+                                code: codes::OUTSIDE_MAIN,
+                                why,
+                            });
+                        }
                     }
                 }
             }
@@ -2002,15 +2017,15 @@ pub fn generate(
             }
         }
         for fr in &report.functions {
-            if fr.name == "main" {
-                continue;
-            }
+            // A function main calls was inlined at every call (its loops are generated in
+            // main), or `stays` says why not.
+            let Some(w) = stays.get(&fr.name).filter(|_| fr.name != "main") else { continue };
             for l in fr.loops.iter().filter(|l| l.parallel.directive.is_some()) {
                 out.refused.push(Refused {
                     loop_id: Some(l.id.clone()),
                     line: l.range.line,
                     code: codes::OUTSIDE_MAIN,
-                    why: format!("a parallel loop of `{}`: DOALL loops are generated in main only", fr.name),
+                    why: format!("a parallel loop of `{}` stays sequential: {w}", fr.name),
                 });
             }
         }

@@ -14,6 +14,7 @@
 
 pub mod directives;
 pub mod gen;
+pub mod inline;
 pub mod runtime;
 pub mod sched;
 
@@ -58,15 +59,67 @@ pub mod codes {
 
 pub use gen::{Doall, Generated, Refused};
 
+/// Parse and analyse another text of the file (the text with calls inlined into main).
+pub type Reanalyze<'a> = &'a dyn Fn(&str) -> Option<(Frontend, analysis::api::FileReport)>;
+
 /// The MPI plan of one file: `Ok(None)` when the file has no `main` (it is left as it is).
+/// The call statements of `main` to functions with parallel loops are inlined first
+/// ([`inline`]) when they can be, and the inlined text (analysed by `reanalyze`) is generated;
+/// the edits, lines and loop ids returned are the original text's.
 pub fn plan(
     text: &str,
     fe: &Frontend,
     report: &analysis::api::FileReport,
+    reanalyze: Reanalyze<'_>,
 ) -> Result<Option<Generated>, gen::FileErrors> {
     let dirs = directives::parse(text)
         .map_err(|es| es.into_iter().map(|e| (e.line, codes::DIRECTIVE, e.message)).collect::<Vec<_>>())?;
-    gen::generate(text, &fe.unit, &fe.lines, report, &dirs)
+    let inl = inline::inline_calls(text, &fe.unit, report, &dirs);
+    if inl.edits.is_empty() {
+        return gen::generate(text, &fe.unit, &fe.lines, report, &dirs, &inl.stays);
+    }
+    // Without the inlined calls, with why (when the inlined text cannot be generated).
+    let fallback = |why: &str| {
+        let mut stays = inl.stays.clone();
+        for f in &inl.inlined {
+            stays.insert(f.clone(), format!("main with `{f}` inlined {why}"));
+        }
+        gen::generate(text, &fe.unit, &fe.lines, report, &dirs, &stays)
+    };
+    let Some((fe2, report2)) = reanalyze(&inl.text) else {
+        return fallback("cannot be analysed");
+    };
+    let dirs2 = match directives::parse(&inl.text) {
+        Ok(d) => d,
+        Err(_) => return fallback("has malformed directives"),
+    };
+    let g = match gen::generate(&inl.text, &fe2.unit, &fe2.lines, &report2, &dirs2, &inl.stays) {
+        Ok(Some(g)) => g,
+        Ok(None) => return fallback("has no main"),
+        Err(e) => return fallback(&format!("cannot be generated ({})", message(&e))),
+    };
+    let then: Vec<Edit> =
+        g.edits.iter().map(|(s, e, t)| Edit { start: *s, end: *e, text: t.clone() }).collect();
+    let Some(edits) = inline::map_back(&inl.edits, &then) else {
+        return fallback("cannot be mapped back to the original text");
+    };
+    // Loops by line: a loop of the inlined text is the original loop its line comes from.
+    let orig_loops: Vec<(u32, &str)> =
+        report.functions.iter().flat_map(|f| f.loops.iter().map(|l| (l.range.line, l.id.as_str()))).collect();
+    let loop_at = |line: u32| orig_loops.iter().find(|(l, _)| *l == line).map(|(_, id)| id.to_string());
+    let mut g = g;
+    for d in &mut g.doalls {
+        d.line = inl.orig_line(d.line);
+        d.loop_id = loop_at(d.line).unwrap_or_else(|| d.loop_id.clone());
+    }
+    for r in g.refused.iter_mut().chain(g.notes.iter_mut()) {
+        r.line = inl.orig_line(r.line);
+        if r.loop_id.is_some() {
+            r.loop_id = loop_at(r.line).or(r.loop_id.take());
+        }
+    }
+    g.edits = edits.into_iter().map(|e| (e.start, e.end, e.text)).collect();
+    Ok(Some(g))
 }
 
 fn message(errors: &gen::FileErrors) -> String {
@@ -83,6 +136,7 @@ pub fn ps(
     lines: &LineIndex,
     spps: &Spps,
     fe: &Frontend,
+    reanalyze: Reanalyze<'_>,
 ) -> Result<Ps, PipelineError> {
     let report = &spps.report;
     if report.includes.iter().any(|i| i.name == "mpi.h") {
@@ -97,7 +151,7 @@ pub fn ps(
             file_edits: Vec::new(),
         });
     }
-    let g = plan(text, fe, report)
+    let g = plan(text, fe, report, reanalyze)
         .map_err(|e| PipelineError::Unsupported { target: Target::Mpi, message: message(&e) })?;
     let Some(g) = g else {
         return Ok(Ps {
@@ -164,7 +218,11 @@ mod tests {
         let opts = AnalyzeOptions::default();
         let report = analyze_source(Path::new("t.c"), src, &opts, &MemLoader::default());
         let fe = parse_source(Path::new("t.c"), src, &opts.pp, &MemLoader::default());
-        plan(src, &fe, &report)
+        let again = |t: &str| {
+            let r = analyze_source(Path::new("t.c"), t, &opts, &MemLoader::default());
+            Some((parse_source(Path::new("t.c"), t, &opts.pp, &MemLoader::default()), r))
+        };
+        plan(src, &fe, &report, &again)
     }
 
     fn generated(src: &str) -> (Generated, String) {
@@ -264,12 +322,25 @@ mod tests {
     }
 
     #[test]
-    fn parallel_loops_outside_main_stay_sequential() {
-        let src = "double a[1000], b[1000];\nvoid scale(void) {\n  for (int i = 0; i < 1000; i++)\n    a[i] = 2.0 * b[i];\n}\nint main(void) {\n  scale();\n  return (int)a[3];\n}\n";
+    fn parallel_loops_of_called_functions_are_inlined_or_stay_sequential_with_why() {
+        // Inlined: the loop of `scale` is a DOALL of main, with the callee's loop id and line.
+        let src = "double a[1000], b[1000];\nvoid scale(double *x, int n) {\n  for (int i = 0; i < n; i++)\n    x[i] = 2.0 * b[i];\n}\nint main(void) {\n  scale(a, 1000);\n  return (int)a[3];\n}\n";
+        let (g, text) = generated(src);
+        assert!(g.refused.is_empty(), "{:?}", g.refused);
+        assert_eq!((g.doalls[0].loop_id.as_str(), g.doalls[0].line), ("scale#0", 3));
+        let main = &text[text.find("int main").unwrap()..];
+        assert!(main.contains("a[i] = 2.0 * b[i];") && !main.contains("scale("), "{main}");
+        // Recursive: not inlined, PPO307 with the reason.
+        let src = "double a[1000], b[1000];\nvoid scale(int d) {\n  for (int i = 0; i < 1000; i++)\n    a[i] = 2.0 * b[i];\n  if (d > 0)\n    scale(d - 1);\n}\nint main(void) {\n  scale(1);\n  return (int)a[3];\n}\n";
         let (g, text) = generated(src);
         assert_eq!(g.refused[0].code, codes::OUTSIDE_MAIN);
         assert_eq!(g.refused[0].loop_id.as_deref(), Some("scale#0"));
-        assert!(text.contains("  if (ppo_master) {\n    scale();\n  }\n"), "{text}");
+        assert!(
+            g.refused[0].why.contains("the call at line 9 is not inlined: `scale` is recursive"),
+            "{}",
+            g.refused[0].why
+        );
+        assert!(text.contains("  if (ppo_master) {\n    scale(1);\n  }\n"), "{text}");
     }
 
     #[test]
