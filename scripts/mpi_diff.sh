@@ -22,16 +22,15 @@ set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 ORIG_DIR MPI_DIR" >&2; exit 2; }
 orig_dir=$1
 mpi_dir=$2
-for d in "$orig_dir" "$mpi_dir"; do
-  [ -d "$d" ] || { echo "$0: not a directory: $d" >&2; exit 2; }
-done
+# shellcheck source=lib/check.sh
+. "$(dirname "$0")/lib/check.sh"
+need_dirs "$orig_dir" "$mpi_dir"
 cc=${CC:-gcc}
 mpicc=${MPICC:-mpicc}
 limit=${MPI_DIFF_TIMEOUT:-60}
 read -r -a ranks <<<"${MPI_DIFF_RANKS:-1 2 3 4}"
 mpirun_flags=(--oversubscribe)
 [ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
-outcmp=$(dirname "$0")/outcmp.sh
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_diff.XXXXXX")
 trap 'rm -rf -- "$tmp"' EXIT
 
@@ -51,7 +50,7 @@ for src in "$orig_dir"/*.c; do
     read -r -a args <"$orig_dir/$name.args"
   fi
   if ! "$cc" -O2 -I "$orig_dir" -o "$tmp/$name.seq" "$src" -lm >"$tmp/$name.seq.log" 2>&1; then
-    echo "FAIL $name: the original does not compile"; sed 's/^/    /' "$tmp/$name.seq.log" | head -20
+    echo "FAIL $name: the original does not compile"; indent "$tmp/$name.seq.log"
     fail=$((fail + 1)); continue
   fi
   if ! timeout "$limit" "$tmp/$name.seq" "${args[@]}" </dev/null >"$tmp/$name.ref" 2>"$tmp/$name.ref.err"; then
@@ -68,27 +67,26 @@ for src in "$orig_dir"/*.c; do
     echo "note $name: the original warns with -Wall; the generated code is compiled without -Werror"
   fi
   if ! "$mpicc" -O2 -Wall "${werror[@]}" -I "$mpi_dir" -I "$orig_dir" -o "$tmp/$name.mpi" "$gen" -lm >"$tmp/$name.mpi.log" 2>&1; then
-    echo "FAIL $name: the generated program does not compile"; sed 's/^/    /' "$tmp/$name.mpi.log" | head -30
+    echo "FAIL $name: the generated program does not compile"; indent "$tmp/$name.mpi.log" 30
     fail=$((fail + 1)); continue
   fi
-  ok=1
+  failed=""
+  tolerated=""
   for np in "${ranks[@]}"; do
-    if ! timeout "$limit" mpirun "${mpirun_flags[@]}" -np "$np" "$tmp/$name.mpi" "${args[@]}" </dev/null \
-      >"$tmp/$name.$np.out" 2>"$tmp/$name.$np.err"; then
-      echo "FAIL $name (np=$np): exit status $? "; sed 's/^/    /' "$tmp/$name.$np.err" | head -20
-      ok=0; break
+    rc=0
+    timeout -k 5 "$limit" mpirun "${mpirun_flags[@]}" -np "$np" "$tmp/$name.mpi" "${args[@]}" </dev/null \
+      >"$tmp/$name.$np.out" 2>"$tmp/$name.$np.err" || rc=$?
+    if ! judge_status "$name (np=$np)" "$rc" "$limit"; then
+      echo "$failed"
+      indent "$tmp/$name.$np.err"
+      break
     fi
-    if ! msg=$("$outcmp" "$tmp/$name.ref" "$tmp/$name.$np.out" 2>&1); then
-      echo "FAIL $name (np=$np): output differs: $msg"
+    if ! judge_output "$name (np=$np)" "$tmp/$name.ref" "$tmp/$name.$np.out"; then
+      echo "$failed"
       diff "$tmp/$name.ref" "$tmp/$name.$np.out" | head -10 | sed 's/^/    /'
-      ok=0; break
+      break
     fi
   done
-  if [ $ok = 1 ]; then
-    echo "ok   $name"; pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-  fi
+  count_program "$name"
 done
-echo "$pass passed, $fail failed"
-[ $fail = 0 ] && [ $pass -gt 0 ]
+finish

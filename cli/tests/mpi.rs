@@ -11,14 +11,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
 /// The inputs: corpus/mpi (the other worker's DMCG programs) and this test's fixtures.
 fn inputs() -> Vec<(&'static str, PathBuf)> {
     vec![("corpus", root().join("corpus/mpi")), ("fixtures", root().join("cli/tests/fixtures/mpi"))]
@@ -26,22 +18,7 @@ fn inputs() -> Vec<(&'static str, PathBuf)> {
 
 /// Run `ppo -mpi` on `src`: (output dir, report, stderr).
 fn mpi(t: &Path, tag: &str, src: &Path) -> (PathBuf, serde_json::Value, String) {
-    let out = t.join(format!("{tag}-mpi"));
-    let rep = t.join(format!("{tag}-report.json"));
-    let r = ppo(&[
-        "-i".as_ref(),
-        src.as_os_str(),
-        "-o".as_ref(),
-        out.as_os_str(),
-        "-mpi".as_ref(),
-        "--no-log".as_ref(),
-        "--report".as_ref(),
-        rep.as_os_str(),
-    ]);
-    r.assert_code(0).assert_no_panic();
-    assert!(r.stderr.contains("generated as MPI DOALL loops"), "{}", r.stderr);
-    let report: serde_json::Value = serde_json::from_str(&fs::read_to_string(&rep).unwrap()).unwrap();
-    (out, report, r.stderr.clone())
+    run_target(t, tag, src, "mpi", &["--no-log"], "generated as MPI DOALL loops")
 }
 
 fn mpi_available() -> bool {
@@ -68,14 +45,7 @@ fn mpi_outputs_compile_and_match_the_sequential_outputs_with_1_to_4_ranks() {
             .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "c"))
             .count();
         let (out, _, _) = mpi(t.path(), tag, &src);
-        let diff = Command::new("bash")
-            .arg(root().join("scripts/mpi_diff.sh"))
-            .arg(&src)
-            .arg(&out)
-            .output()
-            .expect("bash runs scripts/mpi_diff.sh");
-        let so = String::from_utf8_lossy(&diff.stdout);
-        assert!(diff.status.success(), "{tag}:\n{so}\n{}", String::from_utf8_lossy(&diff.stderr));
+        let so = diff_script("mpi_diff.sh", &src, &out);
         assert!(so.contains(&format!("{programs} passed, 0 failed")), "{tag}: {so}");
         assert!(!so.contains("note "), "{tag}: an original warns: {so}");
     }
