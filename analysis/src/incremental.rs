@@ -56,6 +56,8 @@ pub struct IncrState {
     first_local: u32,
     /// Address-taken flags of the file-scope variables.
     addr_taken: Vec<bool>,
+    /// Fingerprint of the preprocessor's macros and includes (headers may change).
+    pp: u64,
     funcs: Vec<FnState>,
 }
 
@@ -74,6 +76,23 @@ struct FnState {
     fe_diags: Vec<DiagnosticReport>,
     /// Diagnostics on the function's own OpenMP directives.
     dir_diags: Vec<DiagnosticReport>,
+}
+
+/// The macros (main-file ones without their position, which moves with edits) and the
+/// includes of a preprocessed file.
+fn pp_fingerprint(pre: &crate::preprocess::Preprocessed) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for m in &pre.macros {
+        (&m.name, &m.params, m.variadic, &m.body, &m.file).hash(&mut h);
+        if m.file.is_some() {
+            (m.span.start, m.span.end).hash(&mut h);
+        }
+    }
+    for i in &pre.includes {
+        (&i.name, i.system, &i.resolved).hash(&mut h);
+    }
+    h.finish()
 }
 
 fn opts_key(opts: &AnalyzeOptions) -> String {
@@ -182,6 +201,7 @@ impl IncrState {
             nglobals: ng,
             first_local: first_local(unit),
             addr_taken: unit.symbols[..ng as usize].iter().map(|s| s.address_taken).collect(),
+            pp: pp_fingerprint(&fe.pre),
             funcs,
         }
     }
@@ -307,7 +327,11 @@ pub fn analyze_incremental(
         }
     }
     if dirty.len() > 1 {
-        run = Blanked::run(prev, path, text, opts, loader, &dirty, &new_body, &pos, a, delta)?;
+        let first = std::mem::replace(
+            &mut run,
+            Blanked::run(prev, path, text, opts, loader, &dirty, &new_body, &pos, a, delta)?,
+        );
+        crate::pool().spawn(move || drop(first));
         for &i in &dirty {
             locals[i] = crate::summary::local_summary(&run.fe.unit, FuncId(i as u32));
             if i != a && format!("{:?}", locals[i]) != format!("{:?}", prev.funcs[i].local) {
@@ -323,9 +347,8 @@ pub fn analyze_incremental(
     // The symbol ids the full analysis gives each function's locals.
     let mut new_syms = Vec::with_capacity(n);
     let mut next = prev.first_local;
-    for i in 0..n {
+    for (i, &r) in masked_ranges.iter().enumerate() {
         let count = if dirty.contains(&i) {
-            let r = masked_ranges[i];
             if r.0 == u32::MAX {
                 0
             } else {
@@ -350,6 +373,40 @@ pub fn analyze_incremental(
             })
             .collect()
     });
+    // The other functions' reports and states, moved (in parallel: cloning them is most of
+    // the cost of an incremental analysis of a large file).
+    let mut clean: Vec<Option<Result<(FunctionReport, FnState), ()>>> = crate::pool().install(|| {
+        (0..n)
+            .into_par_iter()
+            .map(|i| {
+                if dirty.contains(&i) {
+                    return None;
+                }
+                let old_f = &prev.funcs[i];
+                let mut r = prev_report.functions[i].clone();
+                r.summary = summaries.of(FuncId(i as u32)).clone();
+                let mut st = old_f.clone();
+                st.syms = new_syms[i];
+                // Before the edit, with the same symbol ids: nothing moves.
+                if old_f.span.end <= pos.p && old_f.syms == new_syms[i] {
+                    return Some(Ok((r, st)));
+                }
+                let m = Mover {
+                    pos: Some(pos),
+                    syms: Some((old_f.syms, new_syms[i], prev.first_local)),
+                    bad: Cell::new(false),
+                };
+                r.relocate(&m);
+                st.span = m.span(st.span);
+                st.body = m.span(st.body);
+                st.cxx.relocate(&m);
+                for d in st.fe_diags.iter_mut().chain(st.dir_diags.iter_mut()) {
+                    d.relocate(&m);
+                }
+                Some(if m.bad.get() { Err(()) } else { Ok((r, st)) })
+            })
+            .collect()
+    });
     let mut fresh = fresh.into_iter();
     let mut functions = Vec::with_capacity(n);
     let mut cxx_parts = Vec::with_capacity(n);
@@ -358,7 +415,6 @@ pub fn analyze_incremental(
     let fe_all: Vec<(Span, DiagnosticReport)> =
         unit.diagnostics.iter().map(|d| (d.span, diag_report(fe, d))).collect();
     for i in 0..n {
-        let old_f = &prev.funcs[i];
         if dirty.contains(&i) {
             let (k, mut r, mut cx) = fresh.next().expect("one report per dirty function");
             debug_assert_eq!(k, i);
@@ -393,25 +449,9 @@ pub fn analyze_incremental(
             functions.push(r);
             cxx_parts.push(cx);
         } else {
-            let m = Mover {
-                pos: Some(pos),
-                syms: Some((old_f.syms, new_syms[i], prev.first_local)),
-                bad: Cell::new(false),
-            };
-            let mut r = prev_report.functions[i].clone();
-            r.relocate(&m);
-            r.summary = summaries.of(FuncId(i as u32)).clone();
-            let mut st = old_f.clone();
-            st.span = m.span(st.span);
-            st.body = m.span(st.body);
-            st.syms = new_syms[i];
-            st.cxx.relocate(&m);
-            for d in st.fe_diags.iter_mut().chain(st.dir_diags.iter_mut()) {
-                d.relocate(&m);
-            }
-            if m.bad.get() {
+            let Some(Ok((r, st))) = clean[i].take() else {
                 return Err(Fallback("a reused fact points into the edited region"));
-            }
+            };
             dir_all.extend(st.dir_diags.iter().cloned());
             cxx_parts.push(st.cxx.clone());
             functions.push(r);
@@ -441,8 +481,11 @@ pub fn analyze_incremental(
         nglobals: prev.nglobals,
         first_local: prev.first_local,
         addr_taken: prev.addr_taken.clone(),
+        pp: prev.pp,
         funcs,
     };
+    // Freeing the IR takes a while: off the caller's path.
+    crate::pool().spawn(move || drop(run));
     Ok((report, state))
 }
 
@@ -473,6 +516,9 @@ impl Blanked {
         let masked = String::from_utf8(masked).map_err(|_| Fallback("blanking broke UTF-8"))?;
         let mut fe = parse_source(path, &masked, &opts.pp, loader);
         fe.text = text.to_string();
+        if pp_fingerprint(&fe.pre) != prev.pp {
+            return Err(Fallback("the preprocessor's macros or includes changed"));
+        }
         let unit = &mut fe.unit;
         // The same functions, at the expected places.
         if unit.functions.len() != n
@@ -660,12 +706,15 @@ impl PosMap {
     }
 }
 
+/// (old range, new range, first local) of a function's symbol ids: ids below the first
+/// local are global and do not move.
+type SymMove = ((u32, u32), (u32, u32), u32);
+
 /// Moves a reused fact: positions (when `pos`), and symbol ids of a function's locals from
 /// one numbering to another. Sets `bad` when something cannot be moved.
 struct Mover {
     pos: Option<PosMap>,
-    /// (old range, new range, first local): ids below the first local are global.
-    syms: Option<((u32, u32), (u32, u32), u32)>,
+    syms: Option<SymMove>,
     bad: Cell<bool>,
 }
 
