@@ -19,7 +19,7 @@ use crate::loops::{loop_infos_with, LoopKind, TripCount};
 use crate::preprocess::{PpOptions, SourceLoader};
 use crate::reaching::{reaching_definitions_with, DefKind};
 use crate::ssa::build_ssa;
-use crate::summary::{summarize, FunctionSummary};
+use crate::summary::FunctionSummary;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -342,44 +342,86 @@ pub fn analyze_source(
     opts: &AnalyzeOptions,
     loader: &dyn SourceLoader,
 ) -> FileReport {
+    analyze_source_incremental(path, text, opts, loader).0
+}
+
+/// [`analyze_source`], with what [`crate::incremental::analyze_incremental`] needs to
+/// analyse an edited version of the text again (see `incremental.rs`).
+pub fn analyze_source_incremental(
+    path: &Path,
+    text: &str,
+    opts: &AnalyzeOptions,
+    loader: &dyn SourceLoader,
+) -> (FileReport, crate::incremental::IncrState) {
     let fe = parse_source(path, text, &opts.pp, loader);
     let t = Instant::now();
-    let functions = crate::pool().install(|| {
-        let (summaries, gconsts) = rayon::join(|| summarize(&fe.unit), || GlobalConsts::new(&fe.unit));
-        fe.unit
+    let (locals, functions) = crate::pool().install(|| {
+        let (locals, gconsts) =
+            rayon::join(|| crate::summary::local_summaries(&fe.unit), || GlobalConsts::new(&fe.unit));
+        let summaries = crate::summary::combine(&fe.unit, &locals);
+        let functions: Vec<(FunctionReport, crate::cxx::CxxFacts)> = fe
+            .unit
             .functions
             .par_iter()
             .enumerate()
             .map(|(i, f)| {
                 let mut r = function_report(&fe, f, &gconsts, &summaries, &opts.thresholds);
                 r.summary = summaries.of(FuncId(i as u32)).clone();
-                r
+                (r, crate::cxx::function_facts(&fe.unit, &fe.text, f))
             })
-            .collect()
+            .collect();
+        (locals, functions)
     });
     let analyses = t.elapsed();
-    let cx = &fe;
-    let mut functions: Vec<FunctionReport> = functions;
-    let mut diagnostics: Vec<DiagnosticReport> = fe
-        .unit
-        .diagnostics
-        .iter()
-        .chain(
-            functions
-                .iter_mut()
-                .flat_map(|f| std::mem::take(&mut f.directive_diagnostics))
-                .collect::<Vec<_>>()
-                .iter(),
-        )
-        .map(|d| DiagnosticReport {
-            code: d.code,
-            severity: d.severity,
-            message: d.message.clone(),
-            range: range(cx, d.span),
-        })
+    let (mut functions, cxx): (Vec<FunctionReport>, Vec<crate::cxx::CxxFacts>) =
+        functions.into_iter().unzip();
+    let dir_diags: Vec<Vec<DiagnosticReport>> = functions
+        .iter_mut()
+        .map(|f| std::mem::take(&mut f.directive_diagnostics).iter().map(|d| diag_report(&fe, d)).collect())
         .collect();
+    let fe_diags: Vec<(Span, DiagnosticReport)> =
+        fe.unit.diagnostics.iter().map(|d| (d.span, diag_report(&fe, d))).collect();
+    let state = crate::incremental::IncrState::new(path, opts, &fe, locals, &cxx, &fe_diags, &dir_diags);
+    let cxx = crate::cxx::merge_facts(&fe.unit, &fe.text, &cxx);
+    let report = assemble(
+        path,
+        &fe,
+        fe_diags.into_iter().map(|(_, d)| d).collect(),
+        dir_diags.into_iter().flatten().collect(),
+        functions,
+        cxx,
+        analyses,
+    );
+    // Freeing the IR of a large file takes a while: do it off the caller's path.
+    crate::pool().spawn(move || drop(fe));
+    (report, state)
+}
+
+pub(crate) fn diag_report(fe: &Frontend, d: &Diagnostic) -> DiagnosticReport {
+    DiagnosticReport {
+        code: d.code,
+        severity: d.severity,
+        message: d.message.clone(),
+        range: range(fe, d.span),
+    }
+}
+
+/// The report of a file from its front end, the diagnostics of the front end (in its
+/// order) and of the functions' user directives (in function order), and the functions'
+/// reports.
+pub(crate) fn assemble(
+    path: &Path,
+    fe: &Frontend,
+    fe_diags: Vec<DiagnosticReport>,
+    dir_diags: Vec<DiagnosticReport>,
+    functions: Vec<FunctionReport>,
+    cxx: crate::cxx::CxxFacts,
+    analyses: Duration,
+) -> FileReport {
+    let cx = fe;
+    let mut diagnostics: Vec<DiagnosticReport> = fe_diags.into_iter().chain(dir_diags).collect();
     diagnostics.sort_by_key(|d| (d.range.line, d.range.column, d.code));
-    let report = FileReport {
+    FileReport {
         schema_version: SCHEMA_VERSION,
         file: path.display().to_string(),
         lines: fe.lines.line_count(),
@@ -405,11 +447,8 @@ pub fn analyze_source(
             lower: fe.timings.lower,
             analyses,
         },
-        cxx: crate::cxx::cxx_facts(&fe.unit, &fe.text),
-    };
-    // Freeing the IR of a large file takes a while: do it off the caller's path.
-    crate::pool().spawn(move || drop(fe));
-    report
+        cxx,
+    }
 }
 
 fn range(fe: &Frontend, s: Span) -> Range {
@@ -429,7 +468,7 @@ fn var_report(fe: &Frontend, s: SymId) -> VarReport {
     }
 }
 
-fn function_report(
+pub(crate) fn function_report(
     fe: &Frontend,
     f: &Function,
     gconsts: &GlobalConsts,

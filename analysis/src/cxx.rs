@@ -112,10 +112,28 @@ pub struct CxxFacts {
 
 /// The facts of a translation unit whose original text is `text`.
 pub fn cxx_facts(unit: &TranslationUnit, text: &str) -> CxxFacts {
+    let parts: Vec<CxxFacts> = unit.functions.iter().map(|f| function_facts(unit, text, f)).collect();
+    merge_facts(unit, text, &parts)
+}
+
+/// The facts of one function definition, before [`merge_facts`] (unsorted).
+pub fn function_facts(unit: &TranslationUnit, text: &str, f: &Function) -> CxxFacts {
     let mut cx = Cx { unit, text, out: CxxFacts::default() };
-    for f in &unit.functions {
-        cx.function(f);
+    cx.function(f);
+    cx.out
+}
+
+/// The facts of the unit from those of its functions (`parts`, in function order): the
+/// global initializers' and prototypes' facts are added, then everything sorted.
+pub fn merge_facts(unit: &TranslationUnit, text: &str, parts: &[CxxFacts]) -> CxxFacts {
+    let mut out = CxxFacts::default();
+    for p in parts {
+        out.conversions.extend(p.conversions.iter().cloned());
+        out.vla_params.extend(p.vla_params.iter().cloned());
+        out.unsupported.extend(p.unsupported.iter().cloned());
+        out.loops.extend(p.loops.iter().cloned());
     }
+    let mut cx = Cx { unit, text, out };
     if let Some(g) = &unit.global_init {
         cx.exprs(g);
     }

@@ -805,6 +805,21 @@ pub struct TranslationUnit {
     pub prototypes: Vec<FuncDecl>,
     pub pragmas: Vec<Pragma>,
     pub diagnostics: Vec<Diagnostic>,
+    /// What each function body contributes to the unit-wide tables, indexed like
+    /// `functions` (the incremental analysis re-applies it for bodies it does not lower).
+    #[serde(skip)]
+    pub body_facts: Vec<BodyFacts>,
+}
+
+/// A function body's contributions to unit-wide state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BodyFacts {
+    /// File-scope variables whose address the body takes (`&g`, array decay…).
+    pub addr_taken_globals: Vec<SymId>,
+    /// Struct/union definitions in the body (appended to `TranslationUnit::structs`).
+    pub structs: usize,
+    /// `static` locals (analyses treat them as globals).
+    pub static_locals: usize,
 }
 
 impl TranslationUnit {

@@ -13,6 +13,7 @@ pub mod deptest;
 pub mod effects;
 pub mod frontend;
 pub mod globalopt;
+pub mod incremental;
 pub mod induction;
 pub mod invariant;
 pub mod ir;

@@ -197,6 +197,11 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
         }
         f.params = f.params.iter().map(|&s| shift(s)).collect();
         f.locals = f.locals.iter().map(|&s| shift(s)).collect();
+        let mut body = BodyFacts {
+            structs: lowered.structs.len(),
+            static_locals: lowered.locals.iter().filter(|s| s.is_static).count(),
+            ..Default::default()
+        };
         for mut sym in lowered.locals {
             sym.func = Some(fid);
             unit.symbols.push(sym);
@@ -204,7 +209,13 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
         for s in lowered.addr_taken {
             let s = shift(s);
             unit.symbols[s.index()].address_taken = true;
+            if s.0 < nglobals {
+                body.addr_taken_globals.push(s);
+            }
         }
+        body.addr_taken_globals.sort();
+        body.addr_taken_globals.dedup();
+        unit.body_facts.push(body);
         unit.structs.extend(lowered.structs);
         unit.diagnostics.extend(lowered.diags);
         unit.pragmas.extend(lowered.pragmas);

@@ -125,8 +125,8 @@ fn union_into(dst: &mut Origins, src: &[Origin]) -> bool {
 }
 
 /// What a function does by itself, with its calls to other user functions kept apart.
-#[derive(Default)]
-struct Local {
+#[derive(Clone, Debug, Default)]
+pub struct Local {
     reads_globals: BTreeSet<SymId>,
     writes_globals: BTreeSet<SymId>,
     reads_params: BTreeSet<usize>,
@@ -458,20 +458,50 @@ impl FnCx<'_> {
 
 /// Summarize every function of `unit`.
 pub fn summarize(unit: &TranslationUnit) -> Summaries {
+    combine(unit, &local_summaries(unit))
+}
+
+fn func_names(unit: &TranslationUnit) -> HashMap<&str, FuncId> {
     let mut by_name: HashMap<&str, FuncId> = HashMap::new();
     for (i, f) in unit.functions.iter().enumerate() {
         by_name.entry(f.name.as_str()).or_insert(FuncId(i as u32));
     }
-    let locals: Vec<Local> = unit
-        .functions
+    by_name
+}
+
+/// What each function of `unit` does by itself (its calls to user functions kept apart):
+/// depends on the function's body and the unit's file scope only.
+pub fn local_summaries(unit: &TranslationUnit) -> Vec<Local> {
+    let by_name = func_names(unit);
+    unit.functions
         .par_iter()
         .map(|f| {
             let mut cx = FnCx { unit, f, funcs: &by_name, pts: HashMap::new() };
             cx.points_to();
             cx.local()
         })
-        .collect();
+        .collect()
+}
 
+/// The local summary of one function of `unit`.
+pub fn local_summary(unit: &TranslationUnit, f: FuncId) -> Local {
+    let by_name = func_names(unit);
+    let mut cx = FnCx { unit, f: unit.func(f), funcs: &by_name, pts: HashMap::new() };
+    cx.points_to();
+    cx.local()
+}
+
+impl Local {
+    /// The user functions this function calls.
+    pub fn callees(&self) -> impl Iterator<Item = FuncId> + '_ {
+        self.calls.iter().map(|(c, _)| *c)
+    }
+}
+
+/// The summaries of every function from their local summaries (`locals` indexed like
+/// `unit.functions`), bottom-up over the call graph.
+pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
+    let by_name = func_names(unit);
     let mut g: DiGraph<(), (), u32> = DiGraph::with_capacity(locals.len(), 0);
     for _ in 0..locals.len() {
         g.add_node(());
@@ -485,7 +515,7 @@ pub fn summarize(unit: &TranslationUnit) -> Summaries {
     let mut sums: Vec<FunctionSummary> = unit
         .functions
         .iter()
-        .zip(&locals)
+        .zip(locals)
         .map(|(f, l)| {
             let mut s = FunctionSummary { name: f.name.clone(), ..Default::default() };
             apply_local(&mut s, l);

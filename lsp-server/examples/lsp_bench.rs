@@ -1,7 +1,7 @@
 //! Latency of the language server, measured from a client that replays edits.
 //!
 //! ```sh
-//! cargo run --release -p lsp-server --example lsp_bench -- [--sqlite PATH/sqlite3.c] [corpus files...]
+//! cargo run --release -p lsp-server --example lsp_bench -- [--sqlite PATH/sqlite3.c] [--sizes 5000,20000] [corpus files...]
 //! ```
 //!
 //! The server runs in this process over in-memory pipes (the same framing, guard and
@@ -12,7 +12,9 @@
 //!   version is analysed);
 //! - on a generated 5,000-line file: code lens and code action requests on an analysed
 //!   document (p50/p95 of 200), and edit → lens;
-//! - on a generated 20,000-line file: edit → diagnostics of the new version (p50/p95);
+//! - on the generated 5,000- and 20,000-line files: edit → diagnostics of the new version
+//!   (p50/p95), for an edit of line 1 (a `#define`: the whole file is analysed again) and
+//!   for an edit inside one function (incremental: that function only);
 //! - with `--sqlite`: open → diagnostics on sqlite3.c and the process' peak memory.
 
 use serde_json::{json, Value};
@@ -198,6 +200,15 @@ async fn main() {
         args.remove(i);
         PathBuf::from(p)
     });
+    // `--sizes 5000,20000`: the generated files to measure (default both).
+    let sizes: Vec<usize> = match args.iter().position(|a| a == "--sizes") {
+        Some(i) => {
+            let v = args.remove(i + 1);
+            args.remove(i);
+            v.split(',').map(|x| x.parse().expect("--sizes N,M")).collect()
+        }
+        None => vec![5_000, 20_000],
+    };
     let mut files: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
     if files.is_empty() {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus");
@@ -271,6 +282,9 @@ async fn main() {
     );
 
     for (lines, rounds) in [(5_000usize, 200usize), (20_000, 30)] {
+        if !sizes.contains(&lines) {
+            continue;
+        }
         let text = generate(lines);
         let uri = format!("file:///bench/gen{lines}.c");
         let o = open(&c, &uri, &text).await;
@@ -309,13 +323,37 @@ async fn main() {
             let at = c.diagnostics_at(&uri, version).await;
             diag.push(ms(at - t));
         }
+        // Edits inside one function in the middle of the file (the statement `double s =
+        // 0.0;` of a kernel changed, a new value each time): only that function is analysed
+        // again.
+        let base = rounds.min(30) as i64 + 2;
+        let line =
+            cur.lines().position(|l| l == "  double s = 0.0;").unwrap_or(3) + 12 * (cur.lines().count() / 24);
+        let mut in_fn = Vec::new();
+        let mut old_len = cur.lines().nth(line).map_or(0, |l| l.len());
+        for v in 0..rounds.min(30) as i64 {
+            let version = base + v;
+            let new_line = format!("  double s = {}.0;", v + 1);
+            let t = Instant::now();
+            c.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version},
+                       "contentChanges": [{"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": old_len}}, "text": new_line}]}),
+            )
+            .await;
+            old_len = new_line.len();
+            let at = c.diagnostics_at(&uri, version).await;
+            in_fn.push(ms(at - t));
+        }
         println!(
-            "generated {} lines ({} loops): open→diagnostics {:.1} ms; edit→diagnostics p50 {:.1} ms p95 {:.1} ms (debounce 100 ms included)",
+            "generated {} lines ({} loops): open→diagnostics {:.1} ms; edit of line 1 (a #define: whole file) →diagnostics p50 {:.1} ms p95 {:.1} ms; edit inside a function →diagnostics p50 {:.1} ms p95 {:.1} ms (debounce 100 ms included)",
             text.lines().count(),
             text.matches("for (").count(),
             ms(o),
             pct(&mut diag.clone(), 0.5),
-            pct(&mut diag, 0.95)
+            pct(&mut diag, 0.95),
+            pct(&mut in_fn.clone(), 0.5),
+            pct(&mut in_fn, 0.95)
         );
         if !lens.is_empty() {
             println!(

@@ -4,7 +4,8 @@
 
 use crate::config::Settings;
 use crate::text::LineIndex;
-use analysis::api::{AnalyzeOptions, FileReport, FunctionReport, LoopReport};
+use analysis::api::{analyze_source_incremental, AnalyzeOptions, FileReport, FunctionReport, LoopReport};
+use analysis::incremental::{analyze_incremental, IncrState};
 use analysis::preprocess::{FsLoader, SourceLoader};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -13,7 +14,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use transforms::diff;
 use transforms::optimize::{OsContext, Outcome, Registry, SourceIr};
-use transforms::pipeline::{FileOutcome, Options, Pipeline, PipelineError, Target};
+use transforms::pipeline::{
+    spps_from_report, FileOutcome, Options, Pipeline, PipelineError, Spps, Stage, Target,
+};
 
 /// Makes the OS registry an analysis runs (the standard one; tests plug their own).
 pub type RegistryFactory = Arc<dyn Fn() -> Registry + Send + Sync>;
@@ -62,6 +65,11 @@ pub struct Facts {
     index: HashMap<String, (usize, usize)>,
     /// The options the file was analysed with (the commands run the pipeline again with them).
     pub analyze: AnalyzeOptions,
+    /// What the incremental analysis of the next version reuses (`None` when edits of this
+    /// text are analysed in full anyway).
+    pub incr: Option<IncrState>,
+    /// The analysis was incremental (it reused the previous version's).
+    pub incremental: bool,
 }
 
 /// What every OS transformation of the registry proposes or refuses for the file.
@@ -221,7 +229,9 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 
 /// Analyse `text` (blocking; call it from a blocking thread). Never panics: a panic in the
 /// pipeline is [`State::Failed`], one in a transformation is recorded in
-/// [`Facts::os_failures`].
+/// [`Facts::os_failures`]. With `prev`, the analysis of an earlier version of the same
+/// document, the functions an edit did not affect are not analysed again
+/// (`analysis::incremental`: the result is the full analysis's).
 pub fn analyse(
     path: &Path,
     text: &str,
@@ -229,16 +239,44 @@ pub fn analyse(
     pp: analysis::preprocess::PpOptions,
     loader: OverlayLoader,
     registry: &RegistryFactory,
+    prev: Option<&Facts>,
 ) -> State {
     if let Some(why) = refuse(text, settings) {
         return State::Skipped(why);
     }
-    let r = catch_unwind(AssertUnwindSafe(|| analyse_unguarded(path, text, settings, pp, loader, registry)));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        analyse_unguarded(path, text, settings, pp, loader, registry, prev)
+    }));
     match r {
         Ok(Ok(f)) => State::Analysed(Arc::new(f)),
         Ok(Err(e)) => State::Failed(e),
         Err(p) => State::Failed(format!("internal error: {}", panic_message(p))),
     }
+}
+
+/// SPPS, incrementally from `prev` when it can be.
+fn spps_of(
+    path: &Path,
+    text: &str,
+    analyze: &AnalyzeOptions,
+    loader: &OverlayLoader,
+    prev: Option<&Facts>,
+) -> Result<(Spps, Option<IncrState>, bool), String> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let incr = prev
+            .and_then(|p| Some((p.report(), p.incr.as_ref()?)))
+            .and_then(|(report, state)| analyze_incremental(report, state, path, text, analyze, loader).ok());
+        let (report, state, incremental) = match incr {
+            Some((r, s)) => (r, s, true),
+            None => {
+                let (r, s) = analyze_source_incremental(path, text, analyze, loader);
+                (r, s, false)
+            }
+        };
+        let state = state.ineligible().is_none().then_some(state);
+        (spps_from_report(report), state, incremental)
+    }))
+    .map_err(|p| PipelineError::Internal { stage: Stage::Spps, message: panic_message(p) }.to_string())
 }
 
 fn analyse_unguarded(
@@ -248,19 +286,21 @@ fn analyse_unguarded(
     pp: analysis::preprocess::PpOptions,
     loader: OverlayLoader,
     registry: &RegistryFactory,
+    prev: Option<&Facts>,
 ) -> Result<Facts, String> {
     let name = file_name(path);
     let analyze = AnalyzeOptions { pp, thresholds: settings.thresholds };
     let with_target = |target| Options { target, optimize: false, analyze: analyze.clone() };
+    let (spps, incr, incremental) = spps_of(path, text, &analyze, &loader, prev)?;
     let (outcome, target_refused) = match settings.target.check_available() {
-        Err(e) => (run(with_target(None), path, &name, text, &loader)?, Some(e.to_string())),
+        Err(e) => (run(with_target(None), path, &name, text, spps, &loader)?, Some(e.to_string())),
         // OpenMP takes every file: one run.
         Ok(()) if settings.target == Target::OpenMp => {
-            (run(with_target(Some(Target::OpenMp)), path, &name, text, &loader)?, None)
+            (run(with_target(Some(Target::OpenMp)), path, &name, text, spps, &loader)?, None)
         }
         // Another target may refuse the file: keep the analysis then.
         Ok(()) => {
-            let base = run(with_target(None), path, &name, text, &loader)?;
+            let base = run(with_target(None), path, &name, text, spps, &loader)?;
             let p = Pipeline::with_registry(with_target(Some(settings.target)), Registry::empty())
                 .map_err(|e| e.to_string())?;
             match p.run_after_spps(path, &name, text, base.spps.clone(), &loader) {
@@ -290,6 +330,8 @@ fn analyse_unguarded(
         os_inputs,
         index,
         analyze,
+        incr,
+        incremental,
     })
 }
 
@@ -298,10 +340,11 @@ fn run(
     path: &Path,
     name: &str,
     text: &str,
+    spps: Spps,
     loader: &dyn SourceLoader,
 ) -> Result<FileOutcome, String> {
     let p = Pipeline::with_registry(options, Registry::empty()).map_err(|e| e.to_string())?;
-    p.run(path, name, text, loader).map_err(|e| e.to_string())
+    p.run_after_spps(path, name, text, spps, loader).map_err(|e| e.to_string())
 }
 
 /// The name a file has in diffs and logs: its file name.
@@ -385,10 +428,16 @@ impl Cache {
         }
         let hash = hash_text(&text);
         let pp = format!("{pp:?}");
+        let mut evicted = Vec::new();
         while self.entries.len() >= CACHE_SIZE
             || self.entries.iter().map(|e| e.text.len()).sum::<usize>() + text.len() > CACHE_BYTES
         {
-            self.entries.remove(0);
+            evicted.push(self.entries.remove(0));
+        }
+        // Freeing the facts of a large file takes a while (tens of milliseconds): not on the
+        // path of the analysis that is being published.
+        if !evicted.is_empty() {
+            analysis::pool().spawn(move || drop(evicted));
         }
         self.entries.push(CacheEntry { path: path.to_path_buf(), generation, hash, text, facts, pp });
     }

@@ -7,6 +7,7 @@ use crate::engine::{Analysis, Facts, State};
 use analysis::api::{FunctionReport, LoopReport, ReasonReport};
 use analysis::ir::Severity;
 use serde_json::json;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use tower_lsp::lsp_types::{
     CodeDescription, CodeLens, Command, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity,
@@ -57,12 +58,27 @@ pub fn loop_at<'a>(
 /// `parallel: #pragma omp parallel for …` / `sequential: PPO101 …`. A loop PS transforms
 /// shows what the configured target inserts (the directive, or the TBB construct).
 pub fn lens_title(facts: &Facts, l: &LoopReport) -> String {
-    let v = &l.parallel;
     let ps = facts.outcome.ps.as_ref();
-    if let Some(p) = ps.and_then(|ps| ps.placed.iter().find(|p| p.loop_id == l.id)) {
+    title_of(
+        facts,
+        l,
+        ps.and_then(|ps| ps.placed.iter().find(|p| p.loop_id == l.id)),
+        ps.and_then(|ps| ps.skipped.iter().find(|s| s.loop_id == l.id)),
+    )
+}
+
+/// [`lens_title`], given what PS did with the loop.
+fn title_of(
+    facts: &Facts,
+    l: &LoopReport,
+    placed: Option<&transforms::openmp::Placed>,
+    skipped: Option<&transforms::openmp::Skipped>,
+) -> String {
+    let v = &l.parallel;
+    if let Some(p) = placed {
         return format!("parallel: {}", p.directive);
     }
-    if let Some(s) = ps.and_then(|ps| ps.skipped.iter().find(|s| s.loop_id == l.id)) {
+    if let Some(s) = skipped {
         return match (&v.directive, s.user_directive) {
             (Some(d), true) => format!("parallel (your directive is kept): {d}"),
             (None, true) => "parallel (your directive is kept)".to_string(),
@@ -98,10 +114,24 @@ fn distinct_reasons(rs: &[ReasonReport]) -> Vec<&ReasonReport> {
 /// One lens per loop, on its header, running `ppo.explainLoop`.
 pub fn code_lenses(a: &Analysis, uri: &Url) -> Vec<CodeLens> {
     let Some(facts) = a.facts() else { return Vec::new() };
+    // What PS did with each loop, by id (one lookup per loop, not a scan).
+    let ps = facts.outcome.ps.as_ref();
+    // (The first of a duplicated id, as `lens_title` finds it.)
+    let mut placed: HashMap<&str, &transforms::openmp::Placed> = HashMap::new();
+    let mut skipped: HashMap<&str, &transforms::openmp::Skipped> = HashMap::new();
+    if let Some(ps) = ps {
+        for p in &ps.placed {
+            placed.entry(p.loop_id.as_str()).or_insert(p);
+        }
+        for s in &ps.skipped {
+            skipped.entry(s.loop_id.as_str()).or_insert(s);
+        }
+    }
     facts
         .loops()
         .map(|(_, l)| {
-            let title = lens_title(facts, l);
+            let title =
+                title_of(facts, l, placed.get(l.id.as_str()).copied(), skipped.get(l.id.as_str()).copied());
             CodeLens {
                 range: a.lines.range(&a.text, &l.header),
                 command: Some(Command {

@@ -90,6 +90,8 @@ struct Stats {
     analyses_published: AtomicU64,
     analyses_dropped: AtomicU64,
     cache_hits: AtomicU64,
+    /// Analyses that reused the previous version's (edits inside one function).
+    incremental: AtomicU64,
     changes: AtomicU64,
     last_analysis_us: AtomicU64,
 }
@@ -573,6 +575,7 @@ impl Backend {
             "analysesPublished": s.analyses_published.load(Ordering::Relaxed),
             "analysesDropped": s.analyses_dropped.load(Ordering::Relaxed),
             "cacheHits": s.cache_hits.load(Ordering::Relaxed),
+            "incrementalAnalyses": s.incremental.load(Ordering::Relaxed),
             "changes": s.changes.load(Ordering::Relaxed),
             "lastAnalysisMs": s.last_analysis_us.load(Ordering::Relaxed) as f64 / 1000.0,
         })
@@ -721,12 +724,14 @@ impl Inner {
 /// arrives meanwhile (then the result is dropped).
 async fn analyse_and_publish(inner: Arc<Inner>, client: Client, uri: Url) {
     let Ok(permit) = inner.permits.clone().acquire_owned().await else { return };
-    let (text, version, path, overlay) = {
+    let (text, version, path, overlay, prev) = {
         let docs = lock(&inner.docs);
         let Some(d) = docs.get(&uri) else { return };
         let overlay: HashMap<PathBuf, Arc<String>> =
             docs.values().filter(|o| o.path != d.path).map(|o| (o.path.clone(), o.text.clone())).collect();
-        (d.text.clone(), d.version, d.path.clone(), overlay)
+        // The last analysis published: the incremental analysis starts from it.
+        let prev = d.view.borrow().analysis.as_ref().and_then(|a| a.facts().cloned());
+        (d.text.clone(), d.version, d.path.clone(), overlay, prev)
     };
     let settings = read(&inner.settings);
     let generation = inner.generation.load(Ordering::SeqCst);
@@ -749,8 +754,20 @@ async fn analyse_and_publish(inner: Arc<Inner>, client: Client, uri: Url) {
             }
             None => {
                 let loader = OverlayLoader { open: overlay };
-                let st =
-                    engine::analyse(&path, &text, &settings, pp.clone(), loader, &inner2.ext.os_registry);
+                let st = engine::analyse(
+                    &path,
+                    &text,
+                    &settings,
+                    pp.clone(),
+                    loader,
+                    &inner2.ext.os_registry,
+                    prev.as_deref(),
+                );
+                if let State::Analysed(f) = &st {
+                    if f.incremental {
+                        inner2.stats.incremental.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
                 if let State::Analysed(f) = &st {
                     lock(&inner2.cache).put(&path, generation, text.clone(), &pp, f.clone());
                 }

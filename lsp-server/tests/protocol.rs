@@ -302,3 +302,84 @@ async fn a_burst_of_edits_analyses_only_the_latest_text() {
     assert!(after["cacheHits"].as_u64().unwrap() >= 1, "{after}");
     assert_eq!(c.shutdown().await, 0);
 }
+
+/// Edits inside a function are analysed incrementally, and the server publishes exactly what
+/// a fresh server publishes for the same text: diagnostics, lenses, hovers and actions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_inside_a_function_are_incremental_and_publish_what_a_full_analysis_does() {
+    // `scale` is called by `total`: I/O added to it changes its summary, and so `total`'s
+    // loop verdict, which the incremental analysis must follow.
+    let src = format!(
+        "{SRC}double scale(double x) {{\n  return 2 * x;\n}}\ndouble total(void) {{\n  double t = 0;\n  for (int i = 0; i < N; i++)\n    t += scale(a[i]);\n  return t;\n}}\n"
+    );
+    let c = Client::start(Extensions::default());
+    c.initialize(json!({"debounceMs": 10})).await;
+    let uri = "file:///w/incr.c";
+    c.open(uri, &src).await;
+    c.diagnostics(uri, 1).await;
+    let line_of = |t: &str, needle: &str| t.lines().position(|l| l == needle).unwrap() as u32;
+    let mut text = src.clone();
+    let mut first_lenses = None;
+    // (the line to insert before or to replace, how many characters to replace, the text):
+    // a new statement in `sum`, a loop bound changed in `scan`, I/O in `scale`.
+    let steps: Vec<(&str, u32, &str)> = vec![
+        ("  double s = 0.0;", 0, "  double extra = 1.0;\n"),
+        ("  for (int i = 1; i < N; i++)", 29, ""),
+        ("  return 2 * x;", 0, "  printf(\"%f\\n\", x);\n"),
+    ];
+    for (k, (needle, cut, ins)) in steps.into_iter().enumerate() {
+        let version = k as i64 + 2;
+        let line = line_of(&text, needle);
+        let (change, new_text) = if cut > 0 {
+            // Replace the loop header `  for (int i = 1; i < N; i++)` by one with `N - 1`.
+            let new_line = "  for (int i = 1; i < N - 1; i++)";
+            let mut lines: Vec<&str> = text.lines().collect();
+            lines[line as usize] = new_line;
+            (
+                json!([{"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": cut}}, "text": new_line}]),
+                lines.join("\n") + "\n",
+            )
+        } else {
+            let mut lines: Vec<String> = text.lines().map(|l| format!("{l}\n")).collect();
+            lines.insert(line as usize, ins.to_string());
+            (
+                json!([{"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}}, "text": ins}]),
+                lines.concat(),
+            )
+        };
+        text = new_text;
+        c.change(uri, version, change).await;
+        let diags = c.diagnostics(uri, version).await;
+        assert_eq!(c.document(uri).await["text"], text);
+        let lenses = c.lenses(uri).await;
+        first_lenses.get_or_insert_with(|| lenses.clone());
+        let hovers = {
+            let mut h = Vec::new();
+            for l in &lenses {
+                let line = l["range"]["start"]["line"].as_u64().unwrap() as u32;
+                h.push(c.hover(uri, line, 4).await);
+            }
+            h
+        };
+        // A fresh server, the same text.
+        let f = Client::start(Extensions::default());
+        f.initialize(json!({"debounceMs": 10})).await;
+        f.open(uri, &text).await;
+        let fresh_diags = f.diagnostics(uri, 1).await;
+        assert_eq!(diags, fresh_diags, "step {k}: diagnostics");
+        let fresh_lenses = f.lenses(uri).await;
+        assert_eq!(lenses, fresh_lenses, "step {k}: lenses");
+        for (l, h) in lenses.iter().zip(&hovers) {
+            let line = l["range"]["start"]["line"].as_u64().unwrap() as u32;
+            assert_eq!(h, &f.hover(uri, line, 4).await, "step {k}: hover on line {line}");
+        }
+        assert_eq!(f.shutdown().await, 0);
+    }
+    let stats = c.stats().await;
+    assert_eq!(stats["incrementalAnalyses"], 3, "{stats}");
+    // The verdict of `total`'s loop (the last lens) followed `scale`'s new effects.
+    let last = |ls: &[Value]| titles(ls).last().cloned().unwrap().1;
+    assert_ne!(last(&first_lenses.unwrap()), last(&c.lenses(uri).await));
+    assert!(last(&c.lenses(uri).await).starts_with("sequential"));
+    assert_eq!(c.shutdown().await, 0);
+}
