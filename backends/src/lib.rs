@@ -123,10 +123,21 @@ pub trait Backend {
     fn name(&self) -> &'static str;
     /// How programs run, for messages (`4 threads`, `mpirun -np 4`).
     fn describe(&self) -> String;
+    /// The compiler invocation for a source in `lang`.
+    fn job(&self, lang: compile::Lang) -> compile::CompileJob<'_>;
     /// Compile `src` (a program with `main`) into an executable.
-    fn compile(&self, src: &Path) -> Result<Program, Error>;
+    fn compile(&self, src: &Path) -> Result<Program, Error> {
+        let lang = compile::Lang::of(src).ok_or_else(|| Error::NotASource { file: src.to_path_buf() })?;
+        let (dir, exe) = Program::prepare(src)?;
+        self.job(lang).compile(src, &exe, compile::Artifact::Executable)?;
+        Ok(Program { source: src.to_path_buf(), exe, _dir: dir })
+    }
     /// Compile `src` to an object file only (a source without `main`: checks it compiles).
-    fn compile_object(&self, src: &Path) -> Result<(), Error>;
+    fn compile_object(&self, src: &Path) -> Result<(), Error> {
+        let lang = compile::Lang::of(src).ok_or_else(|| Error::NotASource { file: src.to_path_buf() })?;
+        let (_dir, exe) = Program::prepare(src)?;
+        self.job(lang).compile(src, &exe.with_extension("o"), compile::Artifact::Object)
+    }
     /// Run `program` with `args`. `Err` only when it could not be started; a failure or a
     /// timeout is in the [`RunOutput`].
     fn run(&self, program: &Program, args: &[String]) -> Result<RunOutput, Error>;

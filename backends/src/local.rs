@@ -1,9 +1,8 @@
 //! OpenMP and oneTBB programs on this machine.
 
-use crate::compile::{Artifact, CompileJob, Lang};
+use crate::compile::{CompileJob, Lang};
 use crate::process::{self, Limits};
 use crate::{Backend, BuildOptions, Error, Program, RunOutput};
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -24,7 +23,7 @@ pub struct LocalBackend {
 }
 
 impl LocalBackend {
-    fn job(&self, lang: Lang) -> CompileJob<'_> {
+    fn compile_job(&self, lang: Lang) -> CompileJob<'_> {
         let (compiler, mut flags, libs, hint) = match lang {
             Lang::C => ("gcc", vec!["-fopenmp".to_string()], vec!["-lm"], "install gcc and libgomp1"),
             Lang::Cpp => (
@@ -67,6 +66,10 @@ pub fn allowed_cpus() -> Vec<usize> {
 }
 
 impl Backend for LocalBackend {
+    fn job(&self, lang: Lang) -> CompileJob<'_> {
+        self.compile_job(lang)
+    }
+
     fn name(&self) -> &'static str {
         "local"
     }
@@ -77,19 +80,6 @@ impl Backend for LocalBackend {
             Some(n) => format!("{n} threads"),
             None => format!("{} threads (all CPUs)", crate::available_cpus()),
         }
-    }
-
-    fn compile(&self, src: &Path) -> Result<Program, Error> {
-        let lang = Lang::of(src).ok_or_else(|| Error::NotASource { file: src.to_path_buf() })?;
-        let (dir, exe) = Program::prepare(src)?;
-        self.job(lang).compile(src, &exe, Artifact::Executable)?;
-        Ok(Program { source: src.to_path_buf(), exe, _dir: dir })
-    }
-
-    fn compile_object(&self, src: &Path) -> Result<(), Error> {
-        let lang = Lang::of(src).ok_or_else(|| Error::NotASource { file: src.to_path_buf() })?;
-        let (_dir, exe) = Program::prepare(src)?;
-        self.job(lang).compile(src, &exe.with_extension("o"), Artifact::Object)
     }
 
     fn run(&self, program: &Program, args: &[String]) -> Result<RunOutput, Error> {

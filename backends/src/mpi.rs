@@ -1,6 +1,6 @@
 //! MPI programs under `mpirun`.
 
-use crate::compile::{Artifact, CompileJob, Lang};
+use crate::compile::{CompileJob, Lang};
 use crate::process::{self, Limits};
 use crate::{Backend, BuildOptions, Error, Program, RunOutput};
 use std::ffi::OsString;
@@ -44,7 +44,7 @@ impl Default for MpiBackend {
 }
 
 impl MpiBackend {
-    fn job(&self, lang: Lang) -> CompileJob<'_> {
+    fn compile_job(&self, lang: Lang) -> CompileJob<'_> {
         CompileJob {
             compiler: match lang {
                 Lang::C => "mpicc",
@@ -82,6 +82,10 @@ impl MpiBackend {
 }
 
 impl Backend for MpiBackend {
+    fn job(&self, lang: Lang) -> CompileJob<'_> {
+        self.compile_job(lang)
+    }
+
     fn name(&self) -> &'static str {
         "mpi"
     }
@@ -92,19 +96,6 @@ impl Backend for MpiBackend {
             s.push_str(&format!(" --hostfile {}", h.display()));
         }
         s
-    }
-
-    fn compile(&self, src: &Path) -> Result<Program, Error> {
-        let lang = Lang::of(src).ok_or_else(|| Error::NotASource { file: src.to_path_buf() })?;
-        let (dir, exe) = Program::prepare(src)?;
-        self.job(lang).compile(src, &exe, Artifact::Executable)?;
-        Ok(Program { source: src.to_path_buf(), exe, _dir: dir })
-    }
-
-    fn compile_object(&self, src: &Path) -> Result<(), Error> {
-        let lang = Lang::of(src).ok_or_else(|| Error::NotASource { file: src.to_path_buf() })?;
-        let (_dir, exe) = Program::prepare(src)?;
-        self.job(lang).compile(src, &exe.with_extension("o"), Artifact::Object)
     }
 
     fn run(&self, program: &Program, args: &[String]) -> Result<RunOutput, Error> {

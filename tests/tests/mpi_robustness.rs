@@ -3,6 +3,7 @@
 //! lines; and it is deterministic.
 
 use analysis::preprocess::FsLoader;
+use ppo_tests::shuffle_lines;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use transforms::pipeline::{FileOutcome, Options, Pipeline, PipelineError, Target};
@@ -42,31 +43,6 @@ fn mpi(path: &Path, text: &str) -> Option<FileOutcome> {
         }
         Err(e) => panic!("{}: {e}", path.display()),
     }
-}
-
-/// Lines of `text` with some removed, repeated or swapped.
-fn shuffle_lines(text: &str, picks: &[usize]) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    if lines.is_empty() {
-        return String::new();
-    }
-    let mut out: Vec<&str> = lines.clone();
-    for (k, &p) in picks.iter().enumerate() {
-        let a = p % lines.len();
-        match k % 3 {
-            0 => out.insert(a.min(out.len()), lines[(p / 7) % lines.len()]),
-            1 if !out.is_empty() => {
-                out.remove(a % out.len());
-            }
-            _ => {
-                let b = (p / 13) % out.len().max(1);
-                if a < out.len() && b < out.len() {
-                    out.swap(a, b);
-                }
-            }
-        }
-    }
-    out.join("\n") + "\n"
 }
 
 proptest! {

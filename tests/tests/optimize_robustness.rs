@@ -3,6 +3,7 @@
 //! find, and is deterministic.
 
 use analysis::preprocess::FsLoader;
+use ppo_tests::shuffle_lines;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use transforms::pipeline::{FileOutcome, Options, Pipeline, Target};
@@ -34,32 +35,6 @@ fn optimize(path: &Path, text: &str, omp: bool) -> FileOutcome {
         assert_eq!(transforms::edit::apply(text, &o.edits).as_deref(), Some(new.as_str()));
     }
     o
-}
-
-/// Lines of `text` in a random order, with random lines removed or repeated: loops meet
-/// other loops, statements land between them, declarations move.
-fn shuffle_lines(text: &str, picks: &[usize]) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    if lines.is_empty() {
-        return String::new();
-    }
-    let mut out: Vec<&str> = lines.clone();
-    for (k, &p) in picks.iter().enumerate() {
-        let a = p % lines.len();
-        match k % 3 {
-            0 => out.insert(a.min(out.len()), lines[(p / 7) % lines.len()]),
-            1 if !out.is_empty() => {
-                out.remove(a % out.len());
-            }
-            _ => {
-                let b = (p / 13) % out.len().max(1);
-                if a < out.len() && b < out.len() {
-                    out.swap(a, b);
-                }
-            }
-        }
-    }
-    out.join("\n") + "\n"
 }
 
 proptest! {
