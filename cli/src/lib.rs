@@ -76,6 +76,7 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
         target,
         optimize: a.optimize,
         analyze: AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: a.thresholds.to_thresholds() },
+        no_diffs: false,
     };
     let pipeline = match Pipeline::new(options) {
         Ok(p) => p,

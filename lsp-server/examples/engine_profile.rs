@@ -2,6 +2,10 @@
 //! `cargo run --release -p lsp-server --example engine_profile -- FILE [ROUNDS]`. Edits a
 //! statement inside a function in the middle of FILE and times the incremental analysis,
 //! the pipeline after it, the lenses and the diagnostics.
+/// The allocator of the `ppo` binary.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use lsp_server::config::Settings;
 use lsp_server::engine::{self, Analysis, OverlayLoader, RegistryFactory, State};
 use lsp_server::text::LineIndex;
@@ -26,7 +30,7 @@ fn main() {
         let t = Instant::now();
         let st = engine::analyse(&path, text, &settings, pp.clone(), loader(), &registry, prev);
         let analysed = t.elapsed();
-        let mut a = Analysis {
+        let a = Analysis {
             version: 1,
             text: Arc::new(text.to_string()),
             lines: LineIndex::new(text),
@@ -34,10 +38,10 @@ fn main() {
             settings: settings.clone(),
             state: st,
             elapsed: analysed,
-            lenses: Vec::new(),
+            lenses: std::sync::OnceLock::new(),
         };
         let t = Instant::now();
-        a.lenses = lsp_server::feedback::code_lenses(&a, &uri);
+        a.lenses(&uri);
         let lenses = t.elapsed();
         let t = Instant::now();
         let d = lsp_server::feedback::diagnostics(&a, &uri);
@@ -48,6 +52,8 @@ fn main() {
         (a, [analysed, lenses, diags, ser], json)
     };
     let (mut a, t0, _) = analyse(&text, None);
+    let d = lsp_server::feedback::diagnostics(&a, &uri);
+    println!("{} diagnostics, {} bytes of JSON", d.len(), serde_json::to_string(&d).unwrap().len());
     println!("full: {:?}", t0);
     let mid = text.len() / 2;
     let open = mid + text[mid..].find(") {\n").expect("a function") + 4;

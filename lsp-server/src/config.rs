@@ -74,7 +74,8 @@ pub struct Settings {
     pub log_db: Option<PathBuf>,
     /// `docsBaseUrl`: where the check pages are (`{base}PPO101.md`).
     pub docs_base_url: String,
-    /// `debounceMs`: how long an edit waits for the next before re-analysis (default 100).
+    /// `debounceMs`: the longest an edit waits for the next before re-analysis (default
+    /// 100; see [`crate::server::debounce`]).
     pub debounce_ms: u64,
     /// `maxFileSize`: documents of this many bytes or more are not analysed (default 10 MB,
     /// as the batch mode).

@@ -14,9 +14,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use transforms::diff;
 use transforms::optimize::{OsContext, Outcome, Registry, SourceIr};
-use transforms::pipeline::{
-    spps_from_report, FileOutcome, Options, Pipeline, PipelineError, Spps, Stage, Target,
-};
+use transforms::pipeline::{FileOutcome, Options, Pipeline, PipelineError, Spps, Stage, Target};
 
 /// Makes the OS registry an analysis runs (the standard one; tests plug their own).
 pub type RegistryFactory = Arc<dyn Fn() -> Registry + Send + Sync>;
@@ -32,8 +30,9 @@ pub struct Analysis {
     pub state: State,
     /// Wall time of the analysis (short when it came from the cache).
     pub elapsed: Duration,
-    /// The code lenses, computed once (requests only serialize them).
-    pub lenses: Vec<tower_lsp::lsp_types::CodeLens>,
+    /// The code lenses, computed once, after the diagnostics are out (see
+    /// [`Analysis::lenses`]).
+    pub lenses: OnceLock<Vec<tower_lsp::lsp_types::CodeLens>>,
 }
 
 #[derive(Debug)]
@@ -134,7 +133,12 @@ impl Facts {
             if !self.report().functions.iter().any(|f| f.name == "main") {
                 return Err("the file has no main: it is not a program".into());
             }
-            let opts = Options { target: Some(Target::Mpi), optimize: false, analyze: self.analyze.clone() };
+            let opts = Options {
+                target: Some(Target::Mpi),
+                optimize: false,
+                analyze: self.analyze.clone(),
+                no_diffs: true,
+            };
             let p = Pipeline::with_registry(opts, Registry::empty()).map_err(|e| e.to_string())?;
             let name = file_name(&i.path);
             let run = catch_unwind(AssertUnwindSafe(|| {
@@ -181,6 +185,12 @@ impl Facts {
 }
 
 impl Analysis {
+    /// The code lenses of the document `uri` (this analysis' document), computed on first
+    /// use: blocking, as [`Facts::os`].
+    pub fn lenses(&self, uri: &tower_lsp::lsp_types::Url) -> &[tower_lsp::lsp_types::CodeLens] {
+        self.lenses.get_or_init(|| crate::feedback::code_lenses(self, uri))
+    }
+
     pub fn facts(&self) -> Option<&Arc<Facts>> {
         match &self.state {
             State::Analysed(f) => Some(f),
@@ -274,7 +284,9 @@ fn spps_of(
             }
         };
         let state = state.ineligible().is_none().then_some(state);
-        (spps_from_report(report), state, incremental)
+        // No SPPS events: they only feed the LS log, which the server does not write (7 ms
+        // for a 20,000-line file).
+        (Spps { report, events: Vec::new() }, state, incremental)
     }))
     .map_err(|p| PipelineError::Internal { stage: Stage::Spps, message: panic_message(p) }.to_string())
 }
@@ -290,7 +302,7 @@ fn analyse_unguarded(
 ) -> Result<Facts, String> {
     let name = file_name(path);
     let analyze = AnalyzeOptions { pp, thresholds: settings.thresholds };
-    let with_target = |target| Options { target, optimize: false, analyze: analyze.clone() };
+    let with_target = |target| Options { target, optimize: false, analyze: analyze.clone(), no_diffs: true };
     let (spps, incr, incremental) = spps_of(path, text, &analyze, &loader, prev)?;
     let (outcome, target_refused) = match settings.target.check_available() {
         Err(e) => (run(with_target(None), path, &name, text, spps, &loader)?, Some(e.to_string())),
@@ -369,6 +381,12 @@ pub struct Cache {
     entries: Vec<CacheEntry>,
 }
 
+/// Entries evicted from the [`Cache`] (dropping it frees their facts, unless still in use).
+#[must_use = "dropping it frees the evicted analyses: do it off the latency path"]
+pub struct Evicted {
+    _entries: Vec<CacheEntry>,
+}
+
 struct CacheEntry {
     path: PathBuf,
     generation: u64,
@@ -415,6 +433,9 @@ impl Cache {
         Some(f)
     }
 
+    /// Keep `facts`; returns the entries evicted, for the caller to drop when it suits it
+    /// (freeing the facts of a large file takes tens of milliseconds: not on the path of
+    /// the analysis being published).
     pub fn put(
         &mut self,
         path: &Path,
@@ -422,9 +443,9 @@ impl Cache {
         text: Arc<String>,
         pp: &analysis::preprocess::PpOptions,
         facts: Arc<Facts>,
-    ) {
+    ) -> Evicted {
         if text.len() > CACHE_BYTES {
-            return;
+            return Evicted { _entries: Vec::new() };
         }
         let hash = hash_text(&text);
         let pp = format!("{pp:?}");
@@ -434,12 +455,8 @@ impl Cache {
         {
             evicted.push(self.entries.remove(0));
         }
-        // Freeing the facts of a large file takes a while (tens of milliseconds): not on the
-        // path of the analysis that is being published.
-        if !evicted.is_empty() {
-            analysis::pool().spawn(move || drop(evicted));
-        }
         self.entries.push(CacheEntry { path: path.to_path_buf(), generation, hash, text, facts, pp });
+        Evicted { _entries: evicted }
     }
 
     pub fn clear(&mut self) {

@@ -37,8 +37,13 @@ use tower_lsp::{LspService, Server};
 pub const CONCURRENCY: usize = 32;
 
 /// The service: the backend plus ppo's own requests (`ppo/stats`, `ppo/document`).
-pub fn service(ext: Extensions, shutdown: Arc<AtomicBool>) -> (LspService<Backend>, tower_lsp::ClientSocket) {
-    LspService::build(move |client| Backend::new(client, ext, shutdown))
+/// `raw_out` takes whole frames for the client besides tower-lsp's (see [`Backend::new`]).
+pub fn service(
+    ext: Extensions,
+    shutdown: Arc<AtomicBool>,
+    raw_out: Option<mpsc::WeakUnboundedSender<Vec<u8>>>,
+) -> (LspService<Backend>, tower_lsp::ClientSocket) {
+    LspService::build(move |client| Backend::new(client, ext, shutdown, raw_out))
         .custom_method("ppo/stats", Backend::stats_request)
         .custom_method("ppo/document", Backend::document_request)
         .finish()
@@ -52,10 +57,11 @@ where
     O: AsyncWrite + Unpin + Send + 'static,
 {
     let shutdown = Arc::new(AtomicBool::new(false));
-    let (service, socket) = service(ext, shutdown.clone());
     let (to_server, server_in) = tokio::io::duplex(1 << 20);
-    let (server_out, from_server) = tokio::io::duplex(1 << 20);
+    let (server_out, from_server) = tokio::io::duplex(1 << 22);
     let (frames_tx, frames_rx) = mpsc::unbounded_channel();
+    // Weak: the output ends when tower-lsp's does, whatever tasks of the server still run.
+    let (service, socket) = service(ext, shutdown.clone(), Some(frames_tx.downgrade()));
     let guard = tokio::spawn(transport::guard_input(input, to_server, frames_tx.clone()));
     let split = tokio::spawn(transport::split_frames(from_server, frames_tx));
     let writer = tokio::spawn(transport::write_frames(frames_rx, output));

@@ -256,7 +256,7 @@ fn truncate(s: &str, n: usize) -> &str {
 
 /// Read tower-lsp's output frame by frame and send each whole frame to `out`.
 pub async fn split_frames<R: AsyncRead + Unpin>(input: R, out: mpsc::UnboundedSender<Vec<u8>>) {
-    let mut r = BufReader::new(input);
+    let mut r = BufReader::with_capacity(1 << 16, input);
     let mut line = Vec::new();
     loop {
         let mut length = None;

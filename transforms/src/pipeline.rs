@@ -334,7 +334,7 @@ fn loop_refs(report: &FileReport) -> Vec<LoopRef> {
 }
 
 /// PS: the directives of `target` for the loops SPPS marked. `name` names the file in the
-/// diffs; `lines` is `text`'s line index.
+/// diffs; `lines` is `text`'s line index. With `diffs` false, OpenMP's events have no diff.
 pub fn ps(
     name: &str,
     text: &str,
@@ -342,6 +342,7 @@ pub fn ps(
     spps: &Spps,
     target: Target,
     ir: &SourceIr<'_>,
+    diffs: bool,
 ) -> Result<Ps, PipelineError> {
     target.check_available()?;
     if target == Target::Tbb {
@@ -362,12 +363,12 @@ pub fn ps(
     let mut events = Vec::new();
     for l in loop_refs(&spps.report) {
         if let Some(p) = placed_by_id.get(l.id.as_str()) {
-            events.push(
-                Event::new(Stage::Ps, action::INSERT_DIRECTIVE)
-                    .with_loop(&l)
-                    .text(p.directive.clone())
-                    .diff(diff::unified(name, text, lines, std::slice::from_ref(&p.edit))),
-            );
+            let mut e =
+                Event::new(Stage::Ps, action::INSERT_DIRECTIVE).with_loop(&l).text(p.directive.clone());
+            if diffs {
+                e = e.diff(diff::unified(name, text, lines, std::slice::from_ref(&p.edit)));
+            }
+            events.push(e);
         } else if let Some(s) = skipped_by_id.get(l.id.as_str()) {
             let e = if s.user_directive {
                 Event::new(Stage::Ps, action::KEEP_USER_DIRECTIVE)
@@ -548,6 +549,9 @@ pub struct Options {
     /// OS: run the loop transformations.
     pub optimize: bool,
     pub analyze: AnalyzeOptions,
+    /// Leave the unified diffs out of PS's events (the language server, which writes no log,
+    /// reads none of them; they were half the time of its PS on a large file).
+    pub no_diffs: bool,
 }
 
 /// Everything the pipeline produced for one file.
@@ -667,7 +671,9 @@ impl Pipeline {
         let ir = SourceIr::new(path, text, &self.options.analyze.pp, loader)
             .with_thresholds(self.options.analyze.thresholds);
         let ps0 = match self.options.target {
-            Some(t) => Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t, &ir))??),
+            Some(t) => {
+                Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t, &ir, !self.options.no_diffs))??)
+            }
             None => None,
         };
         let os = if self.options.optimize {
@@ -736,7 +742,9 @@ impl Pipeline {
         let lines2 = LineIndex::new(&after);
         let ir2 = SourceIr::new(path, &after, &self.options.analyze.pp, loader)
             .with_thresholds(self.options.analyze.thresholds);
-        let mut ps1 = match guarded(Stage::Ps, || ps(name, &after, &lines2, &spps2, target, &ir2))? {
+        let mut ps1 = match guarded(Stage::Ps, || {
+            ps(name, &after, &lines2, &spps2, target, &ir2, !self.options.no_diffs)
+        })? {
             Ok(p) => p,
             // The target takes the original text but not the transformed one (MPI: fusion
             // merged two DOALL regions): OS's changes are dropped, PS's on the original stand.
