@@ -14,7 +14,7 @@ Usage: python3 scripts/bench_sqlite.py [--runs N] [--file PATH] [--mode analyze|
 Targets: parse + all analyses < 1.5 s on the 2-core machine, peak RSS < 1 GB (issue 2);
 the whole -omp run < 2 s (issue 3).
 """
-import argparse, glob, json, os, re, resource, statistics, subprocess, sys, tempfile, time
+import argparse, glob, json, os, re, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -77,17 +77,30 @@ def main():
             bench_omp(ppo, f, args.runs, extra)
 
 
-def bench_analyze(ppo, f, runs):
-    walls, last_err, last_out = [], "", ""
-    for _ in range(runs):
+def run(cmd):
+    """Run `cmd`: (exit code, stdout, stderr, wall seconds, peak RSS in MB of that process
+    alone; not of this script's other children, such as the `cargo build` above)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
-        r = subprocess.run([ppo, "analyze", "--summary", "--timings", f],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        walls.append(time.perf_counter() - t)
-        if r.returncode not in (0, 1):
-            sys.exit(f"ppo failed ({r.returncode}):\n{r.stderr}")
-        last_err, last_out = r.stderr, r.stdout
-    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text = lambda f: f.read().decode("utf-8", "replace")
+        return p.returncode, text(out), text(err), wall, usage.ru_maxrss / 1024
+
+
+def bench_analyze(ppo, f, runs):
+    walls, rss, last_err, last_out = [], [], "", ""
+    for _ in range(runs):
+        code, last_out, last_err, wall, peak = run([ppo, "analyze", "--summary", "--timings", f])
+        walls.append(wall)
+        rss.append(peak)
+        if code not in (0, 1):
+            sys.exit(f"ppo failed ({code}):\n{last_err}")
+    rss_mb = max(rss)
     print("== ppo analyze")
     print(last_out.strip())
     print(last_err.strip())
@@ -96,7 +109,7 @@ def bench_analyze(ppo, f, runs):
 
 
 def bench_omp(ppo, f, runs, extra):
-    walls, last_err = [], ""
+    walls, rss, last_err = [], [], ""
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "src")
         os.makedirs(src)
@@ -104,17 +117,17 @@ def bench_omp(ppo, f, runs, extra):
             b.write(a.read())
         for k in range(runs):
             out = os.path.join(d, f"out{k}")
-            t = time.perf_counter()
-            r = subprocess.run([ppo, "-i", src, "-o", out, "-omp", *extra],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            walls.append(time.perf_counter() - t)
-            if r.returncode not in (0, 1):
-                sys.exit(f"ppo -omp failed ({r.returncode}):\n{r.stderr}")
-            last_err = r.stderr
+            code, _, last_err, wall, peak = run([ppo, "-i", src, "-o", out, "-omp", *extra])
+            walls.append(wall)
+            rss.append(peak)
+            if code not in (0, 1):
+                sys.exit(f"ppo -omp failed ({code}):\n{last_err}")
     summary = [l for l in last_err.splitlines() if "loops" in l]
     print(f"== ppo -i DIR -o OUT -omp {' '.join(extra)}".rstrip())
     print("\n".join(summary[-2:]))
     print(f"wall: min {min(walls):.3f} s, median {statistics.median(walls):.3f} s over {len(walls)} runs")
+    print(f"peak RSS: {max(rss):.0f} MB")
+
 
 if __name__ == "__main__":
     main()
