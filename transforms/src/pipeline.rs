@@ -862,6 +862,18 @@ mod tests {
     }
 
     #[test]
+    fn no_diffs_leaves_only_the_diffs_out() {
+        let with = run(omp(), Registry::empty(), SRC);
+        let without = run(Options { no_diffs: true, ..omp() }, Registry::empty(), SRC);
+        let (a, b) = (&with.ps.as_ref().unwrap().events, &without.ps.as_ref().unwrap().events);
+        assert!(a[0].diff.is_some() && b.iter().all(|e| e.diff.is_none()), "{b:#?}");
+        // Everything else is the same: the events (but the diff), the edits, the new text.
+        let strip = |e: &Event| Event { diff: None, ..e.clone() };
+        assert_eq!(a.iter().map(strip).collect::<Vec<_>>(), *b);
+        assert_eq!((&with.edits, &with.new_text), (&without.edits, &without.new_text));
+    }
+
+    #[test]
     fn ps_logs_user_directives_and_loops_it_cannot_place() {
         let text = "double a[1000];\nvoid f(int c) {\n  #pragma omp parallel for\n  for (int i = 0; i < 1000; i++)\n    a[i] = 1.0;\n  if (c) for (int i = 0; i < 1000; i++) a[i] = 2.0;\n}\n";
         let o = run(omp(), Registry::empty(), text);
