@@ -3,7 +3,7 @@
 
 use crate::batch::Sink;
 use crate::diag::Diag;
-use analysis::api::Range;
+use analysis::api::{Range, ReasonReport};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -39,6 +39,12 @@ pub struct ReasonEntry {
     pub ranges: Vec<Range>,
 }
 
+impl From<&ReasonReport> for ReasonEntry {
+    fn from(r: &ReasonReport) -> ReasonEntry {
+        ReasonEntry { code: r.code, message: r.message.clone(), ranges: r.ranges.clone() }
+    }
+}
+
 /// The `--report` file.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -67,15 +73,7 @@ impl Sink for OpenMp {
         for f in &report.functions {
             for l in &f.loops {
                 let v = &l.parallel;
-                let mut reasons: Vec<ReasonEntry> = v
-                    .reasons
-                    .iter()
-                    .map(|r| ReasonEntry {
-                        code: r.code,
-                        message: r.message.clone(),
-                        ranges: r.ranges.clone(),
-                    })
-                    .collect();
+                let mut reasons: Vec<ReasonEntry> = v.reasons.iter().map(ReasonEntry::from).collect();
                 let inserted = v.directive.is_some() && placed(&l.id);
                 let user = skipped.iter().any(|s| s.loop_id == l.id && s.user_directive);
                 if v.directive.is_some() && !inserted && !user {

@@ -31,11 +31,7 @@ pub fn loop_entries(rel_path: &Path, outcome: &FileOutcome, codes: &Codes) -> Ve
     for f in &report.functions {
         for l in &f.loops {
             let v = &l.parallel;
-            let mut reasons: Vec<ReasonEntry> = v
-                .reasons
-                .iter()
-                .map(|r| ReasonEntry { code: r.code, message: r.message.clone(), ranges: r.ranges.clone() })
-                .collect();
+            let mut reasons: Vec<ReasonEntry> = v.reasons.iter().map(ReasonEntry::from).collect();
             let id = format!("{}{mark}", l.id);
             let ev = events.iter().find(|e| e.loop_id.as_deref() == Some(id.as_str()));
             let translated = ev.filter(|e| e.action == action::TRANSLATE_LOOP);

@@ -216,16 +216,7 @@ async fn main() {
     };
     let mut files: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
     if files.is_empty() {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus");
-        for d in ["ppo", "deps"] {
-            let mut v: Vec<PathBuf> = std::fs::read_dir(root.join(d))
-                .unwrap()
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "c"))
-                .collect();
-            v.sort();
-            files.extend(v);
-        }
+        files = ppo_tests::corpus_files();
     }
     let c = Client::start();
     // As VS Code: code actions are resolved when picked.

@@ -1,4 +1,23 @@
-//! Cross-crate integration tests live in `tests/tests/`.
+//! Cross-crate integration tests live in `tests/tests/`; this library holds what they (and
+//! the benchmarks) share.
+
+use std::path::{Path, PathBuf};
+
+/// The C files of `corpus/ppo` and `corpus/deps`, sorted within each directory.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let mut files = Vec::new();
+    for d in ["ppo", "deps"] {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(root.join(d))
+            .unwrap_or_else(|e| panic!("{}: {e}", root.join(d).display()))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "c"))
+            .collect();
+        v.sort();
+        files.extend(v);
+    }
+    files
+}
 
 /// Lines of `text` in a random order, with random lines removed or repeated: loops meet
 /// other loops, statements land between them, declarations move.

@@ -14,17 +14,7 @@ use analysis::preprocess::FsLoader;
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
-    let mut files = Vec::new();
-    for d in ["ppo", "deps"] {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(root.join(d))
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "c"))
-            .collect();
-        v.sort();
-        files.extend(v);
-    }
+    let files = ppo_tests::corpus_files();
     assert!(files.len() > 20, "corpus not found");
     files
 }
