@@ -495,7 +495,7 @@ impl<'a> Cx<'a> {
 
     fn vla_param(&mut self, function: &str, p: SymId, body_open: Option<u32>) {
         let sym = self.unit.sym(p);
-        let Type::Array { len, elem } = &sym.ty else { return };
+        let Some(Type::Array { len, elem }) = sym.declared_array.as_deref() else { return };
         let inner_vla = {
             let mut t = elem.as_ref();
             let mut v = false;

@@ -34,7 +34,12 @@ pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn Sour
     let t1 = Instant::now();
     let chunks = parse_chunks(&compacted.text);
     let t2 = Instant::now();
-    let mut unit = lower_chunks(&compacted.text, &compacted.map, &chunks);
+    let mut unit = lower_chunks(&compacted.text, &compacted.map, &chunks, &pre.header_sites);
+    // A header's syntax errors are not this file's: its declarations that did parse are kept.
+    if !pre.header_sites.is_empty() {
+        let sites = &pre.header_sites;
+        unit.diagnostics.retain(|d| !sites.iter().any(|h| h.start <= d.span.start && d.span.end <= h.end));
+    }
     // Dropping the syntax trees is not free for big files: do it off the caller's path.
     rayon::spawn(move || drop(chunks));
     let t3 = Instant::now();

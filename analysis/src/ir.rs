@@ -327,6 +327,10 @@ pub struct Symbol {
     pub is_const: bool,
     /// `&x` appears somewhere in the translation unit (set by lowering).
     pub address_taken: bool,
+    /// A parameter declared as an array (`double a[n][m]`) keeps its declared type here;
+    /// `ty` is the pointer C adjusts it to (`double (*a)[m]`), which every analysis uses.
+    #[serde(skip)]
+    pub declared_array: Option<Box<Type>>,
 }
 
 impl Symbol {

@@ -1365,9 +1365,12 @@ mod tests {
         assert!(!l[1].perfectly_nested);
         assert_eq!(l[0].id, "f#0");
         assert_eq!(l[1].id, "f#1");
-        assert_eq!(l[0].reads, vec!["i", "j", "n"]);
-        assert_eq!(l[0].writes, vec!["a", "i", "j"]);
-        assert_eq!(l[1].writes, vec!["a", "j"]);
+        // `double a[n][n]` is the pointer `double (*a)[n]`: the loop reads it and writes the
+        // memory it points to.
+        assert_eq!(l[0].reads, vec!["a", "i", "j", "n"]);
+        assert_eq!(l[0].writes, vec!["i", "j"]);
+        assert_eq!(l[1].writes, vec!["j"]);
+        assert!(l[0].writes_memory);
         assert_eq!(&src[l[0].header_span.range()].trim_end(), &"for (i = 0; i < n; i++)");
         assert_eq!(&src[l[1].header_span.range()].trim_end(), &"for (j = i; j < n; j++)");
     }

@@ -96,14 +96,23 @@ impl Ctx<'_> {
 /// Lower a preprocessed text.
 pub fn lower(text: &str, map: &SourceMap) -> TranslationUnit {
     let chunks = parse_chunks(text);
-    lower_chunks(text, map, &chunks)
+    lower_chunks(text, map, &chunks, &[])
 }
 
-pub fn lower_chunks(text: &str, map: &SourceMap, chunks: &[Chunk]) -> TranslationUnit {
-    crate::pool().install(|| lower_chunks_here(text, map, chunks))
+/// Lowers the parsed chunks of a preprocessed text. `header_sites` are the original spans
+/// that stand for included header text (`Preprocessed::header_sites`): the declarations
+/// there belong to the unit, but a function defined there is only declared (its body is the
+/// header's, analysed with the header, never edited in this file).
+pub fn lower_chunks(text: &str, map: &SourceMap, chunks: &[Chunk], header_sites: &[Span]) -> TranslationUnit {
+    crate::pool().install(|| lower_chunks_here(text, map, chunks, header_sites))
 }
 
-fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> TranslationUnit {
+fn lower_chunks_here(
+    text: &str,
+    map: &SourceMap,
+    chunks: &[Chunk],
+    header_sites: &[Span],
+) -> TranslationUnit {
     // Phase 2: file scope.
     let mut fs = FileScope::default();
     let mut inits = Vec::new();
@@ -118,7 +127,11 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
         let root = ch.tree.root_node();
         let mut cur = root.walk();
         for (k, n) in root.children(&mut cur).enumerate() {
-            collect_top(&cx, n, &mut fs, &mut inits, &mut top_pragmas, &mut fn_nodes, ci, k);
+            let in_header = !header_sites.is_empty() && {
+                let sp = cx.span(n);
+                header_sites.iter().any(|h| h.start <= sp.start && sp.end <= h.end)
+            };
+            collect_top(&cx, n, &mut fs, &mut inits, &mut top_pragmas, &mut fn_nodes, ci, k, in_header);
         }
     }
     // Locals of global initializers (GNU statement expressions) are numbered after the
@@ -228,6 +241,21 @@ fn lower_chunks_here(text: &str, map: &SourceMap, chunks: &[Chunk]) -> Translati
     unit
 }
 
+/// C's adjustment of a parameter's type (C11 6.7.6.3): an array of T is a pointer to T, a
+/// function a pointer to it. Returns the adjusted type and, for an array, the declared one.
+fn adjust_param(t: Type) -> (Type, Option<Box<Type>>) {
+    match t {
+        Type::Array { elem, len } => {
+            let declared = Type::Array { elem: elem.clone(), len };
+            (Type::Pointer { pointee: elem, restrict: false, is_const: false }, Some(Box::new(declared)))
+        }
+        f @ Type::Function { .. } => {
+            (Type::Pointer { pointee: Box::new(f), restrict: false, is_const: false }, None)
+        }
+        t => (t, None),
+    }
+}
+
 fn syntax_error(span: Span, what: &str) -> Diagnostic {
     Diagnostic {
         code: "PPO010",
@@ -256,6 +284,7 @@ fn collect_top<'t>(
     fn_nodes: &mut Vec<(usize, usize)>,
     ci: usize,
     k: usize,
+    in_header: bool,
 ) {
     match n.kind() {
         "function_definition" => {
@@ -272,7 +301,9 @@ fn collect_top<'t>(
                 if let Type::Function { ret, params, variadic } = ty {
                     fs.prototypes.push(FuncDecl { name, ret: *ret, params, variadic, span: cx.span(decl) });
                 }
-                fn_nodes.push((ci, k));
+                if !in_header {
+                    fn_nodes.push((ci, k));
+                }
             }
         }
         "declaration" => {
@@ -325,6 +356,7 @@ fn collect_top<'t>(
                             is_volatile,
                             is_const,
                             address_taken: false,
+                            declared_array: None,
                         });
                         fs.names.insert(name, GEntry::Var(s));
                         fs.globals.push(s);
@@ -374,7 +406,7 @@ fn collect_top<'t>(
                             span: cx.span(ch),
                         });
                     } else {
-                        collect_top(cx, ch, fs, inits, pragmas, fn_nodes, ci, usize::MAX);
+                        collect_top(cx, ch, fs, inits, pragmas, fn_nodes, ci, usize::MAX, false);
                     }
                 }
             }
@@ -692,7 +724,7 @@ fn declarator_type(cx: &Ctx, d: Node, base: Type, ts: &mut TypeScope) -> (Option
                                 None => pb,
                             };
                             if pt != Type::Void {
-                                params.push(pt);
+                                params.push(adjust_param(pt).0);
                             }
                         }
                         "variadic_parameter" => variadic = true,
@@ -1024,6 +1056,7 @@ fn lower_function(cx: &Ctx, n: Node, fs: &FileScope, nglobals: u32) -> Option<Lo
                         declarator_type(cx, pd, pb, &mut ts)
                     };
                     let Some(pname) = pname else { continue };
+                    let (pty, declared_array) = adjust_param(pty);
                     let id = l.new_local(Symbol {
                         name: pname.clone(),
                         kind: SymKind::Param,
@@ -1035,6 +1068,7 @@ fn lower_function(cx: &Ctx, n: Node, fs: &FileScope, nglobals: u32) -> Option<Lo
                         is_volatile,
                         is_const,
                         address_taken: false,
+                        declared_array,
                     });
                     l.bind_local(pname, Local::Var(id));
                     params.push(id);
@@ -1463,6 +1497,7 @@ impl<'a> FnLower<'a> {
                 is_volatile,
                 is_const,
                 address_taken: false,
+                declared_array: None,
             });
             self.bind_local(name, Local::Var(id));
             let init = value.map(|v| self.expr(cx, v));

@@ -11,13 +11,17 @@
 //!   source tokens consumed while rescanning) becomes one expansion [`Segment`]. The
 //!   expansion is written on one line; when it is shorter than the invocation it is padded
 //!   with spaces (and the invocation's newlines) so that later offsets and lines stay put.
-//! * Header text is never inlined: `#include "x.h"` headers (searched next to the including
-//!   file, then in [`PpOptions::include_dirs`]) are processed only for their macros.
-//!   `#include <x.h>` is not read, but defines the usual values of a few standard headers
-//!   (`INT_MAX`, `NULL`, `EOF`, `M_PI`, …).
+//! * Local headers belong to the translation unit: `#include "x.h"` (searched next to the
+//!   including file, then in [`PpOptions::include_dirs`]) and `#include <x.h>` found in an
+//!   include directory are preprocessed like the main file, and their expanded text replaces
+//!   the directive as one expansion [`Segment`] (every byte maps to the directive's span), so
+//!   their declarations (globals, types, prototypes) are parsed with the file. Lowering keeps
+//!   only their declarations (see [`Preprocessed::header_sites`]).
+//!   A `<x.h>` found in no include directory is a system header: not read, but it defines
+//!   the usual values of a few standard headers (`INT_MAX`, `NULL`, `EOF`, `M_PI`, …).
 //!
 //! Diagnostics: `PPO001` (unbalanced or invalid conditional), `PPO002` (`#error` reached),
-//! `PPO003` (local header not found, note), `PPO004` (macro called with the wrong number of
+//! `PPO003` (local header not found, warning), `PPO004` (macro called with the wrong number of
 //! arguments or an unterminated argument list; the text is left unexpanded), `PPO005`
 //! (expansion or include limits reached).
 
@@ -38,7 +42,10 @@ pub struct FsLoader;
 
 impl SourceLoader for FsLoader {
     fn load(&self, path: &Path) -> Option<String> {
-        std::fs::read_to_string(path).ok()
+        // A header's bytes that are not UTF-8 (in a comment) do not matter to the analysis.
+        std::fs::read(path).ok().map(|b| {
+            String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        })
     }
 }
 
@@ -208,9 +215,22 @@ pub struct Preprocessed {
     pub macros: Vec<MacroDef>,
     /// The `#include` directives of the main file (active regions only).
     pub includes: Vec<Include>,
+    /// The `#include` directives of the main file whose header text stands in for them in
+    /// `text` (one expansion segment each). Code lowered from there is the headers': its
+    /// declarations belong to the translation unit, its function bodies are not the file's.
+    pub header_sites: Vec<Span>,
     /// Original-text regions dropped by `#if`/`#ifdef`.
     pub inactive: Vec<Span>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The output being written, set aside while a header's text is written (see `do_include`).
+struct Output {
+    out: Vec<u8>,
+    copied_upto: usize,
+    seg_exp: usize,
+    seg_orig: usize,
+    segments: Vec<Segment>,
 }
 
 /// Preprocesses `text` (the contents of `path`). Never panics; always returns a text.
@@ -620,6 +640,9 @@ struct Cond {
 
 struct FileState {
     is_main: bool,
+    /// Whether the file's text is written to the output: the main file, and the local
+    /// headers it includes (their text stands in for the `#include` directive).
+    emit: bool,
     path: PathBuf,
     dir: PathBuf,
     conds: Vec<Cond>,
@@ -630,7 +653,7 @@ struct FileState {
 impl FileState {
     fn new(is_main: bool, path: PathBuf) -> Self {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        FileState { is_main, path, dir, conds: Vec::new(), active: true, inactive_start: 0 }
+        FileState { is_main, emit: is_main, path, dir, conds: Vec::new(), active: true, inactive_start: 0 }
     }
     fn recompute(&mut self) {
         self.active = match self.conds.last() {
@@ -695,6 +718,7 @@ struct Pp<'o> {
     max_out: usize,
     macro_defs: Vec<MacroDef>,
     includes: Vec<Include>,
+    header_sites: Vec<Span>,
     inactive: Vec<Span>,
     diagnostics: Vec<Diagnostic>,
     // includes
@@ -744,6 +768,7 @@ impl<'o> Pp<'o> {
             max_out,
             macro_defs: Vec::new(),
             includes: Vec::new(),
+            header_sites: Vec::new(),
             inactive: Vec::new(),
             diagnostics: Vec::new(),
             stack: Vec::new(),
@@ -970,9 +995,9 @@ impl<'o> Pp<'o> {
                 let s = String::from_utf8_lossy(&arg).into_owned();
                 if let Some(n) = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
                     let dir = self.cur_path.parent().map(Path::to_path_buf).unwrap_or_default();
-                    val = self.resolve(n, &dir).is_some() || system_macros(n).is_some();
+                    val = self.resolve(n, Some(&dir)).is_some() || system_macros(n).is_some();
                 } else if let Some(n) = s.strip_prefix('<').and_then(|s| s.strip_suffix('>')) {
-                    val = system_macros(n).is_some();
+                    val = self.resolve(n, None).is_some() || system_macros(n).is_some();
                 }
             }
         }
@@ -1344,7 +1369,7 @@ impl<'o> Pp<'o> {
         let mut i = 0;
         let mut bol = true;
         // Whether identifiers are looked up (active text of the main file).
-        let mut expand = st.is_main && st.active && !self.exhausted;
+        let mut expand = st.emit && st.active && !self.exhausted;
         while i < end {
             let c = f[i];
             let cls = CLASS[c as usize];
@@ -1364,7 +1389,7 @@ impl<'o> Pp<'o> {
                 C_HASH if bol => {
                     i = self.directive(f, i, st);
                     bol = false;
-                    expand = st.is_main && st.active && !self.exhausted;
+                    expand = st.emit && st.active && !self.exhausted;
                     continue;
                 }
                 C_SLASH if i + 1 < end && f[i + 1] == b'*' => {
@@ -1421,11 +1446,13 @@ impl<'o> Pp<'o> {
                 "unterminated conditional directive (missing #endif)".into(),
             );
         }
-        if st.is_main && !st.active {
+        if st.emit && !st.active {
             let s = st.inactive_start;
             self.blank(f, s, end);
             let s0 = if s < end && f[s] == b'\n' { s + 1 } else { s };
-            self.inactive.push(Span::new(s0 as u32, end as u32));
+            if st.is_main {
+                self.inactive.push(Span::new(s0 as u32, end as u32));
+            }
         }
         st.active = true;
         self.cur_path = saved_path;
@@ -1567,6 +1594,13 @@ impl<'o> Pp<'o> {
             out.truncate(es);
             return false;
         }
+        self.close_expansion(a, c, es);
+        true
+    }
+
+    /// Records the segments of an expansion of the original range `[a, c)` written at
+    /// `[es, out.len())`: the copied text before it, then the expansion.
+    fn close_expansion(&mut self, a: usize, c: usize, es: usize) {
         if es > self.seg_exp {
             self.segments.push(Segment {
                 exp_start: self.seg_exp as u32,
@@ -1587,7 +1621,6 @@ impl<'o> Pp<'o> {
         self.seg_exp = ee;
         self.seg_orig = c;
         self.copied_upto = c;
-        true
     }
 
     /// Handles the directive whose `#` is at `hash`; returns the offset of its newline.
@@ -1664,7 +1697,7 @@ impl<'o> Pp<'o> {
                 }
                 self.map.remove(&f[s..e]);
             }
-            b"include" | b"include_next" | b"import" => self.do_include(f, ne, end, span, st),
+            b"include" | b"include_next" | b"import" => self.do_include(f, hash, ne, end, span, st),
             b"error" => {
                 let msg = String::from_utf8_lossy(&f[ne..end]).trim().to_string();
                 let where_ = if st.is_main { String::new() } else { format!(" (in {})", st.path.display()) };
@@ -1680,7 +1713,7 @@ impl<'o> Pp<'o> {
             _ => {}
         }
         st.recompute();
-        if st.is_main {
+        if st.emit {
             match (was_active, st.active) {
                 (true, true) => {
                     if !keep {
@@ -1699,7 +1732,9 @@ impl<'o> Pp<'o> {
                     while ls > 0 && matches!(f[ls - 1], b' ' | b'\t') {
                         ls -= 1;
                     }
-                    self.inactive.push(Span::new(s0 as u32, ls.max(s0) as u32));
+                    if st.is_main {
+                        self.inactive.push(Span::new(s0 as u32, ls.max(s0) as u32));
+                    }
                 }
                 (false, false) => {}
             }
@@ -2042,11 +2077,14 @@ impl<'o> Pp<'o> {
         t
     }
 
-    /// Finds a local header: next to the including file, then in the include directories.
-    fn resolve(&mut self, name: &str, dir: &Path) -> Option<(PathBuf, Rc<str>)> {
-        let first = dir.join(name);
-        if let Some(t) = self.load_cached(&first) {
-            return Some((first, t));
+    /// Finds a local header: next to the including file (`"…"` only), then in the include
+    /// directories (as compilers do for both forms).
+    fn resolve(&mut self, name: &str, dir: Option<&Path>) -> Option<(PathBuf, Rc<str>)> {
+        if let Some(dir) = dir {
+            let first = dir.join(name);
+            if let Some(t) = self.load_cached(&first) {
+                return Some((first, t));
+            }
         }
         let opts = self.opts;
         for d in &opts.include_dirs {
@@ -2058,7 +2096,7 @@ impl<'o> Pp<'o> {
         None
     }
 
-    fn do_include(&mut self, f: &[u8], s: usize, e: usize, span: Span, st: &mut FileState) {
+    fn do_include(&mut self, f: &[u8], hash: usize, s: usize, e: usize, span: Span, st: &mut FileState) {
         let i = skip_ws(f, s, e, true);
         if i >= e {
             return;
@@ -2094,14 +2132,15 @@ impl<'o> Pp<'o> {
                 }
             }
         };
-        if system {
+        let in_dirs = if system { self.resolve(&name, None) } else { None };
+        if system && in_dirs.is_none() {
             if st.is_main {
                 self.includes.push(Include { name: name.clone(), system: true, resolved: None, span });
             }
             self.include_system(&name);
             return;
         }
-        let resolved = self.resolve(&name, &st.dir);
+        let resolved = if system { in_dirs } else { self.resolve(&name, Some(&st.dir)) };
         if st.is_main {
             let r = resolved.as_ref().map(|(p, _)| p.clone());
             self.includes.push(Include { name: name.clone(), system: false, resolved: r, span });
@@ -2112,9 +2151,12 @@ impl<'o> Pp<'o> {
             } else {
                 self.diag(
                     "PPO003",
-                    Severity::Note,
+                    Severity::Warning,
                     span,
-                    format!("header \"{name}\" not found; its macros are not expanded"),
+                    format!(
+                        "header \"{name}\" not found next to the file or in an include directory (-I): \
+                         its macros and declarations are unknown"
+                    ),
                 );
             }
             return;
@@ -2142,9 +2184,57 @@ impl<'o> Pp<'o> {
         }
         self.stack.push(path.clone());
         let mut hst = FileState::new(false, path);
-        self.run_file(text.as_bytes(), &mut hst);
+        if st.emit && st.active {
+            // The header's expanded text replaces the directive `[hash, e)`.
+            hst.emit = true;
+            let outer = self.take_output();
+            self.run_file(text.as_bytes(), &mut hst);
+            self.flush(text.as_bytes(), text.len());
+            let mut htext = std::mem::take(&mut self.out);
+            if htext.last().is_some_and(|&c| c != b'\n') {
+                htext.push(b'\n');
+            }
+            self.restore_output(outer);
+            self.emit_text(f, hash, e, &htext);
+            if st.is_main {
+                self.header_sites.push(Span::new(hash as u32, e as u32));
+            }
+        } else {
+            self.run_file(text.as_bytes(), &mut hst);
+        }
         self.stack.pop();
         self.site = saved_site;
+    }
+
+    /// Sets the output aside (a header's text is written to a fresh buffer).
+    fn take_output(&mut self) -> Output {
+        let o = Output {
+            out: std::mem::take(&mut self.out),
+            copied_upto: self.copied_upto,
+            seg_exp: self.seg_exp,
+            seg_orig: self.seg_orig,
+            segments: std::mem::take(&mut self.segments),
+        };
+        self.copied_upto = 0;
+        self.seg_exp = 0;
+        self.seg_orig = 0;
+        o
+    }
+
+    fn restore_output(&mut self, o: Output) {
+        self.out = o.out;
+        self.copied_upto = o.copied_upto;
+        self.seg_exp = o.seg_exp;
+        self.seg_orig = o.seg_orig;
+        self.segments = o.segments;
+    }
+
+    /// Writes `text` in place of the original range `[a, c)`, as one expansion segment.
+    fn emit_text(&mut self, f: &[u8], a: usize, c: usize, text: &[u8]) {
+        self.flush(f, a.max(self.copied_upto));
+        let es = self.out.len();
+        self.out.extend_from_slice(text);
+        self.close_expansion(a, c, es);
     }
 
     fn finish(mut self, f: &[u8]) -> Preprocessed {
@@ -2186,6 +2276,7 @@ impl<'o> Pp<'o> {
             map: SourceMap { segments: self.segments },
             macros: self.macro_defs,
             includes: self.includes,
+            header_sites: self.header_sites,
             inactive: self.inactive,
             diagnostics: self.diagnostics,
         }

@@ -449,8 +449,14 @@ fn local_header_macros() {
     ]);
     let src = "#include \"defs.h\"\n#include \"defs.h\"\nint a[TWICE(SIZE)];\n";
     let r = run_with(src, &loader, &PpOptions::default());
-    assert_eq!(squeeze(&r.text), "int a[(2*(16))];");
-    assert!(!r.text.contains("not_inlined"));
+    // The header's declarations are part of the unit (once: `#pragma once`), in place of the
+    // directive; its directives are blanked.
+    assert_eq!(squeeze(&r.text), "int not_inlined; int a[(2*(16))];");
+    assert_eq!(r.header_sites, vec![Span::new(0, 17)]);
+    assert_eq!(
+        r.map.span(r.text.find("not_inlined").unwrap() as u32, r.text.find(';').unwrap() as u32),
+        Span::new(0, 17)
+    );
     assert_eq!(r.includes.len(), 2);
     assert_eq!(r.includes[0].resolved.as_deref(), Some(Path::new("defs.h")));
     assert!(!r.includes[0].system);
@@ -478,6 +484,21 @@ fn include_search_order() {
 }
 
 #[test]
+fn angle_includes_are_searched_in_include_dirs() {
+    let loader =
+        MemLoader::new([("inc/kern.h", "#define N 8\ntypedef double real;\n"), ("kern.h", "#define N 9\n")]);
+    let opts = PpOptions { include_dirs: vec![PathBuf::from("inc")], ..Default::default() };
+    // Found through -I (not next to the file): a local header, text included.
+    let r = preprocess("#include <kern.h>\nreal a[N];\n", Path::new("main.c"), &opts, &loader);
+    assert_eq!(squeeze(&r.text), "typedef double real; real a[8];");
+    assert_eq!(r.includes[0].resolved.as_deref(), Some(Path::new("inc/kern.h")));
+    // In no -I directory: a system header, not read.
+    let r = preprocess("#include <kern.h>\nint a[N];\n", Path::new("main.c"), &PpOptions::default(), &loader);
+    assert!(r.includes[0].system && r.includes[0].resolved.is_none());
+    assert_eq!(squeeze(&r.text), "int a[N];");
+}
+
+#[test]
 fn include_cycles_terminate() {
     let loader = MemLoader::new([
         ("a.h", "#define A 1\n#include \"b.h\"\n"),
@@ -495,8 +516,12 @@ fn missing_header_note_and_header_diagnostics() {
     let src = "#include \"nothere.h\"\n#include \"bad.h\"\n";
     let r = run_with(src, &loader, &PpOptions::default());
     assert_eq!(codes(&r), vec!["PPO003", "PPO002", "PPO001"]);
-    assert_eq!(r.diagnostics[0].severity, Severity::Note);
-    assert_eq!(r.diagnostics[0].message, "header \"nothere.h\" not found; its macros are not expanded");
+    assert_eq!(r.diagnostics[0].severity, Severity::Warning);
+    assert_eq!(
+        r.diagnostics[0].message,
+        "header \"nothere.h\" not found next to the file or in an include directory (-I): \
+         its macros and declarations are unknown"
+    );
     assert_eq!(r.diagnostics[0].span, Span::new(0, 20));
     // Diagnostics inside a header point at the main file's #include.
     assert_eq!(r.diagnostics[1].span, Span::new(21, 37));

@@ -586,7 +586,11 @@ pub fn array_reductions(
     for (h, (lvs, op)) in cands {
         let Some(op) = op else { continue };
         let sy = unit.sym(h);
-        let Type::Array { len: ArrayLen::Const(k), elem } = &sy.ty else { continue };
+        // A parameter declared `int h[K]` (a pointer) reduces the section `h[0:K]`.
+        let Type::Array { len: ArrayLen::Const(k), elem } = sy.declared_array.as_deref().unwrap_or(&sy.ty)
+        else {
+            continue;
+        };
         if elem.is_array() || sy.is_volatile {
             continue;
         }

@@ -414,7 +414,7 @@ impl Run<'_> {
         } else {
             dest
         };
-        if let Err(e) = fsutil::write_atomic(dest, perms, &mut content.as_bytes()) {
+        if let Err(e) = fsutil::write_atomic(dest, perms, &mut fsutil::encode_output(content).as_ref()) {
             self.diag.error(path, format!("cannot write {}: {e}", dest.display()));
         }
         self.sink.file(path, rel, &text, &outcome, self.diag);

@@ -25,6 +25,8 @@ pub enum SourceError {
     TooLarge { size: u64, max: u64 },
     #[error("binary file: NUL byte at offset {offset}")]
     Binary { offset: usize },
+    /// Only for a file that is not UTF-8 and already holds the characters that stand for
+    /// such bytes (see [`decode_source`]): its bytes could not be written back exactly.
     #[error("not valid UTF-8: invalid byte 0x{byte:02x} at line {line}, byte offset {offset}")]
     InvalidUtf8 { line: usize, offset: usize, byte: u8 },
     /// Not fatal: an empty header is legal C. Callers warn and analyse the empty text.
@@ -69,8 +71,9 @@ pub fn file_type_name(meta: &Metadata) -> &'static str {
 
 /// Read a C source for analysis, refusing what cannot be analysed: missing or unreadable
 /// files, directories and special files (checked before opening, so a named pipe does not
-/// block), files of `max` bytes or more, binary files (NUL in the first 8 KiB) and invalid
-/// UTF-8. An empty file yields `Err(SourceError::Empty)` (a warning, see [`SourceError::is_warning`]).
+/// block), files of `max` bytes or more and binary files (NUL in the first 8 KiB). Bytes that
+/// are not UTF-8 (a Latin-1 comment) are accepted, see [`decode_source`]. An empty file
+/// yields `Err(SourceError::Empty)` (a warning, see [`SourceError::is_warning`]).
 pub fn read_source(path: &Path, max: u64) -> Result<String, SourceError> {
     let meta = fs::metadata(path)?;
     if meta.is_dir() {
@@ -100,12 +103,59 @@ pub fn validate_source(bytes: Vec<u8>) -> Result<String, SourceError> {
     if let Some(offset) = sniff.iter().position(|&b| b == 0) {
         return Err(SourceError::Binary { offset });
     }
-    String::from_utf8(bytes).map_err(|e| {
-        let offset = e.utf8_error().valid_up_to();
-        let bytes = e.as_bytes();
-        let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
-        SourceError::InvalidUtf8 { line, offset, byte: bytes[offset] }
-    })
+    decode_source(bytes)
+}
+
+/// First of the 128 private-use characters (U+10FF80..=U+10FFFF) that stand for the bytes
+/// 0x80..=0xFF of a source that is not UTF-8.
+const ESCAPE_BASE: u32 = 0x10FF00;
+
+/// A source as text: UTF-8 as it is; otherwise every byte of an invalid sequence (a Latin-1
+/// `Ö` in a comment, as compilers accept) becomes the private-use character U+10FF00 + byte,
+/// which [`encode_output`] turns back into that byte, so the output keeps the input's bytes
+/// exactly. Offsets after such a byte move (one byte becomes four) but the analysis and the
+/// edits only ever use offsets of this text. A non-UTF-8 file that already holds one of those
+/// characters is refused (`InvalidUtf8`): its bytes could not be restored unambiguously.
+pub fn decode_source(bytes: Vec<u8>) -> Result<String, SourceError> {
+    let err = match String::from_utf8(bytes) {
+        Ok(s) => return Ok(s),
+        Err(e) => e,
+    };
+    let offset = err.utf8_error().valid_up_to();
+    let bytes = err.into_bytes();
+    let first_bad = bytes[offset];
+    let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
+    let mut text = String::with_capacity(bytes.len() + 16);
+    for chunk in bytes.utf8_chunks() {
+        if chunk.valid().chars().any(|c| c as u32 >= ESCAPE_BASE + 0x80) {
+            return Err(SourceError::InvalidUtf8 { line, offset, byte: first_bad });
+        }
+        text.push_str(chunk.valid());
+        for &b in chunk.invalid() {
+            text.push(char::from_u32(ESCAPE_BASE + b as u32).expect("a private-use character"));
+        }
+    }
+    Ok(text)
+}
+
+/// The bytes to write for a text made by [`decode_source`] (and edited): the escaped bytes
+/// are restored. Borrowed when the text holds none (the common case).
+pub fn encode_output(text: &str) -> std::borrow::Cow<'_, [u8]> {
+    // U+10FF80..=U+10FFFF are F4 8F BE xx / F4 8F BF xx in UTF-8.
+    if !text.as_bytes().windows(3).any(|w| w == [0xF4, 0x8F, 0xBE] || w == [0xF4, 0x8F, 0xBF]) {
+        return std::borrow::Cow::Borrowed(text.as_bytes());
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        let v = c as u32;
+        if v >= ESCAPE_BASE + 0x80 {
+            out.push((v - ESCAPE_BASE) as u8);
+        } else {
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Canonical form of a path that may not exist yet: the nearest existing ancestor is
@@ -223,10 +273,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn utf8_error_names_line_and_offset() {
-        let e = validate_source(b"int a;\nint b;\nchar *s = \"\xff\";\n".to_vec()).unwrap_err();
-        assert!(matches!(e, SourceError::InvalidUtf8 { line: 3, offset: 25, byte: 0xff }), "{e:?}");
-        assert_eq!(e.to_string(), "not valid UTF-8: invalid byte 0xff at line 3, byte offset 25");
+    fn non_utf8_bytes_are_kept_exactly() {
+        let src =
+            b"/* Latin-1: \xd6sterreich */\nint a;\nchar *s = \"\xff\xfe\";\n/* \xc3\xa9 ok */\n".to_vec();
+        let text = validate_source(src.clone()).unwrap();
+        assert!(text.contains("int a;") && text.contains("\u{e9} ok"));
+        assert_eq!(encode_output(&text).as_ref(), src.as_slice());
+        let edited = text.replace("int a;", "int a = 1;");
+        let mut want = src.clone();
+        let at = want.windows(6).position(|w| w == b"int a;").unwrap();
+        want.splice(at..at + 6, b"int a = 1;".iter().copied());
+        assert_eq!(encode_output(&edited).as_ref(), want.as_slice());
+        // UTF-8 text is borrowed as it is.
+        assert!(matches!(encode_output("int \u{e9};"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn utf8_error_when_bytes_cannot_be_restored() {
+        let mut src = "int a; /* \u{10FFAA} */\n".as_bytes().to_vec();
+        src.extend_from_slice(b"char *s = \"\xff\";\n");
+        let e = validate_source(src).unwrap_err();
+        assert!(matches!(e, SourceError::InvalidUtf8 { line: 2, offset: 29, byte: 0xff }), "{e:?}");
+        assert_eq!(e.to_string(), "not valid UTF-8: invalid byte 0xff at line 2, byte offset 29");
     }
 
     #[test]

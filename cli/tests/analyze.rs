@@ -64,7 +64,10 @@ fn analyze_json_parses_and_has_schema_version() {
 fn analyze_bad_files_exit_1_with_a_message() {
     let t = tempfile::tempdir().unwrap();
     let bin = write(t.path(), "bin.c", b"\x7fELF\0\0");
-    let utf = write(t.path(), "u.c", b"int x;\xc3(\n");
+    // Not UTF-8 and already holding the characters that stand for such bytes: refused.
+    let mut bytes = "int x; /* \u{10FFAA} */".as_bytes().to_vec();
+    bytes.extend_from_slice(b"\xc3(\n");
+    let utf = write(t.path(), "u.c", bytes);
     let dir = t.path().join("dir.c");
     fs::create_dir_all(&dir).unwrap();
     let dangling = t.path().join("dangling.c");
@@ -72,7 +75,7 @@ fn analyze_bad_files_exit_1_with_a_message() {
     let missing = t.path().join("missing.c");
     let cases = [
         (bin, "binary file: NUL byte at offset 4"),
-        (utf, "not valid UTF-8: invalid byte 0xc3 at line 1, byte offset 6"),
+        (utf, "not valid UTF-8: invalid byte 0xc3 at line 1, byte offset 17"),
         (dir, "is a directory, not a file"),
         (dangling.clone(), "cannot read: No such file or directory"),
         (missing, "cannot read: No such file or directory"),
@@ -162,4 +165,32 @@ fn batch_reports_syntax_errors_with_file_and_line() {
     assert!(r.stderr.contains("[PPO010] syntax error"), "{}", r.stderr);
     // The file is still mirrored unchanged.
     assert_eq!(fs::read_to_string(out.join("bad.c")).unwrap(), bad);
+}
+
+/// The first C code block after the line starting with `marker` in a check page.
+fn page_block(page: &str, marker: &str) -> String {
+    let at = page.find(&format!("\n{marker}")).unwrap_or_else(|| panic!("no `{marker}`"));
+    let rest = &page[at..];
+    let start = rest.find("```c\n").unwrap() + 5;
+    let end = rest[start..].find("```").unwrap();
+    rest[start..start + end].to_string()
+}
+
+/// The pages of the front end's and of the directive checker's codes: their "Triggers"
+/// example gets the code from `ppo analyze`, their "Does not trigger" example does not.
+#[test]
+fn check_pages_of_analyze_codes() {
+    let t = tempfile::tempdir().unwrap();
+    let docs = root().join("docs/checks");
+    for code in ["PPO003", "PPO120", "PPO121", "PPO122"] {
+        let page = fs::read_to_string(docs.join(format!("{code}.md"))).unwrap();
+        assert!(page.starts_with(&format!("# {code} — ")), "{code}: title");
+        for (marker, want) in [("Triggers", true), ("Does not trigger", false)] {
+            let f = write(t.path(), &format!("{code}-{want}.c"), page_block(&page, marker));
+            let r = ppo(&["analyze".as_ref(), f.as_os_str()]);
+            r.assert_no_panic();
+            let got = r.stdout.contains(&format!("[{code}]"));
+            assert_eq!(got, want, "{code} {marker}:\n{}{}", r.stdout, r.stderr);
+        }
+    }
 }
