@@ -22,6 +22,7 @@ use crate::ssa::build_ssa;
 use crate::summary::FunctionSummary;
 use rayon::prelude::*;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -419,6 +420,8 @@ pub(crate) fn assemble(
     analyses: Duration,
 ) -> FileReport {
     let cx = fe;
+    let mut functions = functions;
+    no_nested_regions(&mut functions);
     let mut diagnostics: Vec<DiagnosticReport> = fe_diags.into_iter().chain(dir_diags).collect();
     diagnostics.sort_by_key(|d| (d.range.line, d.range.column, d.code));
     FileReport {
@@ -448,6 +451,56 @@ pub(crate) fn assemble(
             analyses,
         },
         cxx,
+    }
+}
+
+/// Never a parallel region inside another: a loop of a function that a parallelized loop
+/// calls, directly or through other functions, gets no directive of its own (`PPO113`, the
+/// caller's loop runs it in parallel). A nested region would fork a team per call, or run
+/// with one thread. Demotions only grow, so the rounds end; a loop demoted in one round no
+/// longer marks its callees in the next.
+fn no_nested_regions(functions: &mut [FunctionReport]) {
+    let index: HashMap<String, usize> =
+        functions.iter().enumerate().map(|(i, f)| (f.name.clone(), i)).collect();
+    let callees: Vec<Vec<usize>> = functions
+        .iter()
+        .map(|f| f.summary.callees.iter().filter_map(|c| index.get(c).copied()).collect())
+        .collect();
+    loop {
+        // Function -> (the parallelized loop under which it runs, the call that leads there).
+        let mut under: Vec<Option<(String, Range, String)>> = vec![None; functions.len()];
+        for f in functions.iter() {
+            for l in f.loops.iter().filter(|l| l.parallel.parallelize) {
+                for c in &l.calls {
+                    let Some(&start) = index.get(c) else { continue };
+                    let mut stack = vec![start];
+                    while let Some(g) = stack.pop() {
+                        if under[g].is_none() {
+                            under[g] = Some((l.id.clone(), l.header, c.clone()));
+                            stack.extend(&callees[g]);
+                        }
+                    }
+                }
+            }
+        }
+        let mut changed = false;
+        for (f, u) in functions.iter_mut().zip(&under) {
+            let Some((id, header, call)) = u else { continue };
+            for l in f.loops.iter_mut().filter(|l| l.parallel.parallelize) {
+                let v = &mut l.parallel;
+                v.parallelize = false;
+                v.directive = None;
+                v.reasons.push(ReasonReport {
+                    code: crate::parallel::codes::INNER,
+                    message: format!("inside parallelized loop {id}, through the call to {call}"),
+                    ranges: vec![*header],
+                });
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
     }
 }
 
@@ -731,7 +784,7 @@ pub(crate) fn function_report(
     common_subexpressions.dedup_by(|a, b| {
         (a.line, a.column, a.first_line, a.first_column) == (b.line, b.column, b.first_line, b.first_column)
     });
-    let directive_diagnostics = crate::ompcheck::check_user_directives(f, &verdicts);
+    let directive_diagnostics = crate::ompcheck::check_user_directives(&fe.unit, f, &verdicts);
     let links: usize = (0..du.uses.len() as u32).map(|u| du.defs_of_use(u).len()).sum();
     FunctionReport {
         name: f.name.clone(),

@@ -19,7 +19,7 @@
 
 use crate::deptest::{common_levels, test_pair, Dir, DirSet, Distance, PairTest};
 use crate::ir::*;
-use crate::subscript::{nest_refs, ArrayRef, Nest, Subscript};
+use crate::subscript::{ArrayRef, Nest, Subscript};
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Serialize, Serializer};
 
@@ -206,7 +206,19 @@ pub fn loop_dependences_with_lines(
     loop_stmt: StmtId,
     lines: Option<&LineIndex>,
 ) -> Option<LoopDeps> {
-    let nest = nest_refs(unit, f, loop_stmt)?;
+    loop_dependences_with_calls(unit, f, loop_stmt, lines, None)
+}
+
+/// [`loop_dependences_with_lines`], with the calls that the summaries let model as array
+/// references (see [`crate::subscript::nest_refs_with_calls`]).
+pub fn loop_dependences_with_calls(
+    unit: &TranslationUnit,
+    f: &Function,
+    loop_stmt: StmtId,
+    lines: Option<&LineIndex>,
+    sums: Option<&crate::summary::Summaries>,
+) -> Option<LoopDeps> {
+    let nest = crate::subscript::nest_refs_with_calls(unit, f, loop_stmt, sums)?;
     let refs = &nest.refs;
     let mut graph: DiGraph<usize, Dependence> = DiGraph::with_capacity(refs.len(), refs.len());
     for i in 0..refs.len() {
@@ -267,7 +279,7 @@ pub fn loop_dependences_with_lines(
                         continue;
                     }
                     let nl = common_levels(a, b);
-                    if !a.is_affine() || !b.is_affine() {
+                    if !testable(a, b) {
                         let mut d = mk(DepKind::Unknown, i, j, nl);
                         d.reason = non_affine_reason(a, b);
                         graph.add_edge(NodeIndex::new(i), NodeIndex::new(j), d);
@@ -304,6 +316,19 @@ pub fn loop_dependences_with_lines(
     }
     let calls = nest.calls.clone();
     Some(LoopDeps { loop_stmt, nest, graph, independent_pairs: independent, calls })
+}
+
+/// Both references are affine, except for dimensions a call leaves open, and at least one
+/// dimension is affine in both: the test then runs on those dimensions.
+fn testable(a: &ArrayRef, b: &ArrayRef) -> bool {
+    if a.is_affine() && b.is_affine() {
+        return true;
+    }
+    let ok = |r: &ArrayRef| r.dims.iter().all(|d| d.is_affine() || d.is_call_region());
+    ok(a)
+        && ok(b)
+        && a.dims.len() == b.dims.len()
+        && a.dims.iter().zip(&b.dims).any(|(x, y)| x.is_affine() && y.is_affine())
 }
 
 fn non_affine_reason(a: &ArrayRef, b: &ArrayRef) -> String {

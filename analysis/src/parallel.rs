@@ -83,7 +83,7 @@ pub struct LoopVerdict {
 use crate::cfg::{Cfg, NaturalLoop};
 use crate::constprop::{propagate_constants, Const};
 use crate::dataflow::FnItems;
-use crate::depend::{loop_dependences_with_lines, DepKind};
+use crate::depend::{loop_dependences_with_calls, DepKind};
 use crate::ir::{ExprId, ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
 use crate::linear::{linear_ivs, LinearIvs};
 use crate::liveness::{liveness_with, Liveness};
@@ -394,6 +394,10 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
     let mut user_calls = false;
     let mut call_reads_globals: Vec<SymId> = Vec::new();
     let mut call_reads_memory = false;
+    // Calls to functions that write only through their pointer parameters: decided with
+    // the array dependences, which see each call as the accesses it makes through its
+    // arguments (a row `r[i][j]` written is `r[i][j][*]`).
+    let mut modelled: Vec<&str> = Vec::new();
     for name in &info.calls {
         if unit.func_by_name(name).is_some() {
             user_calls = true;
@@ -401,6 +405,10 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 Some(s) if s.pure => {
                     call_reads_globals.extend(s.reads_globals.iter().copied());
                     call_reads_memory |= s.reads_unknown_memory || !s.reads_params.is_empty();
+                }
+                Some(s) if s.writes_only_through_params() => {
+                    call_reads_globals.extend(s.reads_globals.iter().copied());
+                    modelled.push(name);
                 }
                 Some(s) => {
                     let mut what = Vec::new();
@@ -452,7 +460,23 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
     let hopeless = rs.iter().any(|r| {
         [codes::NOT_CANONICAL, codes::EARLY_EXIT, codes::OPAQUE, codes::IMPURE_CALL].contains(&r.code)
     });
-    let deps = if hopeless { None } else { loop_dependences_with_lines(unit, f, info.stmt, facts.lines) };
+    let deps = if hopeless {
+        None
+    } else {
+        loop_dependences_with_calls(unit, f, info.stmt, facts.lines, Some(facts.summaries))
+    };
+    // A modelled call whose arguments could not all be mapped to regions: its writes are unknown.
+    modelled.retain(|name| {
+        let mapped = deps.as_ref().is_some_and(|d| !d.nest.unmodeled_calls.iter().any(|c| c == name));
+        if !mapped {
+            rs.push(reason(
+                codes::IMPURE_CALL,
+                format!("call to {name}, which writes through pointers"),
+                hs.clone(),
+            ));
+        }
+        mapped
+    });
     let mut written: Vec<SymId> = Vec::new();
     // PPO105 reasons from pointers that may alias: (index in `rs`, the two bases).
     let mut alias: Vec<(usize, SymId, SymId)> = Vec::new();
@@ -528,6 +552,10 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                             ExprKind::FuncName(n) => n.as_str(),
                             _ => "",
                         };
+                        // Its accesses are among the array references tested above.
+                        if modelled.contains(&cname) {
+                            continue;
+                        }
                         for &a in args {
                             if let Some(v) =
                                 f.exprs_under(a).into_iter().filter_map(|y| f.as_var(y)).find(|v| {

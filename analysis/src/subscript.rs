@@ -111,6 +111,22 @@ pub struct Nest {
     /// read may read anything the loop writes.
     #[serde(skip)]
     pub untraced: Vec<(Span, bool, String)>,
+    /// Calls modelled as array references (see [`nest_refs_with_calls`]) whose arguments
+    /// could not all be mapped to a region of a variable: their effects are unknown.
+    #[serde(skip)]
+    pub unmodeled_calls: Vec<String>,
+}
+
+/// The subscript of a dimension that a call's argument leaves open: the callee may access
+/// any element of it (a row `r[i][j]` passed as `double *b` is `r[i][j][*]`). A reference
+/// with such dimensions is tested on its other dimensions only.
+pub const CALL_REGION: &str = "any element the call reaches through its argument";
+
+impl Subscript {
+    /// A dimension a call's argument leaves open ([`CALL_REGION`]).
+    pub fn is_call_region(&self) -> bool {
+        matches!(self, Subscript::NonAffine(r) if r == CALL_REGION)
+    }
 }
 
 /// `num / d`, C's division by a positive constant, in a loop bound: an unknown `q` with
@@ -232,6 +248,21 @@ fn quotient_bounds(
 
 /// The nest rooted at `loop_stmt` (None when it is not a loop of `f`).
 pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Option<Nest> {
+    nest_refs_with_calls(unit, f, loop_stmt, None)
+}
+
+/// [`nest_refs`], with the calls to functions that write only through their pointer
+/// parameters ([`FunctionSummary::writes_only_through_params`]) turned into the array
+/// references they make: each pointer argument read or written by the callee, when it is a
+/// row, an element's address or a whole array (`r[i][j]`, `&a[i][0]`, `x`), stands for
+/// every element of that row (C's rules keep a pointer derived from a row inside it). A
+/// call with an argument that is none of these is listed in [`Nest::unmodeled_calls`].
+pub fn nest_refs_with_calls(
+    unit: &TranslationUnit,
+    f: &Function,
+    loop_stmt: StmtId,
+    sums: Option<&crate::summary::Summaries>,
+) -> Option<Nest> {
     let infos = loop_infos(unit, f);
     let root = infos.iter().position(|l| l.stmt == loop_stmt)?;
     // Loops of the nest, preorder (children follow parents).
@@ -314,13 +345,18 @@ pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Opt
         refs: Vec::new(),
         untraced: Vec::new(),
         chain: Vec::new(),
+        sums,
+        unmodeled_calls: Vec::new(),
     };
     w.stmt(loop_stmt);
     let mut refs = w.refs;
     let untraced = w.untraced;
+    let mut unmodeled_calls = w.unmodeled_calls;
+    unmodeled_calls.sort();
+    unmodeled_calls.dedup();
     let outer = outer_ranges(unit, f, &infos, root);
     delinearize(unit, &loops, &outer, &mut refs);
-    Some(Nest { loops, refs, calls, written, ivs, quotients, untraced })
+    Some(Nest { loops, refs, calls, written, ivs, quotients, untraced, unmodeled_calls })
 }
 
 /// Polynomial over symbols: `(coeff, sorted symbols)` monomials plus a constant. `None` when
@@ -445,6 +481,9 @@ struct RefWalker<'a> {
     untraced: Vec<(Span, bool, String)>,
     /// Current loop chain.
     chain: Vec<usize>,
+    /// Summaries to model calls with (see [`nest_refs_with_calls`]).
+    sums: Option<&'a crate::summary::Summaries>,
+    unmodeled_calls: Vec<String>,
 }
 
 impl RefWalker<'_> {
@@ -521,8 +560,109 @@ impl RefWalker<'_> {
             }
             ExprKind::Unary(UnOp::AddrOf, a) => self.address(s, *a),
             ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) | ExprKind::StmtExpr(_) => {}
+            ExprKind::Call { args, .. } if self.sums.is_some() => {
+                let modelled = crate::effects::callee_name(f, e)
+                    .and_then(|n| self.sums.and_then(|sm| sm.get(n)).map(|x| (n, x)))
+                    .filter(|(_, x)| x.writes_only_through_params());
+                match modelled {
+                    Some((name, sum)) => self.call(s, name, sum, args),
+                    None => f.for_each_child(e, |c| self.expr(s, c)),
+                }
+            }
             _ => f.for_each_child(e, |c| self.expr(s, c)),
         }
+    }
+
+    /// A call to a function that writes only through its pointer parameters: the regions
+    /// of its pointer arguments, read and/or written.
+    fn call(&mut self, s: StmtId, name: &str, sum: &crate::summary::FunctionSummary, args: &[ExprId]) {
+        for (k, &a) in args.iter().enumerate() {
+            let (read, write) = (sum.reads_params.contains(&k), sum.writes_params.contains(&k));
+            if !read && !write {
+                self.expr(s, a);
+                continue;
+            }
+            match self.arg_region(a) {
+                Some((base, mut srcs, open)) => {
+                    self.address(s, a);
+                    srcs.extend((0..open).map(|_| SubSrc::Unknown(CALL_REGION.into())));
+                    let text = format!("{} (through the call to {name})", expr_to_c(self.unit, self.f, a));
+                    for w in [false, true] {
+                        if (w && write) || (!w && read) {
+                            self.push_parts(s, a, w, base, &srcs);
+                            self.refs.last_mut().expect("just pushed").text = text.clone();
+                        }
+                    }
+                }
+                None => {
+                    self.unmodeled_calls.push(name.to_string());
+                    self.expr(s, a);
+                }
+            }
+        }
+    }
+
+    /// The region a pointer argument designates: (variable, subscripts given, dimensions
+    /// left open). `r[i][j]` (a row of `double r[N][N][5]`) is `r[i][j][*]`; `&a[i][0]` is
+    /// `a[i][*]` (a pointer to an element reaches its row); `x` (an array or a pointer) is
+    /// all of it. Local arrays (which privatization reasons about) are not mapped.
+    fn arg_region(&self, a: ExprId) -> Option<(SymId, Vec<SubSrc>, usize)> {
+        let f = self.f;
+        let mut a = a;
+        while let ExprKind::Cast { expr, .. } = &f.expr(a).kind {
+            a = *expr;
+        }
+        let rank = |t: &Type| {
+            let mut n = 0;
+            let mut t = t;
+            loop {
+                match t {
+                    Type::Array { elem, .. } => t = elem,
+                    Type::Pointer { pointee, .. } => t = pointee,
+                    _ => return n,
+                }
+                n += 1;
+            }
+        };
+        let (base, srcs, open) = match &f.expr(a).kind {
+            ExprKind::Var(x) => {
+                let t = &self.unit.sym(*x).ty;
+                if !(t.is_array() || t.is_pointer()) {
+                    return None;
+                }
+                (*x, Vec::new(), rank(t))
+            }
+            ExprKind::Index { .. } => {
+                let t = self.type_of(a)?;
+                if !t.is_array() {
+                    return None;
+                }
+                let (base, srcs) = self.decompose(a)?;
+                (base, srcs, rank(&t))
+            }
+            ExprKind::Unary(UnOp::AddrOf, inner) if matches!(f.expr(*inner).kind, ExprKind::Index { .. }) => {
+                let t = self.type_of(*inner)?;
+                if t.is_array() || t.is_pointer() {
+                    return None;
+                }
+                let (base, mut srcs) = self.decompose(*inner)?;
+                srcs.pop()?;
+                (base, srcs, 1)
+            }
+            _ => return None,
+        };
+        if srcs.iter().any(|s| matches!(s, SubSrc::Unknown(_))) {
+            return None;
+        }
+        let sy = self.unit.sym(base);
+        if sy.kind == SymKind::Local && !sy.is_static && sy.ty.is_array() {
+            return None;
+        }
+        // The reference has as many dimensions as the base's other references.
+        if srcs.len() + open != rank(&sy.ty) {
+            return None;
+        }
+        Some((base, srcs, open))
     }
 
     /// `&x`: the subscripts are evaluated, the element is not accessed.
@@ -602,9 +742,14 @@ impl RefWalker<'_> {
                 return;
             }
         };
+        self.push_parts(s, e, write, base, &srcs);
+    }
+
+    /// Records the reference `e` to `base` with the given subscript sources.
+    fn push_parts(&mut self, s: StmtId, e: ExprId, write: bool, base: SymId, srcs: &[SubSrc]) {
         self.cur = Some(s);
         let dims: Vec<Subscript> = srcs.iter().map(|src| self.subscript(src)).collect();
-        let lin = match srcs.as_slice() {
+        let lin = match srcs {
             [SubSrc::Expr(x)] => self.lin(*x, 1).ok(),
             [SubSrc::Sum(parts)] => self.lin_sum(parts).ok(),
             _ => None,

@@ -60,12 +60,34 @@ pub struct FunctionSummary {
     pub opaque: bool,
     /// In a cycle of the call graph (calls itself directly or through others).
     pub recursive: bool,
+    /// The functions of the file it calls directly, by name, sorted (not in the JSON).
+    #[serde(skip)]
+    pub callees: Vec<String>,
     /// No writes to globals, parameter memory or unknown memory, no io, allocation,
     /// randomness, exit, hidden state, unknown calls or opaque code.
     pub pure: bool,
 }
 
 impl FunctionSummary {
+    /// Its only effects are reads and writes of the memory its pointer parameters reach
+    /// (and reads of globals): a call is then the array accesses it makes through its
+    /// arguments (see `subscript::nest_refs_with_calls`).
+    pub fn writes_only_through_params(&self) -> bool {
+        !self.writes_params.is_empty()
+            && self.writes_globals.is_empty()
+            && !self.writes_unknown_memory
+            && !self.reads_unknown_memory
+            && !self.io
+            && !self.alloc
+            && !self.random
+            && !self.exits
+            && !self.state
+            && !self.thread_unsafe
+            && !self.calls_unknown
+            && !self.opaque
+            && !self.recursive
+    }
+
     fn compute_pure(&mut self) {
         self.pure = self.writes_globals.is_empty()
             && self.writes_params.is_empty()
@@ -548,7 +570,10 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
             sums[n.index()].recursive = recursive;
         }
     }
-    for s in &mut sums {
+    for (s, l) in sums.iter_mut().zip(locals) {
+        s.callees = l.callees().map(|c| unit.functions[c.index()].name.clone()).collect();
+        s.callees.sort();
+        s.callees.dedup();
         s.reads_global_names = s.reads_globals.iter().map(|&g| unit.sym(g).name.clone()).collect();
         s.writes_global_names = s.writes_globals.iter().map(|&g| unit.sym(g).name.clone()).collect();
         s.reads_global_names.sort();

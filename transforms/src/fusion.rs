@@ -1379,8 +1379,16 @@ impl<'r, 'a> Fuser<'r, 'a> {
         }
         let context =
             (0..=d).map(|l| members.iter().all(|m| m.levels[l].stmt == members[0].levels[l].stmt)).collect();
-        let nest =
-            Nest { loops, refs, calls, written, ivs: Default::default(), quotients, untraced: Vec::new() };
+        let nest = Nest {
+            loops,
+            refs,
+            calls,
+            written,
+            ivs: Default::default(),
+            quotients,
+            untraced: Vec::new(),
+            unmodeled_calls: Vec::new(),
+        };
         Ok((nest, owner, context))
     }
 
