@@ -2,13 +2,79 @@
 //! do): a `parallel for` on a loop with a dependence, or one that misses a `private`,
 //! `lastprivate` or `reduction` clause the loop needs, is reported with the evidence.
 
-use crate::ir::{Diagnostic, Function, Severity, Span, StmtId, StmtKind};
-use crate::parallel::{codes, LoopVerdict};
+use crate::ir::{Diagnostic, ExprKind, Function, Severity, Span, StmtId, StmtKind, SymKind, TranslationUnit};
+use crate::parallel::{codes, LoopVerdict, Reason};
+use std::collections::HashSet;
 
-/// A user's `parallel for` on a loop that is not parallel.
+/// A user's `parallel for` on a loop that is not parallel: a proven dependence.
 pub const RACE: &str = "PPO120";
 /// A user's `parallel for` that misses a data-sharing clause the loop needs.
 pub const MISSING_CLAUSE: &str = "PPO121";
+/// A user's directive the analysis cannot verify (pointers, calls, subscripts it cannot
+/// follow): a note, never a warning.
+pub const UNVERIFIED: &str = "PPO122";
+
+/// Reasons that prove a directive wrong: a dependence between iterations with its evidence.
+/// The others (an address the analysis cannot follow, pointers that may alias, a call whose
+/// effects are unknown, opaque code) only say that the analysis cannot tell.
+const PROVEN: [&str; 6] = [
+    codes::FLOW_DEP,
+    codes::ANTI_DEP,
+    codes::OUTPUT_DEP,
+    codes::SCALAR_DEP,
+    codes::EARLY_EXIT,
+    codes::DERIVED_IV,
+];
+
+/// Variables private to each thread at a worksharing `omp for` without `parallel`: those
+/// declared inside the enclosing `#pragma omp parallel` region or listed in its privatizing
+/// clauses; for an orphaned `omp for` (no region in this function: it runs inside a region
+/// of a caller) every local and parameter (each thread has its own frame).
+fn thread_private(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> HashSet<String> {
+    let name = |s: crate::ir::SymId| unit.sym(s).name.clone();
+    for st in &f.stmts {
+        let StmtKind::Compound(items) = &st.kind else { continue };
+        for w in items.windows(2) {
+            let StmtKind::Pragma(text) = &f.stmt(w[0]).kind else { continue };
+            let t = text.trim_start();
+            if !t.starts_with("omp parallel") || is_loop_directive(t) {
+                continue;
+            }
+            let under = f.stmts_under(w[1]);
+            if !under.contains(&loop_stmt) {
+                continue;
+            }
+            let mut out: HashSet<String> = HashSet::new();
+            for &x in &under {
+                if let StmtKind::Decl(ds) = &f.stmt(x).kind {
+                    out.extend(ds.iter().filter(|d| !unit.sym(d.sym).is_static).map(|d| name(d.sym)));
+                }
+            }
+            let cl = clauses(t);
+            out.extend(
+                listed(&cl, &["private", "firstprivate", "reduction"])
+                    .into_iter()
+                    .map(|v| v.rsplit(':').next().unwrap_or(v).trim().to_string()),
+            );
+            return out;
+        }
+    }
+    f.params
+        .iter()
+        .chain(&f.locals)
+        .filter(|&&s| matches!(unit.sym(s).kind, SymKind::Local | SymKind::Param) && !unit.sym(s).is_static)
+        .map(|&s| name(s))
+        .collect()
+}
+
+/// The variable a scalar reason is about: the variable read or written at its first span.
+fn reason_var<'a>(unit: &'a TranslationUnit, f: &Function, r: &Reason) -> Option<&'a str> {
+    let sp = *r.spans.first()?;
+    f.exprs.iter().find_map(|e| match e.kind {
+        ExprKind::Var(s) if e.span == sp => Some(unit.sym(s).name.as_str()),
+        _ => None,
+    })
+}
 
 /// The `#pragma omp …` statement right before `loop_stmt` in its block, if any.
 pub fn user_directive(f: &Function, loop_stmt: StmtId) -> Option<(StmtId, &str)> {
@@ -96,7 +162,11 @@ fn listed<'a>(cl: &'a [(String, Vec<String>)], kinds: &[&str]) -> Vec<&'a str> {
 }
 
 /// Warnings for the user's loop directives of `f`.
-pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diagnostic> {
+pub fn check_user_directives(
+    unit: &TranslationUnit,
+    f: &Function,
+    verdicts: &[LoopVerdict],
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for v in verdicts {
         let Some((pragma, text)) = user_directive(f, v.stmt) else { continue };
@@ -104,9 +174,12 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
             continue;
         }
         let span: Span = f.stmt(pragma).span;
+        // `omp for` inside a region (or orphaned): the region's variables are per thread.
+        let private: HashSet<String> =
+            if text.starts_with("omp for") { thread_private(unit, f, v.stmt) } else { HashSet::new() };
         if !v.legal {
             // Reasons that make the directive wrong (not merely not worth it).
-            let wrong: Vec<_> = v
+            let blocking: Vec<&Reason> = v
                 .reasons
                 .iter()
                 .filter(|r| {
@@ -114,7 +187,25 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
                         && r.code != codes::INNER
                         && r.code != codes::NOT_CANONICAL
                 })
+                .filter(|r| {
+                    r.code != codes::SCALAR_DEP || reason_var(unit, f, r).is_none_or(|n| !private.contains(n))
+                })
                 .collect();
+            let wrong: Vec<&Reason> = blocking.iter().copied().filter(|r| PROVEN.contains(&r.code)).collect();
+            if wrong.is_empty() {
+                if let Some(r) = blocking.first() {
+                    out.push(Diagnostic {
+                        code: UNVERIFIED,
+                        severity: Severity::Note,
+                        message: format!(
+                            "`#pragma {text}`: ppo cannot verify that the iterations are independent: {} [{}]",
+                            r.message, r.code
+                        ),
+                        span,
+                    });
+                }
+                continue;
+            }
             if let Some(r) = wrong.first() {
                 out.push(Diagnostic {
                     code: RACE,
@@ -159,6 +250,24 @@ pub fn check_user_directives(f: &Function, verdicts: &[LoopVerdict]) -> Vec<Diag
         let have_last = listed(&have, &["lastprivate"]);
         let have_red = listed(&have, &["reduction"]);
         let mut missing = Vec::new();
+        let need: Vec<(String, Vec<String>)> = need
+            .into_iter()
+            .map(|(k, vs)| {
+                // `reduction` items are `op:var`, `linear` items `var:step`.
+                let var = |v: &String| -> String {
+                    let v = v.as_str();
+                    match k.as_str() {
+                        "reduction" => v.rsplit(':').next().unwrap_or(v),
+                        "linear" => v.split(':').next().unwrap_or(v),
+                        _ => v,
+                    }
+                    .trim()
+                    .to_string()
+                };
+                let vs = vs.into_iter().filter(|v| !private.contains(&var(v))).collect();
+                (k, vs)
+            })
+            .collect();
         for var in listed(&need, &["private"]) {
             if !have_priv.contains(&var) {
                 missing.push(format!("private({var})"));
@@ -227,7 +336,11 @@ mod tests {
         let mut out = Vec::new();
         for f in &fe.unit.functions {
             let v = crate::parallel::function_verdicts(&fe.unit, f, &sums);
-            out.extend(check_user_directives(f, &v).into_iter().map(|d| format!("{} {}", d.code, d.message)));
+            out.extend(
+                check_user_directives(&fe.unit, f, &v)
+                    .into_iter()
+                    .map(|d| format!("{} {}", d.code, d.message)),
+            );
         }
         out
     }
