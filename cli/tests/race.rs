@@ -62,7 +62,7 @@ fn omp_outputs_run_under_tsan_without_a_race_report() {
         return;
     }
     let t = tempfile::tempdir().unwrap();
-    for name in ["ppo", "deps"] {
+    for name in ["ppo", "deps", "real"] {
         let src = root().join("corpus").join(name);
         let out = t.path().join(name);
         ppo(&[
@@ -72,6 +72,8 @@ fn omp_outputs_run_under_tsan_without_a_race_report() {
             "-o".as_ref(),
             out.as_os_str(),
             "-omp".as_ref(),
+            "-I".as_ref(),
+            src.as_os_str(),
         ])
         .assert_code(0)
         .assert_no_panic();
