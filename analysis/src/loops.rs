@@ -404,6 +404,28 @@ impl<'f> Agg<'f> {
     fn may_clobber(&self) -> bool {
         self.mem_write || self.opaque || self.indirect || !self.calls.is_empty()
     }
+    /// Something in here may change the variable `s` behind the analysis' back. A `static`
+    /// scalar global whose address is never taken cannot be reached through a pointer (no
+    /// other file can name it, and this one never forms `&s`): only a call can change it, and
+    /// a library function without global effects does not. (NPB CG's
+    /// `for (j = 1; j <= naa + 1; j++) q[j] = 0.0;`.)
+    fn may_clobber_var(&self, unit: &TranslationUnit, s: SymId) -> bool {
+        let sym = unit.sym(s);
+        let unreachable = sym.is_global_storage()
+            && sym.is_static
+            && !sym.address_taken
+            && !sym.is_volatile
+            && sym.ty.is_scalar();
+        if !unreachable {
+            return self.may_clobber();
+        }
+        self.opaque
+            || self.indirect
+            || self.calls.iter().any(|n| {
+                unit.func_by_name(n).is_some()
+                    || crate::libc::lookup(n).is_none_or(|l| l.effect != crate::libc::GlobalEffect::None)
+            })
+    }
 }
 
 /// `exit`, `abort` and the other library functions that end the program.
@@ -867,7 +889,7 @@ fn counted_form(
     if ca.writes().count() != in_cond.is_some() as usize || !ca.mem.iter().all(|m| !m.write) {
         return Err("the condition has side effects".into());
     }
-    if !sym.is_register_like() && (r.body.may_clobber() || r.head.may_clobber()) {
+    if !sym.is_register_like() && (r.body.may_clobber_var(unit, v) || r.head.may_clobber_var(unit, v)) {
         return Err(format!("`{}` may be modified through pointers or calls", sym.name));
     }
     // The limit must be loop-invariant.
@@ -887,7 +909,7 @@ fn counted_form(
         {
             return Err(format!("the limit `{}` is modified in the loop", ls.name));
         }
-        if !ls.is_register_like() && clobber {
+        if !ls.is_register_like() && (r.body.may_clobber_var(unit, s) || r.head.may_clobber_var(unit, s)) {
             return Err(format!("the limit `{}` may be modified through pointers or calls", ls.name));
         }
     }

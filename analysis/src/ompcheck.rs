@@ -67,6 +67,49 @@ fn thread_private(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Ha
         .collect()
 }
 
+/// The variables of the file's `#pragma omp threadprivate(…)` directives.
+fn threadprivate(unit: &TranslationUnit) -> Vec<String> {
+    unit.pragmas
+        .iter()
+        .filter_map(|p| {
+            let t = p.text.trim_start().trim_start_matches('#').trim_start();
+            let t = t.strip_prefix("pragma").unwrap_or(t).trim_start();
+            t.strip_prefix("omp").filter(|r| r.trim_start().starts_with("threadprivate")).map(clauses)
+        })
+        .flat_map(|cl| listed(&cl, &["threadprivate"]).into_iter().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+/// The index variables of the `n - 1` loops nested in `loop_stmt` that `collapse(n)` binds.
+fn collapsed_indices(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId, n: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = loop_stmt;
+    for _ in 1..n {
+        let StmtKind::For { body, .. } = &f.stmt(cur).kind else { break };
+        let mut b = *body;
+        while let StmtKind::Compound(items) = &f.stmt(b).kind {
+            match items.as_slice() {
+                [one] => b = *one,
+                _ => break,
+            }
+        }
+        let StmtKind::For { init: Some(init), .. } = &f.stmt(b).kind else { break };
+        let var = match &f.stmt(*init).kind {
+            StmtKind::Decl(ds) => ds.first().map(|d| d.sym),
+            StmtKind::Expr(e) => match &f.expr(*e).kind {
+                ExprKind::Assign { lhs, .. } => f.as_var(*lhs),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(v) = var {
+            out.push(unit.sym(v).name.clone());
+        }
+        cur = b;
+    }
+    out
+}
+
 /// The variable a scalar reason is about: the variable read or written at its first span.
 fn reason_var<'a>(unit: &'a TranslationUnit, f: &Function, r: &Reason) -> Option<&'a str> {
     let sp = *r.spans.first()?;
@@ -175,8 +218,27 @@ pub fn check_user_directives(
         }
         let span: Span = f.stmt(pragma).span;
         // `omp for` inside a region (or orphaned): the region's variables are per thread.
-        let private: HashSet<String> =
+        let mut private: HashSet<String> =
             if text.starts_with("omp for") { thread_private(unit, f, v.stmt) } else { HashSet::new() };
+        // `threadprivate` variables, and the indices of the loops `collapse(n)` binds
+        // (predetermined private), need no clause either.
+        private.extend(threadprivate(unit));
+        let have = clauses(text);
+        if let Some(n) = listed(&have, &["collapse"]).first().and_then(|n| n.parse::<usize>().ok()) {
+            private.extend(collapsed_indices(unit, f, v.stmt, n));
+        }
+        // `ordered`: the carried updates sit in an `ordered` region that runs the iterations in
+        // order; ppo does not model it.
+        let ordered = text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "ordered");
+        if ordered && (!v.legal || !v.clauses.is_empty()) {
+            out.push(Diagnostic {
+                code: UNVERIFIED,
+                severity: Severity::Note,
+                message: format!("`#pragma {text}`: ppo does not check loops with `ordered` regions"),
+                span,
+            });
+            continue;
+        }
         if !v.legal {
             // Reasons that make the directive wrong (not merely not worth it).
             let blocking: Vec<&Reason> = v
@@ -227,7 +289,6 @@ pub fn check_user_directives(
         }
         // The loop is parallel: the user's clauses must cover what it needs.
         let need = clauses(&v.clauses);
-        let have = clauses(text);
         // Parallel only when pointers that may alias do not overlap.
         if let Some(c) = &v.runtime_check {
             if !have.iter().any(|(k, _)| k == "if") {

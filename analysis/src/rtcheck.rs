@@ -226,11 +226,28 @@ fn invariant_sym(unit: &TranslationUnit, nest: &Nest, s: SymId) -> Result<(), St
     if nest.written.contains(&s) {
         return Err(format!("`{}` is written in the loop", sy.name));
     }
-    if sy.is_global_storage() {
+    // A `static` scalar global whose address is never taken: no pointer reaches it (another
+    // file cannot name it), only calls could change it.
+    let unreachable = sy.is_static && !sy.address_taken && !sy.is_volatile && sy.ty.is_scalar();
+    let calls_may_write = nest.calls.iter().any(|n| {
+        unit.func_by_name(n).is_some()
+            || crate::libc::lookup(n).is_none_or(|l| l.effect != crate::libc::GlobalEffect::None)
+    });
+    if sy.is_global_storage() && (!unreachable || calls_may_write) {
         return Err(format!(
             "`{}` is a global: a write through a pointer in the loop could change it",
             sy.name
         ));
+    }
+    if sy.is_global_storage() {
+        return if int_ok(&sy.ty) {
+            Ok(())
+        } else {
+            Err(format!(
+                "`{}` is not a signed or pointer-sized integer (the test could wrap around)",
+                sy.name
+            ))
+        };
     }
     if !sy.is_register_like() {
         return Err(format!(

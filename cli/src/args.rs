@@ -30,6 +30,7 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-min-trip-count", "--min-trip-count"),
     ("-min-body-stmts", "--min-body-stmts"),
     ("-collapse-max-outer-trip", "--collapse-max-outer-trip"),
+    ("-min-work", "--min-work"),
     ("-np", "--np"),
     ("-threads", "--threads"),
     ("-hostfile", "--hostfile"),
@@ -399,13 +400,18 @@ pub struct ThresholdArgs {
     #[arg(long = "min-body-stmts", value_name = "N", default_value_t = Thresholds::default().min_body_stmts)]
     pub min_body_stmts: usize,
 
-    /// collapse(n) only when the outer loop's constant trip count is below N (or unknown)
+    /// collapse(n) only when the outer loop's trip count is a constant below N
     #[arg(
         long = "collapse-max-outer-trip",
         value_name = "N",
         default_value_t = Thresholds::default().collapse_max_outer_trip
     )]
     pub collapse_max_outer_trip: u64,
+
+    /// Innermost loops with a constant trip count and no calls need iterations × statements
+    /// of at least N (PPO112)
+    #[arg(long = "min-work", value_name = "N", default_value_t = Thresholds::default().min_work)]
+    pub min_work: u64,
 }
 
 impl ThresholdArgs {
@@ -414,6 +420,7 @@ impl ThresholdArgs {
             min_trip_count: self.min_trip_count,
             min_body_stmts: self.min_body_stmts,
             collapse_max_outer_trip: self.collapse_max_outer_trip,
+            min_work: self.min_work,
         }
     }
 }

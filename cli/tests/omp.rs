@@ -126,6 +126,14 @@ fn directives_are_placed_where_the_experts_place_them() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Correct hand-written directives (collapse, threadprivate, ordered, omp for in a region)
+    // get no warning.
+    let r = ppo(&["analyze".as_ref(), root().join("corpus/real/user_directives.c").as_os_str()]);
+    assert!(!r.stdout.contains("[PPO120]") && !r.stdout.contains("[PPO121]"), "{}", r.stdout);
+    assert!(r.stdout.contains("[PPO122]"), "the ordered loop is noted as not checked:\n{}", r.stdout);
+    // The user's directive under `#ifdef _OPENMP` is the only one on its loop.
+    let sb = fs::read_to_string(out.join("static_bound.c")).unwrap();
+    assert_eq!(sb.matches("#pragma omp parallel for reduction(+:s)").count(), 1, "{sb}");
     // The Latin-1 comments come out byte for byte.
     let orig = fs::read(root().join("corpus/real/latin1.c")).unwrap();
     let new = fs::read(out.join("latin1.c")).unwrap();
@@ -291,12 +299,16 @@ fn profitability_thresholds_are_configurable() {
     let default = run("o1", &[]);
     assert!(!default.contains("#pragma omp parallel for\n    for (i = 0; i < 3"), "{default}");
     assert!(!default.lines().nth(3).unwrap().contains("pragma"), "{default}");
-    // A lower threshold parallelizes it (single-dash spelling too).
-    let low = run("o2", &["-min-trip-count", "2"]);
+    // Nor are 8 iterations of one statement (--min-work, default 64).
+    assert!(!default.contains("pragma"), "{default}");
+    // Lower thresholds parallelize it (single-dash spelling too).
+    let low = run("o2", &["-min-trip-count", "2", "-min-work", "0"]);
     assert!(low.lines().nth(3).unwrap().contains("#pragma omp parallel for"), "{low}");
-    // The j loop (8 iterations) is the only parallel one of the second nest; raising the
-    // threshold above 8 keeps it sequential.
-    let default_j = default.lines().filter(|l| l.contains("pragma")).count();
-    let high = run("o3", &["--min-trip-count", "9"]);
-    assert!(high.lines().filter(|l| l.contains("pragma")).count() < default_j, "{default}\n---\n{high}");
+    // The j loop (8 iterations) is the only parallel one of the second nest: annotated
+    // with --min-work 8; raising --min-trip-count above 8 keeps it sequential.
+    let work8 = run("o3", &["--min-work", "8"]);
+    let annotated_j = work8.lines().filter(|l| l.contains("pragma")).count();
+    assert_eq!(annotated_j, 1, "{work8}");
+    let high = run("o4", &["--min-work", "8", "--min-trip-count", "9"]);
+    assert!(high.lines().filter(|l| l.contains("pragma")).count() < annotated_j, "{work8}\n---\n{high}");
 }

@@ -60,9 +60,7 @@ pub fn plan(text: &str, index: &LineIndex, report: &FileReport) -> (Vec<Placed>,
                 continue;
             }
             // An OpenMP directive already on the previous non-blank line: the user's.
-            let before = text[..ls].trim_end();
-            let prev_line = before.rsplit('\n').next().unwrap_or("").trim_start();
-            if prev_line.starts_with("#pragma omp") || prev_line.starts_with("# pragma omp") {
+            if user_directive_before(&text[..ls]) {
                 skipped.push(Skipped {
                     user_directive: true,
                     ..skip("the loop already has an OpenMP directive")
@@ -78,4 +76,39 @@ pub fn plan(text: &str, index: &LineIndex, report: &FileReport) -> (Vec<Placed>,
         }
     }
     (placed, skipped)
+}
+
+/// Whether the text before a loop's line ends with an OpenMP directive, possibly inside
+/// preprocessor conditionals (`#ifdef _OPENMP` / `#pragma omp …` / `#endif`): the analysis
+/// may not see it (its region is inactive without `-fopenmp`), but the compiler will, and a
+/// second directive on the loop would not compile.
+fn user_directive_before(before: &str) -> bool {
+    for line in before.trim_end().rsplit('\n').take(8) {
+        let l = line.trim_start();
+        let d = l.strip_prefix('#').map(str::trim_start);
+        match d {
+            Some(d) if d.starts_with("pragma omp") || d.starts_with("pragma  omp") => return true,
+            Some(d)
+                if ["if", "ifdef", "ifndef", "elif", "else", "endif"].iter().any(|k| d.starts_with(k)) => {}
+            _ if l.is_empty() => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::user_directive_before;
+
+    #[test]
+    fn directives_under_conditionals_are_the_users() {
+        assert!(user_directive_before("x = 1;\n  #pragma omp parallel for\n"));
+        assert!(user_directive_before(
+            "x = 1;\n#ifdef _OPENMP\n#pragma omp parallel for reduction(+:s)\n#endif\n"
+        ));
+        assert!(user_directive_before("#if defined(_OPENMP)\n# pragma omp for\n#else\n#endif\n"));
+        assert!(!user_directive_before("x = 1;\n#ifdef DEBUG\n#endif\n"));
+        assert!(!user_directive_before("#pragma omp parallel for\nfor (;;) ;\n"));
+    }
 }
