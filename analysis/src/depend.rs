@@ -418,6 +418,8 @@ struct AliasInfo {
     /// Per symbol (of this function): true when every assignment is a malloc-like call,
     /// false when some other assignment exists.
     fresh: Vec<(SymId, bool)>,
+    /// Parameters every call binds to distinct objects (`TranslationUnit::distinct_params`).
+    distinct: Vec<(SymId, SymId)>,
 }
 
 impl AliasInfo {
@@ -463,8 +465,12 @@ impl AliasInfo {
                 }
             }
         }
-        let _ = unit;
-        AliasInfo { fresh }
+        let distinct = unit
+            .func_by_name(&f.name)
+            .and_then(|id| unit.distinct_params.get(id.index()))
+            .map(|pairs| pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect())
+            .unwrap_or_default();
+        AliasInfo { fresh, distinct }
     }
 
     fn storage(&self, unit: &TranslationUnit, s: SymId) -> Storage {
@@ -499,7 +505,11 @@ impl AliasInfo {
                 | (Array { local: true }, Param)
                 | (Param, Array { local: true })
         );
-        if independent {
+        // Parameters the function never reassigns, bound to distinct objects at every call.
+        let distinct = sp == Param
+            && sq == Param
+            && self.distinct.iter().any(|&(a, b)| (a, b) == (p, q) || (a, b) == (q, p));
+        if independent || distinct {
             return None;
         }
         let (np, nq) = (&unit.sym(p).name, &unit.sym(q).name);

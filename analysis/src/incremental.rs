@@ -193,6 +193,10 @@ impl IncrState {
         if text.contains("__COUNTER__") {
             ineligible.get_or_insert("__COUNTER__");
         }
+        // Facts over every call site: an edit in any function may change them.
+        if unit.distinct_params.iter().any(|p| !p.is_empty()) {
+            ineligible.get_or_insert("call-site alias facts");
+        }
         IncrState {
             path: path.to_path_buf(),
             opts: opts_key(opts),

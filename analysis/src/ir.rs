@@ -813,6 +813,11 @@ pub struct TranslationUnit {
     /// `functions` (the incremental analysis re-applies it for bodies it does not lower).
     #[serde(skip)]
     pub body_facts: Vec<BodyFacts>,
+    /// Call-site alias facts, indexed like `functions`: the pairs of pointer parameters (by
+    /// position) that every call of the function binds to distinct objects (see
+    /// `summary::distinct_param_pairs`).
+    #[serde(skip)]
+    pub distinct_params: Vec<Vec<(u32, u32)>>,
 }
 
 /// A function body's contributions to unit-wide state.

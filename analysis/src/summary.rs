@@ -20,7 +20,7 @@ use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FunctionSummary {
@@ -518,6 +518,94 @@ impl Local {
     pub fn callees(&self) -> impl Iterator<Item = FuncId> + '_ {
         self.calls.iter().map(|(c, _)| *c)
     }
+}
+
+/// Call-site alias facts: for each function (indexed like `unit.functions`), the pairs of
+/// pointer parameters that every call in the file binds to distinct objects — two different
+/// arrays of static storage (`conj_grad(colidx, rowstr, x, z, a, …)` with file-scope arrays),
+/// whole or through an element's address or a row. Only for a `static` function whose name
+/// is used for nothing but calls (no other file, no function pointer can call it) and that
+/// is called at least once. Inside it, those parameters cannot alias.
+pub fn distinct_param_pairs(unit: &TranslationUnit) -> Vec<Vec<(u32, u32)>> {
+    let mut out = vec![Vec::new(); unit.functions.len()];
+    let by_name = func_names(unit);
+    // Per function: the object of each argument at each call; None once it escapes.
+    let mut sites: Vec<Option<Vec<Vec<Option<SymId>>>>> = vec![Some(Vec::new()); unit.functions.len()];
+    for g in unit.functions.iter().chain(unit.global_init.iter()) {
+        let mut callees: HashSet<ExprId> = HashSet::new();
+        for (k, e) in g.exprs.iter().enumerate() {
+            let ExprKind::Call { callee, args } = &e.kind else { continue };
+            callees.insert(*callee);
+            let Some(n) = callee_name(g, ExprId(k as u32)) else { continue };
+            let Some(&fid) = by_name.get(n) else { continue };
+            if let Some(v) = &mut sites[fid.index()] {
+                v.push(args.iter().map(|&a| static_object(unit, g, a)).collect());
+            }
+        }
+        for (k, e) in g.exprs.iter().enumerate() {
+            if let ExprKind::FuncName(n) = &e.kind {
+                if !callees.contains(&ExprId(k as u32)) {
+                    if let Some(&fid) = by_name.get(n.as_str()) {
+                        sites[fid.index()] = None;
+                    }
+                }
+            }
+        }
+    }
+    for (i, f) in unit.functions.iter().enumerate() {
+        let Some(calls) = &sites[i] else { continue };
+        if !f.is_static || calls.is_empty() {
+            continue;
+        }
+        let ptr: Vec<usize> =
+            (0..f.params.len()).filter(|&k| unit.sym(f.params[k]).ty.is_pointer()).collect();
+        for (x, &a) in ptr.iter().enumerate() {
+            for &b in &ptr[x + 1..] {
+                let distinct = calls.iter().all(|args| match (args.get(a), args.get(b)) {
+                    (Some(Some(p)), Some(Some(q))) => p != q,
+                    _ => false,
+                });
+                if distinct {
+                    out[i].push((a as u32, b as u32));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The array of static storage an argument points into (`x`, `&x[i][0]`, `x[i]` for a row,
+/// `x + k`), if it is one. A pointer loaded from an array of pointers (`ptrs[0]`) is not.
+fn static_object(unit: &TranslationUnit, f: &Function, a: ExprId) -> Option<SymId> {
+    let strip = |mut e: ExprId| {
+        while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
+            e = *expr;
+        }
+        e
+    };
+    let mut e = strip(a);
+    while let ExprKind::Binary(BinOp::Add | BinOp::Sub, x, _) = &f.expr(e).kind {
+        e = strip(*x);
+    }
+    let (mut cur, addr) = match &f.expr(e).kind {
+        ExprKind::Unary(UnOp::AddrOf, x) => (strip(*x), true),
+        _ => (e, false),
+    };
+    let mut depth = 0usize;
+    while let ExprKind::Index { base, .. } = &f.expr(cur).kind {
+        depth += 1;
+        cur = strip(*base);
+    }
+    let ExprKind::Var(s) = &f.expr(cur).kind else { return None };
+    let sym = unit.sym(*s);
+    let mut rank = 0usize;
+    let mut t = &sym.ty;
+    while let Type::Array { elem, .. } = t {
+        rank += 1;
+        t = elem;
+    }
+    let inside = if addr { depth <= rank } else { depth < rank };
+    (sym.is_global_storage() && rank > 0 && inside).then_some(*s)
 }
 
 /// The summaries of every function from their local summaries (`locals` indexed like
