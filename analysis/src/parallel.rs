@@ -319,21 +319,21 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
             });
         }
     }
-    // A sparse row (`for (k = rowstr[j]; k < rowstr[j + 1]; k++)`) inside a sequential loop:
-    // a parallel region per outer iteration for a trip count read from memory, typically a
-    // dozen (NPB CG's matrix-vector product ran 7x slower than sequential this way).
-    if info.parent.is_some() && info.children.is_empty() {
-        if let Some(c) = &info.counted {
-            let from_memory =
-                |b: &crate::loops::Bound| matches!(b, crate::loops::Bound::Opaque(t) if t.contains('['));
-            if from_memory(&c.lower) || from_memory(&c.upper) {
-                return Some(Reason {
-                    code: codes::NOT_PROFITABLE,
-                    message: "an inner loop whose bounds are read from memory: a parallel region per iteration of the enclosing loop, for a trip count that is typically short".into(),
-                    spans: vec![info.header_span],
-                });
-            }
-        }
+    // An innermost loop of unknown trip count inside a sequential loop: a parallel region per
+    // iteration of the enclosing loop, for work ppo cannot bound — a sparse row
+    // (`k = rowstr[j] .. rowstr[j + 1]`, NPB CG: 7x slower than sequential), a butterfly of
+    // `ny` points (NPB FT's fftz2: 18x slower), a stencil line under sequential planes (MG).
+    // (A body that calls functions may do any amount of work per iteration.)
+    if info.parent.is_some()
+        && info.children.is_empty()
+        && info.calls.is_empty()
+        && !matches!(info.trip_count, TripCount::Const(_))
+    {
+        return Some(Reason {
+            code: codes::NOT_PROFITABLE,
+            message: "an innermost loop of unknown trip count inside a sequential loop: a parallel region per iteration of the enclosing loop, for work that cannot be bounded".into(),
+            spans: vec![info.header_span],
+        });
     }
     if info.children.is_empty() && info.calls.is_empty() {
         let body = match &f.stmt(info.stmt).kind {
