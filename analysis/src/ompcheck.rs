@@ -289,15 +289,16 @@ pub fn check_user_directives(
         }
         // The loop is parallel: the user's clauses must cover what it needs.
         let need = clauses(&v.clauses);
-        // Parallel only when pointers that may alias do not overlap.
+        // Parallel only when pointers that may alias do not overlap: whether they ever do
+        // depends on the callers, which ppo cannot verify (a note, not a race report).
         if let Some(c) = &v.runtime_check {
             if !have.iter().any(|(k, _)| k == "if") {
                 out.push(Diagnostic {
-                    code: RACE,
-                    severity: Severity::Warning,
+                    code: UNVERIFIED,
+                    severity: Severity::Note,
                     message: format!(
                         "`#pragma {text}` on a loop that is parallel only when its pointers do not overlap: \
-                         add if({c}), or declare the pointers restrict [{}]",
+                         ppo cannot verify that they never do; add if({c}), or declare the pointers restrict [{}]",
                         codes::MAY_ALIAS
                     ),
                     span,

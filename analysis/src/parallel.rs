@@ -340,6 +340,7 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
             StmtKind::For { body, .. } => *body,
             _ => info.stmt,
         };
+        // Statements of the body (the work of one iteration, roughly).
         let n = f
             .stmts_under(body)
             .into_iter()
@@ -358,18 +359,7 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
                 });
             }
         }
-    }
-    if info.children.is_empty() && !lg.has_refs && info.calls.is_empty() {
-        let body = match &f.stmt(info.stmt).kind {
-            StmtKind::For { body, .. } => *body,
-            _ => info.stmt,
-        };
-        let n = f
-            .stmts_under(body)
-            .into_iter()
-            .filter(|&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_)))
-            .count();
-        if n < th.min_body_stmts {
+        if !lg.has_refs && n < th.min_body_stmts {
             return Some(Reason {
                 code: codes::NOT_PROFITABLE,
                 message: "too little work per iteration".to_string(),

@@ -241,13 +241,17 @@ fn user_directives_on_loops_that_need_a_runtime_test() {
     let out = t.path().join("out");
     let r = ppo_omp(&src, &out);
     r.assert_code(0);
-    assert!(
-        r.stderr.contains("line 2, column 3: [PPO120] `#pragma omp parallel for` on a loop that is parallel only when its pointers do not overlap: add if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a)"),
-        "{}",
-        r.stderr
-    );
-    assert!(!r.stderr.contains("line 5,"), "{}", r.stderr);
+    // Whether the pointers ever overlap depends on the callers: a note (not a race report),
+    // with the test that would make the directive safe.
+    assert!(!r.stderr.contains("PPO120"), "{}", r.stderr);
     assert_eq!(fs::read_to_string(out.join("u.c")).unwrap(), text);
+    let a = ppo(&["analyze".as_ref(), src.join("u.c").as_os_str()]);
+    assert!(
+        a.stdout.contains("u.c:2:3: note[PPO122]: `#pragma omp parallel for` on a loop that is parallel only when its pointers do not overlap: ppo cannot verify that they never do; add if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a)"),
+        "{}",
+        a.stdout
+    );
+    assert!(!a.stdout.contains("u.c:5:"), "{}", a.stdout);
 }
 
 #[test]
