@@ -110,11 +110,22 @@ pub struct Thresholds {
     /// join cost about as much as a thousand simple statements; the default only refuses
     /// the hopeless (a 5-component update), since such a loop may still run once per call.
     pub min_work: u64,
+    /// The rules that weigh the fork and join of a shared-memory parallel region apply
+    /// (`min_work`, no region per iteration of a sequential loop for an innermost loop of
+    /// unknown work). The MPI target distributes loops once per run of the program and turns
+    /// them off.
+    pub region_costs: bool,
 }
 
 impl Default for Thresholds {
     fn default() -> Self {
-        Thresholds { min_trip_count: 4, min_body_stmts: 3, collapse_max_outer_trip: 64, min_work: 64 }
+        Thresholds {
+            min_trip_count: 4,
+            min_body_stmts: 3,
+            collapse_max_outer_trip: 64,
+            min_work: 64,
+            region_costs: true,
+        }
     }
 }
 
@@ -324,7 +335,8 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
     // (`k = rowstr[j] .. rowstr[j + 1]`, NPB CG: 7x slower than sequential), a butterfly of
     // `ny` points (NPB FT's fftz2: 18x slower), a stencil line under sequential planes (MG).
     // (A body that calls functions may do any amount of work per iteration.)
-    if info.parent.is_some()
+    if th.region_costs
+        && info.parent.is_some()
         && info.children.is_empty()
         && info.calls.is_empty()
         && !matches!(info.trip_count, TripCount::Const(_))
@@ -346,7 +358,7 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
             .into_iter()
             .filter(|&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_)))
             .count();
-        if let TripCount::Const(trip) = info.trip_count {
+        if let (&TripCount::Const(trip), true) = (&info.trip_count, th.region_costs) {
             let work = trip.saturating_mul(n.max(1) as u64);
             if work < th.min_work {
                 return Some(Reason {

@@ -421,6 +421,7 @@ impl ThresholdArgs {
             min_body_stmts: self.min_body_stmts,
             collapse_max_outer_trip: self.collapse_max_outer_trip,
             min_work: self.min_work,
+            region_costs: true,
         }
     }
 }

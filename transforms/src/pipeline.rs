@@ -634,9 +634,13 @@ impl Pipeline {
         Pipeline::with_registry(options, Registry::standard())
     }
 
-    pub fn with_registry(options: Options, registry: Registry) -> Result<Pipeline, PipelineError> {
+    pub fn with_registry(mut options: Options, registry: Registry) -> Result<Pipeline, PipelineError> {
         if let Some(t) = options.target {
             t.check_available()?;
+        }
+        // A DOALL is distributed once, not forked per call: no shared-memory region costs.
+        if options.target == Some(Target::Mpi) {
+            options.analyze.thresholds.region_costs = false;
         }
         Ok(Pipeline { options, registry })
     }
