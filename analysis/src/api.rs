@@ -254,6 +254,10 @@ pub struct VerdictReport {
     /// classifies the variables by. Not in the JSON (the directive carries them).
     #[serde(skip)]
     pub clauses: String,
+    /// The data-sharing clauses alone (`clauses` without `collapse`, `schedule` and `if`):
+    /// what tuning renders a directive with another schedule or thread count from.
+    #[serde(skip)]
+    pub sharing: String,
     pub collapse: u32,
     pub schedule: crate::parallel::Schedule,
     /// The loop is legal only when pointers that may alias do not overlap: the condition of
@@ -834,6 +838,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
                 }
             }),
             clauses: v.clauses.clone(),
+            sharing: v.sharing.clone(),
             collapse: v.collapse,
             schedule: v.schedule,
             runtime_check: v.runtime_check.clone(),
@@ -852,6 +857,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             parallelize: false,
             directive: None,
             clauses: String::new(),
+            sharing: String::new(),
             collapse: 1,
             schedule: crate::parallel::Schedule::Static,
             runtime_check: None,

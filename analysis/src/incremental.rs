@@ -942,6 +942,7 @@ impl Relocate for LoopReport {
             parallelize: _,
             directive: _,
             clauses: _,
+            sharing: _,
             collapse: _,
             schedule: _,
             runtime_check: _,

@@ -46,7 +46,7 @@ pub struct Reason {
     pub spans: Vec<Span>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Schedule {
     Static,
@@ -68,6 +68,9 @@ pub struct LoopVerdict {
     /// lastprivate(conditional: ...) linear(k:c) reduction(...) collapse(n) schedule(...)
     /// if(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
     pub clauses: String,
+    /// The data-sharing part of `clauses` (`private` … `reduction`): what a directive with
+    /// another schedule, thread count or `if` clause is rendered from (tuning).
+    pub sharing: String,
     /// The loop is legal only when pointers that may alias do not overlap: the C condition
     /// of its `if(...)` clause (the accessed ranges are disjoint), evaluated before the loop.
     pub runtime_check: Option<String>,
@@ -249,6 +252,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             vs.dedup();
             clauses.push(format!("reduction({op}:{})", vs.join(", ")));
         }
+        let sharing = clauses.join(" ");
         if collapse > 1 {
             clauses.push(format!("collapse({collapse})"));
         }
@@ -264,6 +268,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             legal: is_legal,
             parallelize,
             clauses: if is_legal { clauses.join(" ") } else { String::new() },
+            sharing: if is_legal { sharing } else { String::new() },
             runtime_check: if is_legal { lg.runtime_check.clone() } else { None },
             collapse,
             schedule,

@@ -17,6 +17,7 @@ mod local;
 mod mpi;
 pub mod process;
 pub mod source;
+pub mod tuning;
 
 pub use local::LocalBackend;
 pub use mpi::MpiBackend;

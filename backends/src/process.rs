@@ -13,6 +13,7 @@ use std::io::{self, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,9 @@ pub enum Outcome {
     /// The time limit was reached; `killed` processes of the run were killed (for an MPI
     /// run: mpirun and its ranks), and none of them remains.
     TimedOut { killed: usize },
+    /// ppo was interrupted (Ctrl-C, see [`catch_interrupts`]); the run's `killed` processes
+    /// were killed.
+    Interrupted { killed: usize },
 }
 
 impl Outcome {
@@ -41,6 +45,9 @@ impl std::fmt::Display for Outcome {
             Outcome::Signaled(s) => write!(f, "killed by signal {s}"),
             Outcome::TimedOut { killed } => {
                 write!(f, "timed out; all {killed} of its processes were killed")
+            }
+            Outcome::Interrupted { killed } => {
+                write!(f, "interrupted; all {killed} of its processes were killed")
             }
         }
     }
@@ -136,12 +143,39 @@ fn wait(child: &mut Child, started: Instant, timeout: Option<Duration>) -> Outco
                 return Outcome::TimedOut { killed };
             }
         }
+        if interrupted() {
+            let killed = kill_session(child.id() as i32, Some(child));
+            return Outcome::Interrupted { killed };
+        }
         if timeout.is_some_and(|t| started.elapsed() >= t) {
             let killed = kill_session(child.id() as i32, Some(child));
             return Outcome::TimedOut { killed };
         }
         thread::sleep(Duration::from_millis(5));
     }
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_interrupt(_sig: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// From now on, Ctrl-C (SIGINT) and SIGTERM do not kill ppo: they set a flag that makes the
+/// current run kill its processes and return [`Outcome::Interrupted`], and that long jobs
+/// (learning mode) check between runs to stop and keep what they have.
+pub fn catch_interrupts() {
+    // SAFETY: installs a handler that only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGINT, on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t);
+    }
+}
+
+/// Whether an interrupt arrived since [`catch_interrupts`].
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
 }
 
 /// The live (not zombie) processes of session `sid`, from `/proc`, leader included.

@@ -31,6 +31,10 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-min-body-stmts", "--min-body-stmts"),
     ("-collapse-max-outer-trip", "--collapse-max-outer-trip"),
     ("-min-work", "--min-work"),
+    ("-perf", "--perf"),
+    ("-learn", "--learn"),
+    ("-tune", "--tune"),
+    ("-tune-budget", "--tune-budget"),
     ("-np", "--np"),
     ("-threads", "--threads"),
     ("-hostfile", "--hostfile"),
@@ -282,6 +286,28 @@ pub struct BatchArgs {
     #[arg(short = 'e', long = "execute")]
     pub execute: bool,
 
+    /// With -omp: performance log. Build the output with per-loop timers, run every program
+    /// (--args, --timeout, --threads) and record each parallel loop's time in the log
+    /// (`ppo log --perf`)
+    #[arg(short = 'p', long = "perf", requires = "omp")]
+    pub perf: bool,
+
+    /// With -omp: learning mode. Run every program with each loop proven parallel in its
+    /// variants (sequential; static, dynamic, guided schedules; fewer threads), compare every
+    /// output with the sequential program's, and record the times in the log
+    #[arg(short = 'l', long = "learn", requires = "omp")]
+    pub learn: bool,
+
+    /// With -omp: auto tuning. Decide each loop (parallel or not, schedule, chunk, threads)
+    /// from this machine's measurements; loops without records are measured first (-l)
+    #[arg(short = 't', long = "tune", requires = "omp")]
+    pub tune: bool,
+
+    /// Learning mode: at most RUNS runs of each program
+    #[arg(long = "tune-budget", value_name = "RUNS", default_value_t = 30,
+          value_parser = clap::value_parser!(u32).range(4..=100_000))]
+    pub tune_budget: u32,
+
     #[command(flatten)]
     pub exec: ExecArgs,
 }
@@ -316,6 +342,11 @@ pub struct LogArgs {
     /// Text output: show the unified diff of every change under its event
     #[arg(long = "diff", conflicts_with = "json")]
     pub diff: bool,
+
+    /// Print the measured loops (learning mode and -p), hottest first: time, share of the
+    /// program, speedup of each measured variant (with --json: as JSON)
+    #[arg(long = "perf", conflicts_with_all = ["run", "stage", "diff"])]
+    pub perf: bool,
 
     /// Remove the runs started more than DAYS days ago, with all their rows
     #[arg(long = "expire", value_name = "DAYS",

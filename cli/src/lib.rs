@@ -12,6 +12,7 @@ pub mod omp;
 pub mod run;
 pub mod tbb;
 pub mod translated;
+pub mod tune;
 
 use analysis::api::AnalyzeOptions;
 use args::{AnalyzeArgs, BatchArgs, Cli, Command};
@@ -72,12 +73,31 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     } else {
         None
     };
-    let options = Options {
+    let mut options = Options {
         target,
         optimize: a.optimize,
         analyze: AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: a.thresholds.to_thresholds() },
         no_diffs: false,
+        tuning: None,
     };
+    if a.perf || a.learn || a.tune {
+        // The checks on the input and output directories come first: nothing is built or
+        // run for a refused output.
+        if let Err(e) = batch::prepare(input, output) {
+            diag::error(e);
+            return EXIT_SETUP;
+        }
+        let db = (!a.no_log)
+            .then(|| a.log_db.clone().unwrap_or_else(|| output.join(batch::LOG_DIR).join("ppo.db")));
+        let mut d = Diag::new(a.quiet);
+        match tune::prepare(a, &options, input, db.as_deref(), &mut d) {
+            Ok(t) => options.tuning = t.plan,
+            Err(e) => {
+                diag::error(e);
+                return EXIT_FILE_ERRORS;
+            }
+        }
+    }
     let pipeline = match Pipeline::new(options) {
         Ok(p) => p,
         Err(e) => {

@@ -7,7 +7,7 @@ use analysis::api::{Range, ReasonReport};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use transforms::openmp::Skipped;
+use transforms::openmp::{Skipped, Tuned};
 use transforms::pipeline::FileOutcome;
 
 /// One loop in the `--report` file. For a file `-optimize` transformed, the loops are those
@@ -29,6 +29,9 @@ pub struct LoopEntry {
     /// pointers that may alias do not overlap (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_check: Option<String>,
+    /// `-t`: the measured evidence for the loop's directive (or for its absence).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tuning: Option<String>,
     pub reasons: Vec<ReasonEntry>,
 }
 
@@ -69,14 +72,17 @@ impl Sink for OpenMp {
         let report = outcome.final_report();
         let mark = if outcome.after_os.is_some() { "'" } else { "" };
         let skipped: &[Skipped] = outcome.ps.as_ref().map_or(&[], |ps| &ps.skipped);
-        let placed = |id: &str| !skipped.iter().any(|s| s.loop_id == id);
+        let tuned: &[Tuned] = outcome.ps.as_ref().map_or(&[], |ps| &ps.tuned);
+        let placed = |id: &str| outcome.ps.as_ref().and_then(|ps| ps.placed.iter().find(|p| p.loop_id == id));
         for f in &report.functions {
             for l in &f.loops {
                 let v = &l.parallel;
                 let mut reasons: Vec<ReasonEntry> = v.reasons.iter().map(ReasonEntry::from).collect();
-                let inserted = v.directive.is_some() && placed(&l.id);
+                let tuning = tuned.iter().find(|t| t.loop_id == l.id);
+                let inserted = placed(&l.id);
                 let user = skipped.iter().any(|s| s.loop_id == l.id && s.user_directive);
-                if v.directive.is_some() && !inserted && !user {
+                let marked = v.directive.is_some() && tuning.is_none_or(|t| t.variant.parallel);
+                if marked && inserted.is_none() && !user {
                     let why =
                         skipped.iter().find(|s| s.loop_id == l.id).map_or(String::new(), |s| s.why.clone());
                     self.not_placed.push(format!("{file}:{}: {}: {why}", l.range.line, l.id));
@@ -93,7 +99,7 @@ impl Sink for OpenMp {
                     column: l.range.column,
                     loop_id: format!("{}{mark}", l.id),
                     fingerprint: l.fingerprint.clone(),
-                    verdict: if inserted {
+                    verdict: if inserted.is_some() {
                         "parallel"
                     } else if user {
                         "user-directive"
@@ -102,8 +108,9 @@ impl Sink for OpenMp {
                     } else {
                         "sequential"
                     },
-                    directive: if inserted { v.directive.clone() } else { None },
+                    directive: inserted.map(|p| p.directive.clone()),
                     runtime_check: v.runtime_check.clone(),
+                    tuning: tuning.map(|t| t.evidence.clone()),
                     reasons,
                 });
             }

@@ -62,20 +62,26 @@ impl Tally {
     }
 }
 
-fn split_args(s: &Option<String>) -> Vec<String> {
+/// The compiler options of the user's `-I`, `-D` and `-U` (and `-O2`).
+pub fn build_options(pp: &PpArgs) -> BuildOptions {
+    let mut flags = vec!["-O2".to_string()];
+    for (name, value) in &pp.define {
+        flags.push(format!("-D{name}={value}"));
+    }
+    for name in &pp.undefine {
+        flags.push(format!("-U{name}"));
+    }
+    BuildOptions { include_dirs: pp.include.clone(), flags, ..BuildOptions::default() }
+}
+
+/// `--args "a b"` as a list.
+pub fn split_args(s: &Option<String>) -> Vec<String> {
     s.as_deref().map(|s| s.split_whitespace().map(String::from).collect()).unwrap_or_default()
 }
 
 impl Runner {
     pub fn new(e: &ExecArgs, pp: &PpArgs, quiet: bool) -> Runner {
-        let mut flags = vec!["-O2".to_string()];
-        for (name, value) in &pp.define {
-            flags.push(format!("-D{name}={value}"));
-        }
-        for name in &pp.undefine {
-            flags.push(format!("-U{name}"));
-        }
-        let build = BuildOptions { include_dirs: pp.include.clone(), flags, ..BuildOptions::default() };
+        let build = build_options(pp);
         let timeout = Duration::from_secs_f64(e.timeout);
         Runner {
             local: LocalBackend {

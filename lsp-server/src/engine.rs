@@ -138,6 +138,7 @@ impl Facts {
                 optimize: false,
                 analyze: self.analyze.clone(),
                 no_diffs: true,
+                tuning: None,
             };
             let p = Pipeline::with_registry(opts, Registry::empty()).map_err(|e| e.to_string())?;
             let name = file_name(&i.path);
@@ -302,7 +303,8 @@ fn analyse_unguarded(
 ) -> Result<Facts, String> {
     let name = file_name(path);
     let analyze = AnalyzeOptions { pp, thresholds: settings.thresholds };
-    let with_target = |target| Options { target, optimize: false, analyze: analyze.clone(), no_diffs: true };
+    let with_target =
+        |target| Options { target, optimize: false, analyze: analyze.clone(), no_diffs: true, tuning: None };
     let (spps, incr, incremental) = spps_of(path, text, &analyze, &loader, prev)?;
     let (outcome, target_refused) = match settings.target.check_available() {
         Err(e) => (run(with_target(None), path, &name, text, spps, &loader)?, Some(e.to_string())),

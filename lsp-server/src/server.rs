@@ -523,6 +523,7 @@ impl Backend {
             optimize,
             analyze: facts.analyze.clone(),
             no_diffs: true,
+            tuning: None,
         };
         let loader = self.overlay(&a.path);
         let registry =

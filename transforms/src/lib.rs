@@ -16,4 +16,5 @@ pub mod openmp;
 pub mod optimize;
 pub mod pipeline;
 pub mod tbb;
+pub mod tuning;
 pub mod unroll;

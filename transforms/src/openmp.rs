@@ -3,6 +3,8 @@
 
 use crate::diff::LineIndex;
 use crate::edit::Edit;
+use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan};
+use crate::tuning::variant;
 use analysis::api::FileReport;
 
 /// Check code of a loop proven parallel where no directive could be placed.
@@ -26,6 +28,17 @@ pub struct Placed {
     pub directive: String,
     /// The insertion: the directive line, indented like the loop, at the start of its line.
     pub edit: Edit,
+    /// An instrumented loop's closing insertion after its end (`ppo_tune_end(ID); }`).
+    pub end_edit: Option<Edit>,
+}
+
+/// A loop whose directive tuning decided (chosen variant and evidence).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuned {
+    pub loop_id: String,
+    pub line: u32,
+    pub variant: variant::Variant,
+    pub evidence: String,
 }
 
 /// The directive edits for a file: one line `#pragma omp parallel for …` before each loop
@@ -38,11 +51,64 @@ pub fn directive_edits(text: &str, report: &FileReport) -> (Vec<Edit>, Vec<Skipp
 
 /// [`directive_edits`] with each edit tied to its loop; `index` is `text`'s line index.
 pub fn plan(text: &str, index: &LineIndex, report: &FileReport) -> (Vec<Placed>, Vec<Skipped>) {
+    let (placed, skipped, _) = plan_tuned(text, index, report, None);
+    (placed, skipped)
+}
+
+/// [`plan`] under a tuning plan: a loop with an entry is instrumented (learning build) or
+/// gets the directive of its decided variant, or none when tuning decided it sequential.
+pub fn plan_tuned(
+    text: &str,
+    index: &LineIndex,
+    report: &FileReport,
+    tuning: Option<&FileTuning>,
+) -> (Vec<Placed>, Vec<Skipped>, Vec<Tuned>) {
     let mut placed = Vec::new();
     let mut skipped = Vec::new();
+    let mut tuned = Vec::new();
+    let keys = tuning.map(|_| loop_keys(report)).unwrap_or_default();
     for f in &report.functions {
         for l in &f.loops {
-            let Some(directive) = &l.parallel.directive else { continue };
+            let loop_plan = tuning.zip(keys.get(&l.id)).and_then(|(t, k)| t.get(k));
+            let mut end_edit = None;
+            let directive = match loop_plan {
+                None => match &l.parallel.directive {
+                    Some(d) => d.clone(),
+                    None => continue,
+                },
+                Some(_) if !l.parallel.legal => continue,
+                Some(LoopPlan::Apply { variant, evidence }) => {
+                    tuned.push(Tuned {
+                        loop_id: l.id.clone(),
+                        line: l.range.line,
+                        variant: *variant,
+                        evidence: evidence.clone(),
+                    });
+                    if !variant.parallel {
+                        continue;
+                    }
+                    variant::directive(&l.parallel, *variant)
+                }
+                Some(LoopPlan::Instrument(id)) => {
+                    // The sequential variant is the loop itself, outside any OpenMP region
+                    // (an `if(0)` region still costs a team of one per call).
+                    let Some(end) = loop_end(text, index, l) else { continue };
+                    let Some(start) = index.line_start(l.range.line).map(|s| s + l.range.column as usize - 1)
+                    else {
+                        continue;
+                    };
+                    let Some(copy) = text.get(start..end) else { continue };
+                    end_edit = Some(Edit::insert(
+                        end as u32,
+                        format!("\n}} else {{\n{copy}\n}}\nppo_tune_end({id}); }}"),
+                    ));
+                    format!(
+                        "{{ ppo_tune_begin({id});\nif (ppo_tune_on({id})) {{\n{}",
+                        variant::instrumented_directive(&l.parallel, *id)
+                    )
+                }
+            };
+            let directive = &directive;
             let skip = |why: &str| Skipped {
                 loop_id: l.id.clone(),
                 line: l.range.line,
@@ -67,15 +133,25 @@ pub fn plan(text: &str, index: &LineIndex, report: &FileReport) -> (Vec<Placed>,
                 });
                 continue;
             }
+            let indented = directive.replace('\n', &format!("\n{prefix}"));
             placed.push(Placed {
                 loop_id: l.id.clone(),
                 line: l.range.line,
                 directive: directive.clone(),
-                edit: Edit::insert(ls as u32, format!("{prefix}{directive}\n")),
+                edit: Edit::insert(ls as u32, format!("{prefix}{indented}\n")),
+                end_edit,
             });
         }
     }
-    (placed, skipped)
+    (placed, skipped, tuned)
+}
+
+/// The byte offset just after a loop statement (its `}` or `;`), when the report's range
+/// ends on one.
+fn loop_end(text: &str, index: &LineIndex, l: &analysis::api::LoopReport) -> Option<usize> {
+    let end = index.line_start(l.range.end_line)? + l.range.end_column as usize - 1;
+    let last = text.get(..end)?.trim_end().chars().last()?;
+    matches!(last, '}' | ';').then_some(end)
 }
 
 /// Whether the text before a loop's line ends with an OpenMP directive, possibly inside

@@ -19,6 +19,7 @@ use crate::diff::{self, LineIndex};
 use crate::edit::{self, Edit};
 use crate::openmp;
 use crate::optimize::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry, SourceIr};
+use crate::tuning::plan::{FileTuning, TuningPlan};
 use analysis::api::{analyze_source, AnalyzeOptions, FileReport};
 use analysis::ir::Severity;
 use analysis::preprocess::SourceLoader;
@@ -27,6 +28,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// The stages that produce events (LS only records them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -104,6 +106,11 @@ pub mod action {
     pub const MPI_MAIN: &str = "mpi-main";
     /// PS (MPI): a note on a generated DOALL (`code` PPO309: the global model).
     pub const MPI_NOTE: &str = "mpi-note";
+    /// PS (OpenMP, `-t`): the loop's directive decided by measurement (`text`: the chosen
+    /// variant, `reason`: the evidence).
+    pub const TUNED: &str = "tuned";
+    /// PS (OpenMP, learning build): the loop instrumented with timers (`text`: the directive).
+    pub const INSTRUMENT: &str = "instrument";
 }
 
 /// One thing a stage did or found, as the log records it.
@@ -320,11 +327,17 @@ pub struct Ps {
     pub events: Vec<Event>,
     /// Edits not tied to a loop (TBB: includes and C→C++ conversions).
     pub file_edits: Vec<Edit>,
+    /// Loops whose directive tuning decided (`-t`).
+    pub tuned: Vec<openmp::Tuned>,
 }
 
 impl Ps {
     pub fn edits(&self) -> Vec<Edit> {
-        self.placed.iter().map(|p| p.edit.clone()).chain(self.file_edits.iter().cloned()).collect()
+        self.placed
+            .iter()
+            .flat_map(|p| std::iter::once(p.edit.clone()).chain(p.end_edit.clone()))
+            .chain(self.file_edits.iter().cloned())
+            .collect()
     }
 }
 
@@ -333,17 +346,27 @@ fn loop_refs(report: &FileReport) -> Vec<LoopRef> {
     report.functions.iter().flat_map(|f| f.loops.iter().map(move |l| LoopRef::of(f, l))).collect()
 }
 
-/// PS: the directives of `target` for the loops SPPS marked. `name` names the file in the
-/// diffs; `lines` is `text`'s line index. With `diffs` false, OpenMP's events have no diff.
+/// How PS runs on one file.
+#[derive(Clone, Copy, Debug)]
+pub struct PsConfig<'a> {
+    pub target: Target,
+    /// With `diffs` false, OpenMP's events have no diff.
+    pub diffs: bool,
+    /// OpenMP: the file's tuning plan (`-l`, `-t`).
+    pub tuning: Option<&'a FileTuning>,
+}
+
+/// PS: the directives of `cfg.target` for the loops SPPS marked. `name` names the file in
+/// the diffs; `lines` is `text`'s line index.
 pub fn ps(
     name: &str,
     text: &str,
     lines: &LineIndex,
     spps: &Spps,
-    target: Target,
     ir: &SourceIr<'_>,
-    diffs: bool,
+    cfg: PsConfig<'_>,
 ) -> Result<Ps, PipelineError> {
+    let PsConfig { target, diffs, tuning } = cfg;
     target.check_available()?;
     if target == Target::Tbb {
         return crate::tbb::ps(name, text, lines, spps);
@@ -355,18 +378,29 @@ pub fn ps(
         })?;
         return crate::mpi::ps(name, text, lines, spps, fe, &|t: &str| ir.reanalyze(t));
     }
-    let (placed, skipped) = openmp::plan(text, lines, &spps.report);
+    let (placed, skipped, tuned) = openmp::plan_tuned(text, lines, &spps.report, tuning);
+    let instrumented = placed.iter().any(|p| p.end_edit.is_some());
+    let tuned_by_id: HashMap<&str, &openmp::Tuned> = tuned.iter().map(|t| (t.loop_id.as_str(), t)).collect();
     let placed_by_id: HashMap<&str, &openmp::Placed> =
         placed.iter().map(|p| (p.loop_id.as_str(), p)).collect();
     let skipped_by_id: HashMap<&str, &openmp::Skipped> =
         skipped.iter().map(|s| (s.loop_id.as_str(), s)).collect();
     let mut events = Vec::new();
     for l in loop_refs(&spps.report) {
+        if let Some(t) = tuned_by_id.get(l.id.as_str()) {
+            events.push(
+                Event::new(Stage::Ps, action::TUNED)
+                    .with_loop(&l)
+                    .text(t.variant.to_string())
+                    .reason(t.evidence.clone()),
+            );
+        }
         if let Some(p) = placed_by_id.get(l.id.as_str()) {
-            let mut e =
-                Event::new(Stage::Ps, action::INSERT_DIRECTIVE).with_loop(&l).text(p.directive.clone());
+            let what = if p.end_edit.is_some() { action::INSTRUMENT } else { action::INSERT_DIRECTIVE };
+            let mut e = Event::new(Stage::Ps, what).with_loop(&l).text(p.directive.clone());
             if diffs {
-                e = e.diff(diff::unified(name, text, lines, std::slice::from_ref(&p.edit)));
+                let edits: Vec<Edit> = std::iter::once(p.edit.clone()).chain(p.end_edit.clone()).collect();
+                e = e.diff(diff::unified(name, text, lines, &edits));
             }
             events.push(e);
         } else if let Some(s) = skipped_by_id.get(l.id.as_str()) {
@@ -378,7 +412,13 @@ pub fn ps(
             events.push(e.with_loop(&l).reason(s.why.clone()));
         }
     }
-    Ok(Ps { target, placed, skipped, events, file_edits: Vec::new() })
+    // The learning build includes the runtime header (written next to the sources).
+    let file_edits = if instrumented {
+        vec![Edit::insert(0, format!("#include \"{}\"\n", crate::tuning::RUNTIME_HEADER_NAME))]
+    } else {
+        Vec::new()
+    };
+    Ok(Ps { target, placed, skipped, events, file_edits, tuned })
 }
 
 // --------------------------------------------------------------------------------- OS
@@ -552,6 +592,8 @@ pub struct Options {
     /// Leave the unified diffs out of PS's events (the language server, which writes no log,
     /// reads none of them; they were half the time of its PS on a large file).
     pub no_diffs: bool,
+    /// Tuning (`-l`, `-t`, OpenMP only): loops to instrument, or their decided variants.
+    pub tuning: Option<Arc<TuningPlan>>,
 }
 
 /// Everything the pipeline produced for one file.
@@ -629,6 +671,14 @@ fn guarded<T>(stage: Stage, f: impl FnOnce() -> T) -> Result<T, PipelineError> {
 }
 
 impl Pipeline {
+    fn ps_config(&self, target: Target, name: &str) -> PsConfig<'_> {
+        PsConfig {
+            target,
+            diffs: !self.options.no_diffs,
+            tuning: self.options.tuning.as_ref().and_then(|t| t.file(name)),
+        }
+    }
+
     /// A pipeline with the standard OS registry. Refuses a target that is not available.
     pub fn new(options: Options) -> Result<Pipeline, PipelineError> {
         Pipeline::with_registry(options, Registry::standard())
@@ -676,7 +726,7 @@ impl Pipeline {
             .with_thresholds(self.options.analyze.thresholds);
         let ps0 = match self.options.target {
             Some(t) => {
-                Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, t, &ir, !self.options.no_diffs))??)
+                Some(guarded(Stage::Ps, || ps(name, text, &lines, &spps, &ir, self.ps_config(t, name)))??)
             }
             None => None,
         };
@@ -747,7 +797,7 @@ impl Pipeline {
         let ir2 = SourceIr::new(path, &after, &self.options.analyze.pp, loader)
             .with_thresholds(self.options.analyze.thresholds);
         let mut ps1 = match guarded(Stage::Ps, || {
-            ps(name, &after, &lines2, &spps2, target, &ir2, !self.options.no_diffs)
+            ps(name, &after, &lines2, &spps2, &ir2, self.ps_config(target, name))
         })? {
             Ok(p) => p,
             // The target takes the original text but not the transformed one (MPI: fusion

@@ -1076,6 +1076,7 @@ pub fn ps(
                 line: t.line,
                 directive: t.construct.clone(),
                 edit: t.edit.clone(),
+                end_edit: None,
             })
             .collect(),
         skipped: plan
@@ -1090,6 +1091,7 @@ pub fn ps(
             .collect(),
         events,
         file_edits: plan.fixes.iter().map(|f| f.edit.clone()).collect(),
+        tuned: Vec::new(),
     })
 }
 

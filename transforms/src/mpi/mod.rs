@@ -149,6 +149,7 @@ pub fn ps(
             skipped: Vec::new(),
             events: vec![e],
             file_edits: Vec::new(),
+            tuned: Vec::new(),
         });
     }
     let g = plan(text, fe, report, reanalyze)
@@ -160,6 +161,7 @@ pub fn ps(
             skipped: Vec::new(),
             events: Vec::new(),
             file_edits: Vec::new(),
+            tuned: Vec::new(),
         });
     };
     let refs: Vec<LoopRef> =
@@ -203,7 +205,7 @@ pub fn ps(
             })
         })
         .collect();
-    Ok(Ps { target: Target::Mpi, placed, skipped, events, file_edits: edits })
+    Ok(Ps { target: Target::Mpi, placed, skipped, events, file_edits: edits, tuned: Vec::new() })
 }
 
 #[cfg(test)]

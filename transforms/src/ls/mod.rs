@@ -13,6 +13,8 @@
 //! This module is the only place of the `transforms` crate that does I/O (the database);
 //! the text logs are rendered as strings for the caller to write.
 
+pub mod perf;
+
 use crate::optimize::LoopRef;
 use crate::pipeline::{Event, FileOutcome, Stage};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -83,6 +85,49 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX events_file ON events(file_id, seq);
     CREATE INDEX events_loop ON events(loop_ref);
     CREATE INDEX events_stage ON events(stage);",
+    // 3: learning mode's measurements (`-p`, `-l`, `-t`; see [`perf`]).
+    "CREATE TABLE perf_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        started_unix INTEGER NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('profile', 'learn')),
+        program TEXT NOT NULL,
+        source_checksum TEXT NOT NULL,
+        compiler TEXT NOT NULL,
+        flags TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        machine TEXT NOT NULL,
+        cores INTEGER NOT NULL,
+        program_runs INTEGER NOT NULL,
+        sequential_seconds REAL,
+        default_seconds REAL
+    );
+    CREATE TABLE perf_measurements (
+        id INTEGER PRIMARY KEY,
+        perf_run_id INTEGER NOT NULL REFERENCES perf_runs(id) ON DELETE CASCADE,
+        file TEXT NOT NULL,
+        function TEXT NOT NULL,
+        loop_id TEXT NOT NULL,
+        loop_key TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        parallel INTEGER NOT NULL,
+        schedule TEXT NOT NULL,
+        chunk INTEGER NOT NULL,
+        threads INTEGER NOT NULL,
+        is_default INTEGER NOT NULL,
+        output_ok INTEGER NOT NULL,
+        runs INTEGER NOT NULL,
+        seconds_median REAL,
+        seconds_min REAL,
+        seconds_max REAL,
+        invocations INTEGER NOT NULL,
+        per_call_median REAL,
+        per_call_min REAL,
+        nested INTEGER NOT NULL,
+        samples TEXT NOT NULL
+    );
+    CREATE INDEX perf_runs_started ON perf_runs(started_unix);
+    CREATE INDEX perf_measurements_key ON perf_measurements(file, loop_key);
+    CREATE INDEX perf_measurements_run ON perf_measurements(perf_run_id);",
 ];
 
 /// The schema version this ppo writes (`PRAGMA user_version`).
@@ -596,8 +641,10 @@ impl LogDb {
                 "SELECT count(*) FROM events WHERE file_id IN (SELECT id FROM files WHERE run_id IN ({old}))"
             ))?,
         };
-        // Foreign keys cascade from runs to files, loops and events.
+        // Foreign keys cascade from runs to files, loops and events, and from performance
+        // runs to their measurements.
         tx.execute("DELETE FROM runs WHERE started_unix < ?1", params![cutoff]).map_err(e)?;
+        tx.execute("DELETE FROM perf_runs WHERE started_unix < ?1", params![cutoff]).map_err(e)?;
         tx.commit().map_err(e)?;
         Ok(n)
     }
@@ -790,7 +837,7 @@ mod tests {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(tables, ["events", "files", "loops", "runs"]);
+        assert_eq!(tables, ["events", "files", "loops", "perf_measurements", "perf_runs", "runs"]);
         db.integrity_check().unwrap();
         // Opening again changes nothing.
         drop(db);

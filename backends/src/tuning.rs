@@ -1,0 +1,421 @@
+//! Learning mode's runs: an instrumented program (see `transforms::tuning`) run once per
+//! configuration of its loops' variants, each run's per-loop times read back, and every
+//! run's output compared with the sequential program's.
+//!
+//! Loops are mostly independent, so one run measures a variant of every loop at once: run
+//! `r` of a round gives each loop its `r`-th variant. Two sequential runs come first (a
+//! warm-up, whose output and that of the second tell the output's volatile tokens, such as
+//! printed timings, from the checked ones). Then rounds of every variant until the budget of
+//! runs allows no full round, and, with what is left, a last round between each loop's two
+//! best variants and its default (successive halving). A run whose output differs makes
+//! each of its parallel loops run alone in its variant to find which one changed it.
+
+use crate::process::{self, interrupted, Limits, Outcome};
+use crate::{Error, LocalBackend, Program};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use transforms::tuning::decide::median;
+use transforms::tuning::variant::Variant;
+
+/// A loop of the instrumented program: its id, the variants to measure (sequential first)
+/// and the one ppo's default output runs.
+#[derive(Clone, Debug)]
+pub struct TuneLoop {
+    pub id: u32,
+    pub variants: Vec<Variant>,
+    pub default: Variant,
+}
+
+/// How much to measure.
+#[derive(Clone, Debug)]
+pub struct LearnOptions {
+    /// Program runs at most (the culprit search after an output change may add a few).
+    pub budget: usize,
+    pub args: Vec<String>,
+}
+
+/// One loop's figures in one run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sample {
+    /// Total time in the loop (seconds).
+    pub total: f64,
+    pub calls: u64,
+    pub nested: u64,
+    /// The first invocations' times.
+    pub per_call: Vec<f64>,
+}
+
+/// A variant of a loop over the runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantRuns {
+    pub variant: Variant,
+    pub samples: Vec<Sample>,
+    /// False when a run with this variant changed the output (and it alone did).
+    pub output_ok: bool,
+}
+
+/// What learning measured.
+#[derive(Clone, Debug, Default)]
+pub struct Learned {
+    pub loops: BTreeMap<u32, Vec<VariantRuns>>,
+    /// Program runs made.
+    pub runs: usize,
+    /// Whole-program times of the all-sequential runs and of the all-default runs.
+    pub sequential_seconds: Vec<f64>,
+    pub default_seconds: Vec<f64>,
+    /// Stopped by Ctrl-C: what was measured until then.
+    pub interrupted: bool,
+    /// The outputs of two sequential runs differ in length: only exit statuses were checked.
+    pub unchecked_output: bool,
+}
+
+impl Learned {
+    fn variant_mut(&mut self, id: u32, v: Variant) -> &mut VariantRuns {
+        let list = self.loops.entry(id).or_default();
+        if let Some(i) = list.iter().position(|x| x.variant == v) {
+            return &mut list[i];
+        }
+        list.push(VariantRuns { variant: v, samples: Vec::new(), output_ok: true });
+        list.last_mut().expect("pushed")
+    }
+}
+
+/// The per-loop lines the runtime header appends to `PPO_TUNE_OUT` (one per translation
+/// unit that ran the loop; summed).
+pub fn parse_measurements(text: &str) -> BTreeMap<u32, Sample> {
+    let mut out: BTreeMap<u32, Sample> = BTreeMap::new();
+    for line in text.lines() {
+        let mut f = line.split_whitespace();
+        if f.next() != Some("loop") {
+            continue;
+        }
+        let nums: Vec<&str> = f.collect();
+        let (Some(id), Some(calls), Some(nested), Some(total)) = (
+            nums.first().and_then(|s| s.parse::<u32>().ok()),
+            nums.get(1).and_then(|s| s.parse::<u64>().ok()),
+            nums.get(2).and_then(|s| s.parse::<u64>().ok()),
+            nums.get(3).and_then(|s| s.parse::<f64>().ok()),
+        ) else {
+            continue;
+        };
+        let s = out.entry(id).or_default();
+        s.total += total;
+        s.calls += calls;
+        s.nested += nested;
+        s.per_call.extend(nums.iter().skip(6).filter_map(|x| x.parse::<f64>().ok()));
+    }
+    out
+}
+
+/// Whether `got` is the reference output: the same tokens, numbers equal within a relative
+/// 1e-6 (a reduction's rounding), except the tokens that differ between the two sequential
+/// runs `a` and `b` (timings, addresses).
+pub fn same_output(a: &str, b: &str, got: &str) -> bool {
+    let (ta, tb, tg): (Vec<&str>, Vec<&str>, Vec<&str>) =
+        (a.split_whitespace().collect(), b.split_whitespace().collect(), got.split_whitespace().collect());
+    if ta.len() != tg.len() {
+        return ta.len() != tb.len();
+    }
+    let num = |s: &str| s.trim_matches(|c: char| ",;:()[]=".contains(c)).parse::<f64>().ok();
+    ta.iter().zip(&tg).enumerate().all(|(i, (x, y))| {
+        x == y
+            || tb.get(i).is_some_and(|z| z != x)
+            || match (num(x), num(y)) {
+                (Some(p), Some(q)) => {
+                    (p - q).abs() <= 1e-6 * p.abs().max(q.abs()) || (p.is_nan() && q.is_nan())
+                }
+                _ => false,
+            }
+    })
+}
+
+struct Runner<'a> {
+    backend: &'a LocalBackend,
+    program: &'a Program,
+    dir: tempfile::TempDir,
+    args: &'a [String],
+}
+
+struct RunResult {
+    ok: bool,
+    stdout: String,
+    seconds: f64,
+    loops: BTreeMap<u32, Sample>,
+    outcome: Outcome,
+    stderr: String,
+}
+
+impl Runner<'_> {
+    fn run(&self, config: &BTreeMap<u32, Variant>) -> Result<RunResult, Error> {
+        let io = |file: &Path, e| Error::Io { file: file.to_path_buf(), source: e };
+        let cfg = self.dir.path().join("ppo_tune.config");
+        let out = self.dir.path().join("ppo_tune.out");
+        let mut text = String::new();
+        for (id, v) in config {
+            text.push_str(&format!(
+                "{id} {} {} {} {}\n",
+                u8::from(v.parallel),
+                v.omp_kind(),
+                v.chunk,
+                v.threads
+            ));
+        }
+        std::fs::write(&cfg, text).map_err(|e| io(&cfg, e))?;
+        let _ = std::fs::remove_file(&out);
+        let work = self.dir.path().join("cwd");
+        std::fs::create_dir_all(&work).map_err(|e| io(&work, e))?;
+        let mut cmd = Command::new(&self.program.exe);
+        cmd.args(self.args).current_dir(&work).env("PPO_TUNE_CONFIG", &cfg).env("PPO_TUNE_OUT", &out);
+        if let Some(n) = self.backend.threads {
+            cmd.env("OMP_NUM_THREADS", n.max(1).to_string());
+        }
+        let r = process::run(cmd, &Limits { timeout: self.backend.timeout, cpus: self.backend.cpus() })
+            .map_err(|e| Error::Spawn { what: self.program.exe.display().to_string(), source: e })?;
+        let loops = parse_measurements(&std::fs::read_to_string(&out).unwrap_or_default());
+        Ok(RunResult {
+            ok: r.outcome.success(),
+            stdout: r.stdout,
+            seconds: r.elapsed.as_secs_f64(),
+            loops,
+            outcome: r.outcome,
+            stderr: r.stderr,
+        })
+    }
+}
+
+/// Every loop in `pick(loop)`.
+fn config(loops: &[TuneLoop], pick: impl Fn(&TuneLoop) -> Variant) -> BTreeMap<u32, Variant> {
+    loops.iter().map(|l| (l.id, pick(l))).collect()
+}
+
+/// Run `program` (built from instrumented sources) in configurations of `loops`' variants
+/// and collect the figures. `progress(done, planned)` after each run. `Err` when the
+/// program cannot run or its sequential version fails.
+pub fn learn(
+    backend: &LocalBackend,
+    program: &Program,
+    loops: &[TuneLoop],
+    opts: &LearnOptions,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Learned, Error> {
+    let dir = tempfile::Builder::new()
+        .prefix("ppo-tune-")
+        .tempdir()
+        .map_err(|e| Error::Io { file: std::env::temp_dir(), source: e })?;
+    let runner = Runner { backend, program, dir, args: &opts.args };
+    let mut learned = Learned::default();
+    let seq = config(loops, |_| Variant::SEQUENTIAL);
+    let width = loops.iter().map(|l| l.variants.len()).max().unwrap_or(1).max(1);
+    // Rounds of every variant that fit the budget (at least one), after the two sequential runs.
+    let rounds = ((opts.budget.saturating_sub(2)) / width).clamp(1, 3);
+    let planned = (2 + rounds * width).max(opts.budget.min(2 + rounds * width + 3 * 2));
+    let fail = |what: &str, r: &RunResult| {
+        let err = r.stderr.lines().last().unwrap_or("");
+        Error::Config(format!(
+            "{}: the {what} run failed ({}){}",
+            program.source.display(),
+            r.outcome,
+            if err.is_empty() { String::new() } else { format!(": {err}") }
+        ))
+    };
+    let warm = runner.run(&seq)?;
+    learned.runs += 1;
+    progress(learned.runs, planned);
+    if !warm.ok {
+        if matches!(warm.outcome, Outcome::Interrupted { .. }) {
+            learned.interrupted = true;
+            return Ok(learned);
+        }
+        return Err(fail("sequential", &warm));
+    }
+    let mut reference: Option<(String, String)> = None;
+    let record = |learned: &mut Learned, cfg: &BTreeMap<u32, Variant>, r: &RunResult| {
+        for (id, v) in cfg {
+            if let Some(s) = r.loops.get(id) {
+                learned.variant_mut(*id, *v).samples.push(s.clone());
+            }
+        }
+    };
+    // Run `cfg`; on an output change, find the loops responsible. Returns false when
+    // interrupted.
+    let mut step = |learned: &mut Learned, cfg: &BTreeMap<u32, Variant>| -> Result<bool, Error> {
+        let r = runner.run(cfg)?;
+        learned.runs += 1;
+        progress(learned.runs, planned);
+        if matches!(r.outcome, Outcome::Interrupted { .. }) || interrupted() {
+            learned.interrupted = true;
+            return Ok(false);
+        }
+        let Some((a, b)) = &reference else {
+            if !r.ok {
+                return Err(fail("second sequential", &r));
+            }
+            learned.unchecked_output =
+                warm.stdout.split_whitespace().count() != r.stdout.split_whitespace().count();
+            learned.sequential_seconds.push(r.seconds);
+            record(learned, cfg, &r);
+            reference = Some((warm.stdout.clone(), r.stdout));
+            return Ok(true);
+        };
+        if r.ok && same_output(a, b, &r.stdout) {
+            if cfg.iter().all(|(_, v)| !v.parallel) {
+                learned.sequential_seconds.push(r.seconds);
+            }
+            if loops.iter().all(|l| cfg.get(&l.id) == Some(&l.default)) {
+                learned.default_seconds.push(r.seconds);
+            }
+            record(learned, cfg, &r);
+            return Ok(true);
+        }
+        // Which parallel loop changed the output: each alone in its variant.
+        let suspects: Vec<(u32, Variant)> =
+            cfg.iter().filter(|(_, v)| v.parallel).map(|(i, v)| (*i, *v)).collect();
+        let mut found = false;
+        for (id, v) in &suspects {
+            let mut alone = seq.clone();
+            alone.insert(*id, *v);
+            let r = runner.run(&alone)?;
+            learned.runs += 1;
+            if matches!(r.outcome, Outcome::Interrupted { .. }) {
+                learned.interrupted = true;
+                return Ok(false);
+            }
+            if !(r.ok && same_output(a, b, &r.stdout)) {
+                learned.variant_mut(*id, *v).output_ok = false;
+                found = true;
+            }
+        }
+        if !found {
+            // Only together: none of them is trusted.
+            for (id, v) in suspects {
+                learned.variant_mut(id, v).output_ok = false;
+            }
+        }
+        Ok(true)
+    };
+    if !step(&mut learned, &seq)? {
+        return Ok(learned);
+    }
+    for round in 0..rounds {
+        // Rotate the order from round to round so that drift does not favour one variant.
+        for k in 0..width {
+            let r = (k + round) % width;
+            if r == 0 && round == 0 {
+                continue; // the second sequential run was this round's
+            }
+            let cfg = config(loops, |l| l.variants.get(r).copied().unwrap_or(l.default));
+            if !step(&mut learned, &cfg)? {
+                return Ok(learned);
+            }
+        }
+    }
+    // Successive halving: each loop's two fastest variants and its default, once more
+    // each, while the budget lasts.
+    let finalists: Vec<Vec<Variant>> = loops
+        .iter()
+        .map(|l| {
+            let mut ranked: Vec<(f64, Variant)> = learned
+                .loops
+                .get(&l.id)
+                .into_iter()
+                .flatten()
+                .filter(|v| v.output_ok)
+                .filter_map(|v| {
+                    median(&v.samples.iter().map(|s| s.total).collect::<Vec<_>>()).map(|t| (t, v.variant))
+                })
+                .collect();
+            ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut f: Vec<Variant> = ranked.into_iter().take(2).map(|(_, v)| v).collect();
+            if !f.contains(&l.default) {
+                f.push(l.default);
+            }
+            f
+        })
+        .collect();
+    let lanes = finalists.iter().map(Vec::len).max().unwrap_or(0);
+    'extra: for _ in 0..2 {
+        for k in 0..lanes {
+            if learned.runs >= opts.budget {
+                break 'extra;
+            }
+            let cfg: BTreeMap<u32, Variant> = loops
+                .iter()
+                .zip(&finalists)
+                .map(|(l, f)| (l.id, f.get(k).copied().unwrap_or(l.default)))
+                .collect();
+            if !step(&mut learned, &cfg)? {
+                return Ok(learned);
+            }
+        }
+    }
+    Ok(learned)
+}
+
+/// `-p`: run the program with every loop in its default variant `runs` times.
+pub fn profile(
+    backend: &LocalBackend,
+    program: &Program,
+    loops: &[TuneLoop],
+    runs: usize,
+    args: &[String],
+) -> Result<Learned, Error> {
+    let dir = tempfile::Builder::new()
+        .prefix("ppo-perf-")
+        .tempdir()
+        .map_err(|e| Error::Io { file: std::env::temp_dir(), source: e })?;
+    let runner = Runner { backend, program, dir, args };
+    let cfg = config(loops, |l| l.default);
+    let mut learned = Learned::default();
+    for _ in 0..runs.max(1) {
+        let r = runner.run(&cfg)?;
+        learned.runs += 1;
+        if matches!(r.outcome, Outcome::Interrupted { .. }) {
+            learned.interrupted = true;
+            break;
+        }
+        if !r.ok {
+            return Err(Error::Config(format!(
+                "{}: the program failed ({})",
+                program.source.display(),
+                r.outcome
+            )));
+        }
+        learned.default_seconds.push(r.seconds);
+        for (id, v) in &cfg {
+            if let Some(s) = r.loops.get(id) {
+                learned.variant_mut(*id, *v).samples.push(s.clone());
+            }
+        }
+    }
+    Ok(learned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measurements_of_several_units_add_up() {
+        let m = parse_measurements(
+            "loop 0 3 0 1.5e-01 4.0e-02 6.0e-02 5e-02 4e-02 6e-02\nloop 2 1 4 2.0e+00 2.0e+00 2.0e+00 2.0e+00\nloop 0 1 0 5.0e-02 5.0e-02 5.0e-02 5e-02\ngarbage\n",
+        );
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[&0].calls, 4);
+        assert!((m[&0].total - 0.2).abs() < 1e-12);
+        assert_eq!(m[&0].per_call.len(), 4);
+        assert_eq!(m[&2].nested, 4);
+    }
+
+    #[test]
+    fn outputs_compare_with_tolerance_and_volatile_tokens() {
+        let a = "sum = 1.000000000 time 0.52 s\n";
+        let b = "sum = 1.000000000 time 0.49 s\n";
+        assert!(same_output(a, b, "sum = 1.0000000001 time 0.13 s"));
+        assert!(!same_output(a, b, "sum = 1.01 time 0.13 s"));
+        assert!(!same_output(a, b, "sum = 1.000000000 time"));
+        assert!(!same_output("0\n", "0\n", "500000\n"));
+        // Outputs whose length varies between two sequential runs cannot be checked.
+        assert!(same_output("a b", "a b c", "x"));
+    }
+}

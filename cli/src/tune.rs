@@ -1,0 +1,448 @@
+//! Batch mode's `-p` (performance log), `-l` (learning mode) and `-t` (auto tuning), OpenMP
+//! only. Before the batch run writes the output:
+//!
+//! 1. every C file is analysed as `-omp` would, and its candidate loops (those with a
+//!    directive, and those proven parallel but judged not worth it) get ids;
+//! 2. the files are written, instrumented (`transforms::tuning`), into a temporary build
+//!    tree, never into the input or the output, with the runtime header;
+//! 3. each program (a `.c` file with `main`) is compiled and, for `-l`, or for `-t` when a
+//!    loop has no records of this machine and compiler, run in its loops' variants
+//!    (`backends::tuning::learn`); the measurements go to the log database;
+//! 4. `-t` decides each loop from the records; the decisions become the pipeline's tuning
+//!    plan, so the output holds only the chosen directives;
+//! 5. `-p` runs the program as the output will run it and records each loop's time.
+
+use crate::args::BatchArgs;
+use crate::batch::LOG_DIR;
+use crate::diag::{self, Diag};
+use crate::fsutil;
+use crate::run::{build_options, split_args};
+use analysis::preprocess::FsLoader;
+use backends::compile::find_tool;
+use backends::tuning::{learn, profile, LearnOptions, Learned, TuneLoop};
+use backends::{source, Backend, LocalBackend};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use transforms::ls::perf::{LoopMeasurement, PerfContext, PerfMode, PerfRun};
+use transforms::ls::{sha256_hex, LogDb};
+use transforms::pipeline::{Options, Pipeline};
+use transforms::tuning::decide::{decide, median, Measured};
+use transforms::tuning::plan::{candidates, Candidate, FileTuning, LoopPlan, TuningPlan};
+use transforms::tuning::variant::{variant_space, Variant};
+use transforms::tuning::{runtime_header, RUNTIME_HEADER_NAME};
+use walkdir::WalkDir;
+
+/// A C file of the input and its candidate loops.
+struct Source {
+    rel: String,
+    path: PathBuf,
+    text: String,
+    candidates: Vec<Candidate>,
+}
+
+/// A candidate loop of the build, by id.
+struct Slot {
+    file: usize,
+    cand: usize,
+}
+
+/// What tuning hands to the batch run.
+pub struct Tuned {
+    /// The decisions (`-t`), as the pipeline's tuning plan.
+    pub plan: Option<Arc<TuningPlan>>,
+}
+
+/// The C files under `input` (as the batch walk finds them), with their candidate loops.
+fn sources(a: &BatchArgs, input: &Path, options: &Options) -> Result<Vec<Source>, String> {
+    let pipeline = Pipeline::new(options.clone()).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let walk = WalkDir::new(input)
+        .follow_links(false)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !(e.depth() == 1 && e.file_name() == LOG_DIR));
+    for e in walk.flatten() {
+        let path = e.path();
+        if !e.file_type().is_file() || !path.extension().is_some_and(|x| x == "c" || x == "h") {
+            continue;
+        }
+        // Files that cannot be read are reported by the batch run itself.
+        let Ok(text) = fsutil::read_source(path, a.limits.max_file_size) else { continue };
+        let rel = path.strip_prefix(input).unwrap_or(path).to_string_lossy().into_owned();
+        let Ok(outcome) = pipeline.run(path, &rel, &text, &FsLoader) else { continue };
+        let candidates = candidates(outcome.final_report());
+        out.push(Source { rel, path: path.to_path_buf(), text, candidates });
+    }
+    Ok(out)
+}
+
+/// The CPU model (`/proc/cpuinfo`), for the records' context.
+fn machine() -> String {
+    fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+/// `gcc --version`'s first line.
+fn compiler() -> String {
+    let Some(gcc) = find_tool("gcc") else { return "gcc (not found)".into() };
+    std::process::Command::new(gcc)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string))
+        .unwrap_or_else(|| "gcc".into())
+}
+
+/// Copy the input tree into `root` (regular files only, not ppo's log), the C files
+/// replaced by their instrumented text.
+fn write_build_tree(
+    input: &Path,
+    root: &Path,
+    texts: &HashMap<String, String>,
+    loops: usize,
+) -> Result<(), String> {
+    let walk = WalkDir::new(input)
+        .follow_links(false)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| !(e.depth() == 1 && e.file_name() == LOG_DIR));
+    for e in walk.flatten() {
+        let rel = e.path().strip_prefix(input).unwrap_or(e.path());
+        let dest = root.join(rel);
+        let io = |err: std::io::Error| format!("{}: cannot write the learning build: {err}", dest.display());
+        if e.file_type().is_dir() {
+            fs::create_dir_all(&dest).map_err(io)?;
+        } else if e.file_type().is_file() {
+            match texts.get(rel.to_string_lossy().as_ref()) {
+                Some(t) => fs::write(&dest, fsutil::encode_output(t)).map_err(io)?,
+                None => {
+                    fs::copy(e.path(), &dest).map_err(io)?;
+                }
+            }
+        }
+    }
+    let header = root.join(RUNTIME_HEADER_NAME);
+    fs::write(&header, runtime_header(loops)).map_err(|e| format!("{}: {e}", header.display()))
+}
+
+fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(1);
+    pb.set_style(
+        ProgressStyle::with_template("ppo: {msg} [{bar:24}] {pos}/{len} runs, {elapsed} (ETA {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.set_message(what.to_string());
+    pb.enable_steady_tick(Duration::from_millis(250));
+    pb
+}
+
+/// The measurements of a run as log rows.
+fn measurements(
+    learned: &Learned,
+    slots: &[Slot],
+    files: &[Source],
+    defaults: &HashMap<u32, Variant>,
+) -> Vec<LoopMeasurement> {
+    let mut out = Vec::new();
+    for (id, variants) in &learned.loops {
+        let Some(slot) = slots.get(*id as usize) else { continue };
+        let (f, c) = (&files[slot.file], &files[slot.file].candidates[slot.cand]);
+        for v in variants {
+            if v.samples.is_empty() {
+                continue;
+            }
+            let per_call: Vec<f64> = v.samples.iter().flat_map(|s| s.per_call.iter().copied()).collect();
+            out.push(LoopMeasurement {
+                file: f.rel.clone(),
+                function: c.function.clone(),
+                loop_id: c.loop_id.clone(),
+                loop_key: c.key.clone(),
+                line: c.line,
+                variant: v.variant,
+                is_default: defaults.get(id) == Some(&v.variant),
+                output_ok: v.output_ok,
+                seconds: v.samples.iter().map(|s| s.total).collect(),
+                invocations: v.samples.iter().map(|s| s.calls).max().unwrap_or(0),
+                per_call_median: median(&per_call),
+                per_call_min: per_call.iter().copied().reduce(f64::min),
+                nested: v.samples.iter().map(|s| s.nested).max().unwrap_or(0),
+            });
+        }
+    }
+    out
+}
+
+/// Run `-p`/`-l`/`-t` for a batch run (see the module documentation). `db` is the log
+/// database (`None` with `--no-log`: the measurements of this run are used and not kept).
+pub fn prepare(
+    a: &BatchArgs,
+    options: &Options,
+    input: &Path,
+    db: Option<&Path>,
+    d: &mut Diag,
+) -> Result<Tuned, String> {
+    backends::process::catch_interrupts();
+    let files = sources(a, input, options)?;
+    let mut slots = Vec::new();
+    let mut plan = TuningPlan::default();
+    for (fi, f) in files.iter().enumerate() {
+        let mut ft = FileTuning::new();
+        for (ci, c) in f.candidates.iter().enumerate() {
+            ft.insert(c.key.clone(), LoopPlan::Instrument(slots.len() as u32));
+            slots.push(Slot { file: fi, cand: ci });
+        }
+        if !ft.is_empty() {
+            plan.files.insert(f.rel.clone(), ft);
+        }
+    }
+    plan.loops = slots.len();
+    if slots.is_empty() {
+        if !a.quiet {
+            eprintln!("ppo: tune: no loop to measure (no loop is proven parallel)");
+        }
+        return Ok(Tuned { plan: None });
+    }
+    // The instrumented texts.
+    let instrumented =
+        Pipeline::new(Options { tuning: Some(Arc::new(plan)), no_diffs: true, ..options.clone() })
+            .map_err(|e| e.to_string())?;
+    let mut texts = HashMap::new();
+    for f in &files {
+        if let Ok(o) = instrumented.run(&f.path, &f.rel, &f.text, &FsLoader) {
+            if let Some(t) = o.new_text {
+                texts.insert(f.rel.clone(), t);
+            }
+        }
+    }
+    let build = tempfile::Builder::new()
+        .prefix("ppo-learn-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    write_build_tree(input, build.path(), &texts, slots.len())?;
+    let mut opts = build_options(&a.pp);
+    opts.include_dirs.insert(0, build.path().to_path_buf());
+    let backend = LocalBackend {
+        threads: a.exec.threads.map(|t| t as usize),
+        timeout: Some(Duration::from_secs_f64(a.exec.timeout)),
+        build: opts.clone(),
+    };
+    let cores = a.exec.threads.unwrap_or(backends::available_cpus() as u32);
+    let context = |program: &str, checksum: String| PerfContext {
+        program: program.to_string(),
+        source_checksum: checksum,
+        compiler: compiler(),
+        flags: opts.flags.join(" "),
+        arguments: a.exec.args.clone().unwrap_or_default(),
+        machine: machine(),
+        cores,
+    };
+    let shared = context("", String::new());
+    let mut log = match db {
+        Some(p) => {
+            if let Some(parent) = p.parent().filter(|p| !p.as_os_str().is_empty()) {
+                fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            }
+            Some(LogDb::open(p).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
+    let defaults: HashMap<u32, Variant> =
+        slots.iter().enumerate().map(|(i, s)| (i as u32, files[s.file].candidates[s.cand].default)).collect();
+    // Measurements of this run, for `--no-log`.
+    let mut fresh: HashMap<(String, String), Vec<Measured>> = HashMap::new();
+    let has_records = |log: &Option<LogDb>, f: &Source| -> bool {
+        let Some(db) = log else { return false };
+        f.candidates.iter().all(|c| db.measured(&shared, &f.rel, &c.key).is_ok_and(|m| !m.is_empty()))
+    };
+    let args = split_args(&a.exec.args);
+    let mut programs = Vec::new();
+    for f in
+        files.iter().filter(|f| f.path.extension().is_some_and(|x| x == "c") && source::has_main(&f.text))
+    {
+        let src = build.path().join(&f.rel);
+        match backend.compile(&src) {
+            Ok(p) => programs.push((f, p)),
+            Err(e) => d.error(&f.path, format!("the learning build does not compile; not tuned: {e}")),
+        }
+    }
+    let mut interrupted = false;
+    let all_loops: Vec<TuneLoop> = defaults
+        .iter()
+        .map(|(&id, &default)| (id, TuneLoop { id, variants: variant_space(default, cores), default }))
+        .collect::<BTreeMap<_, _>>()
+        .into_values()
+        .collect();
+    for (f, program) in &programs {
+        if interrupted {
+            break;
+        }
+        let must_learn = a.learn || (a.tune && !has_records(&log, f));
+        if !must_learn {
+            if !a.quiet {
+                eprintln!("ppo: tune: {}: measurements of this machine and compiler reused", f.rel);
+            }
+            continue;
+        }
+        let pb = progress_bar(a.quiet, &format!("learning {}", f.rel));
+        let learned = learn(
+            &backend,
+            program,
+            &all_loops,
+            &LearnOptions { budget: a.tune_budget as usize, args: args.clone() },
+            &mut |done, planned| {
+                pb.set_length(planned.max(done) as u64);
+                pb.set_position(done as u64);
+            },
+        );
+        pb.finish_and_clear();
+        let learned = match learned {
+            Ok(l) => l,
+            Err(e) => {
+                d.error(&f.path, format!("learning mode: {e}"));
+                continue;
+            }
+        };
+        interrupted = learned.interrupted;
+        if learned.unchecked_output {
+            d.warning(
+                &f.path,
+                "the program's output differs between two sequential runs: variants were checked by exit status only",
+            );
+        }
+        let rows = measurements(&learned, &slots, &files, &defaults);
+        for r in &rows {
+            fresh.entry((r.file.clone(), r.loop_key.clone())).or_default().push(Measured {
+                variant: r.variant,
+                seconds: r.seconds.clone(),
+                rejected: !r.output_ok,
+            });
+        }
+        if !a.quiet {
+            eprintln!(
+                "ppo: tune: {}: {} runs, {} loops measured{}",
+                f.rel,
+                learned.runs,
+                learned.loops.len(),
+                if learned.interrupted { " (interrupted: the measurements so far are kept)" } else { "" }
+            );
+        }
+        if let Some(db) = log.as_mut() {
+            let run = PerfRun {
+                mode: PerfMode::Learn,
+                context: context(&f.rel, sha256_hex(f.text.as_bytes())),
+                program_runs: learned.runs as u32,
+                sequential_seconds: median(&learned.sequential_seconds),
+                default_seconds: median(&learned.default_seconds),
+                loops: rows,
+            };
+            db.record_perf(&run).map_err(|e| e.to_string())?;
+        }
+    }
+    if interrupted {
+        return Err("interrupted: learning stopped; the measurements made so far are in the log".into());
+    }
+    // -t: the decisions.
+    let mut decided: HashMap<u32, Variant> = HashMap::new();
+    let mut out_plan = TuningPlan::default();
+    if a.tune {
+        for (id, s) in slots.iter().enumerate() {
+            let (f, c) = (&files[s.file], &files[s.file].candidates[s.cand]);
+            let measured = match &log {
+                Some(db) => db.measured(&shared, &f.rel, &c.key).map_err(|e| e.to_string())?,
+                None => fresh.get(&(f.rel.clone(), c.key.clone())).cloned().unwrap_or_default(),
+            };
+            let Some(dec) = decide(c.default, &measured) else {
+                if !a.quiet {
+                    eprintln!(
+                        "ppo: tune: {}:{}: {}: not measured (the programs never ran it); default kept",
+                        f.rel, c.line, c.loop_id
+                    );
+                }
+                continue;
+            };
+            if !a.quiet {
+                eprintln!("ppo: tune: {}:{}: {}: {}", f.rel, c.line, c.loop_id, dec.evidence);
+            }
+            decided.insert(id as u32, dec.variant);
+            out_plan
+                .files
+                .entry(f.rel.clone())
+                .or_default()
+                .insert(c.key.clone(), LoopPlan::Apply { variant: dec.variant, evidence: dec.evidence });
+        }
+    }
+    // -p: the output as it will run, timed.
+    if a.perf {
+        let loops: Vec<TuneLoop> = all_loops
+            .iter()
+            .map(|l| TuneLoop { default: decided.get(&l.id).copied().unwrap_or(l.default), ..l.clone() })
+            .collect();
+        let chosen: HashMap<u32, Variant> = loops.iter().map(|l| (l.id, l.default)).collect();
+        for (f, program) in &programs {
+            let pb = progress_bar(a.quiet, &format!("profiling {}", f.rel));
+            pb.set_length(3);
+            let r = profile(&backend, program, &loops, 3, &args);
+            pb.finish_and_clear();
+            let learned = match r {
+                Ok(l) => l,
+                Err(e) => {
+                    d.error(&f.path, format!("performance log: {e}"));
+                    continue;
+                }
+            };
+            let rows = measurements(&learned, &slots, &files, &chosen);
+            let total = median(&learned.default_seconds).unwrap_or(0.0);
+            if !a.quiet {
+                eprintln!("ppo: perf: {}: {:.3} s per run (median of {})", f.rel, total, learned.runs);
+                let mut hot: Vec<&LoopMeasurement> = rows.iter().collect();
+                hot.sort_by(|x, y| {
+                    median(&y.seconds).unwrap_or(0.0).total_cmp(&median(&x.seconds).unwrap_or(0.0))
+                });
+                for r in hot.iter().take(10) {
+                    let t = median(&r.seconds).unwrap_or(0.0);
+                    eprintln!(
+                        "ppo: perf:   {}:{}: {}: {:.4} s ({:.0} % of the program), {} call(s), {}",
+                        r.file,
+                        r.line,
+                        r.loop_id,
+                        t,
+                        if total > 0.0 { 100.0 * t / total } else { 0.0 },
+                        r.invocations,
+                        r.variant
+                    );
+                }
+            }
+            if let Some(db) = log.as_mut() {
+                let run = PerfRun {
+                    mode: PerfMode::Profile,
+                    context: context(&f.rel, sha256_hex(f.text.as_bytes())),
+                    program_runs: learned.runs as u32,
+                    sequential_seconds: None,
+                    default_seconds: median(&learned.default_seconds),
+                    loops: rows,
+                };
+                db.record_perf(&run).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    if programs.is_empty() {
+        diag::warning("tune: no program (a .c file with main) compiled: nothing was measured");
+    }
+    Ok(Tuned { plan: a.tune.then(|| Arc::new(out_plan)) })
+}

@@ -1,0 +1,162 @@
+//! The decision for one loop from its measurements: the fastest variant, but the default
+//! stays unless the variant's median beats every run of the default (the noise measured on
+//! the default itself) by [`MIN_GAIN`].
+
+use super::variant::Variant;
+use serde::Serialize;
+
+/// The smallest relative gain over the default's fastest run that replaces the default.
+pub const MIN_GAIN: f64 = 0.05;
+
+/// The measurements of one variant of a loop: the loop's total time in each run (seconds).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    pub variant: Variant,
+    pub seconds: Vec<f64>,
+    /// The variant changed the program's output (never chosen).
+    pub rejected: bool,
+}
+
+/// What tuning decided for a loop, with the evidence.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Decision {
+    pub variant: Variant,
+    pub default: Variant,
+    /// Median time of the chosen variant over the sequential one's (`None`: not measured).
+    pub speedup: Option<f64>,
+    /// Median time of the default over the chosen variant's.
+    pub gain_over_default: Option<f64>,
+    /// For the log and the report: `sequential: parallel (static ×all) measured 3.1× slower`.
+    pub evidence: String,
+}
+
+pub fn median(xs: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+}
+
+/// The decision for a loop whose default variant is `default`, from its measurements
+/// (`None` when nothing usable was measured: the loop keeps the default).
+pub fn decide(default: Variant, measured: &[Measured]) -> Option<Decision> {
+    let med =
+        |v: Variant| measured.iter().find(|m| m.variant == v && !m.rejected).and_then(|m| median(&m.seconds));
+    let seq = med(Variant::SEQUENTIAL);
+    let parallel_rejected = measured.iter().any(|m| m.rejected && m.variant.parallel);
+    // A variant that changed the output disqualifies every parallel variant of the loop: the
+    // race or the rounding is the loop's, not the schedule's.
+    let usable: Vec<(Variant, f64)> = measured
+        .iter()
+        .filter(|m| !(m.rejected || parallel_rejected && m.variant.parallel))
+        .filter_map(|m| median(&m.seconds).map(|t| (m.variant, t)))
+        .collect();
+    let &(best, best_t) = usable.iter().min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))?;
+    let speedup = |t: f64| seq.filter(|_| t > 0.0).map(|s| s / t);
+    if parallel_rejected {
+        return Some(Decision {
+            variant: Variant::SEQUENTIAL,
+            default,
+            speedup: Some(1.0),
+            gain_over_default: None,
+            evidence: "sequential: a parallel version changed the program's output (PPO130)".into(),
+        });
+    }
+    let default_t = med(default);
+    // The default's fastest run: a variant replaces the default only when its median beats
+    // every run of the default (the noise measured on the default itself) by MIN_GAIN.
+    let default_min = measured
+        .iter()
+        .find(|m| m.variant == default && !m.rejected)
+        .and_then(|m| m.seconds.iter().copied().filter(|x| x.is_finite()).reduce(f64::min));
+    let chosen = match default_min {
+        Some(d) if best != default && best_t < d * (1.0 - MIN_GAIN) => best,
+        Some(_) => default,
+        None => best,
+    };
+    let chosen_t = med(chosen).unwrap_or(best_t);
+    let gain = default_t.filter(|_| chosen_t > 0.0).map(|d| d / chosen_t);
+    let evidence = match (chosen.parallel, default.parallel) {
+        (false, true) => format!(
+            "sequential: parallel ({default}) measured {:.1}× slower",
+            default_t.zip(seq).map_or(f64::NAN, |(d, s)| d / s)
+        ),
+        (false, false) => {
+            let best_par = usable.iter().filter(|(v, _)| v.parallel).map(|&(_, t)| t).min_by(f64::total_cmp);
+            match best_par.zip(seq) {
+                Some((p, s)) => format!(
+                    "sequential: the best parallel version measured {:.2}× the sequential time",
+                    p / s
+                ),
+                None => "sequential: no parallel version measured".into(),
+            }
+        }
+        (true, _) if chosen == default => format!(
+            "parallel ({chosen}): {:.2}× faster than sequential; no variant beat every run of the default",
+            speedup(chosen_t).unwrap_or(f64::NAN)
+        ),
+        (true, _) => format!(
+            "parallel ({chosen}): {:.2}× faster than sequential, {:.2}× faster than the default ({default})",
+            speedup(chosen_t).unwrap_or(f64::NAN),
+            gain.unwrap_or(f64::NAN)
+        ),
+    };
+    Some(Decision { variant: chosen, default, speedup: speedup(chosen_t), gain_over_default: gain, evidence })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use analysis::parallel::Schedule;
+
+    fn m(variant: Variant, seconds: &[f64]) -> Measured {
+        Measured { variant, seconds: seconds.to_vec(), rejected: false }
+    }
+
+    const PAR: Variant = Variant { parallel: true, schedule: Schedule::Static, chunk: 0, threads: 0 };
+    const DYN: Variant = Variant { parallel: true, schedule: Schedule::Dynamic, chunk: 1, threads: 0 };
+
+    #[test]
+    fn a_slower_parallel_default_becomes_sequential() {
+        let d = decide(PAR, &[m(Variant::SEQUENTIAL, &[1.0, 1.1, 1.0]), m(PAR, &[3.0, 3.2, 3.1])]).unwrap();
+        assert_eq!(d.variant, Variant::SEQUENTIAL);
+        assert!(
+            d.evidence.starts_with("sequential: parallel (static ×all) measured 3.1× slower"),
+            "{}",
+            d.evidence
+        );
+    }
+
+    #[test]
+    fn the_default_stays_within_the_noise() {
+        let d =
+            decide(PAR, &[m(Variant::SEQUENTIAL, &[2.0]), m(PAR, &[1.0, 1.2, 1.0]), m(DYN, &[0.96, 0.97])])
+                .unwrap();
+        assert_eq!(d.variant, PAR, "{}", d.evidence);
+        let d =
+            decide(PAR, &[m(Variant::SEQUENTIAL, &[2.0]), m(PAR, &[1.0, 1.02, 1.0]), m(DYN, &[0.7, 0.7])])
+                .unwrap();
+        assert_eq!(d.variant, DYN);
+        assert!((d.gain_over_default.unwrap() - 1.0 / 0.7).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_output_change_rules_out_every_parallel_variant() {
+        let mut bad = m(DYN, &[0.5]);
+        bad.rejected = true;
+        let d = decide(PAR, &[m(Variant::SEQUENTIAL, &[2.0]), m(PAR, &[1.0]), bad]).unwrap();
+        assert_eq!(d.variant, Variant::SEQUENTIAL);
+        assert!(d.evidence.contains("PPO130"));
+        assert_eq!(decide(PAR, &[]), None);
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[1.0, 2.0]), Some(1.5));
+        assert_eq!(median(&[]), None);
+    }
+}

@@ -1,0 +1,131 @@
+/* ppo learning-mode runtime (instrumented builds only; never part of ppo's output).
+ *
+ * Every loop ppo measures is wrapped as
+ *     { ppo_tune_begin(ID);
+ *       if (ppo_tune_on(ID)) {
+ *           #pragma omp parallel for ... schedule(runtime) num_threads(ppo_tune_threads(ID))
+ *           for (...) ...
+ *       } else {
+ *           for (...) ...          (the same loop, sequential)
+ *       }
+ *       ppo_tune_end(ID); }
+ * so that one build runs each loop in the variant PPO_TUNE_CONFIG names for it: lines
+ * "ID ON KIND CHUNK THREADS" (ON 0/1; KIND 1 static, 2 dynamic, 3 guided as omp_sched_t;
+ * CHUNK 0 for the default; THREADS 0 for all). At exit, one line per loop that ran is
+ * appended to PPO_TUNE_OUT:
+ *     loop ID CALLS NESTED TOTAL MIN MAX SAMPLE...
+ * (seconds; NESTED counts entries inside another parallel region, which are not timed;
+ * SAMPLE: the first invocations' times). */
+#ifndef PPO_TUNE_H
+#define PPO_TUNE_H
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef PPO_TUNE_LOOPS
+#error "PPO_TUNE_LOOPS must be defined before ppo_tune.h"
+#endif
+#define PPO_TUNE_SAMPLES 64
+
+struct ppo_tune_loop {
+    int on, kind, chunk, threads, depth;
+    long calls, nested;
+    double t0, total, min, max;
+    int nsamples;
+    double samples[PPO_TUNE_SAMPLES];
+};
+
+static struct ppo_tune_loop ppo_tune_tab[PPO_TUNE_LOOPS];
+static int ppo_tune_ready;
+
+static void ppo_tune_dump(void)
+{
+    const char *path = getenv("PPO_TUNE_OUT");
+    FILE *f;
+    int i, k;
+    if (!path || !(f = fopen(path, "a")))
+        return;
+    for (i = 0; i < PPO_TUNE_LOOPS; i++) {
+        struct ppo_tune_loop *l = &ppo_tune_tab[i];
+        if (!l->calls && !l->nested)
+            continue;
+        fprintf(f, "loop %d %ld %ld %.9e %.9e %.9e", i, l->calls, l->nested, l->total,
+                l->calls ? l->min : 0.0, l->max);
+        for (k = 0; k < l->nsamples; k++)
+            fprintf(f, " %.6e", l->samples[k]);
+        fputc('\n', f);
+    }
+    fclose(f);
+}
+
+static void ppo_tune_init(void)
+{
+    const char *path = getenv("PPO_TUNE_CONFIG");
+    int i, id, on, kind, chunk, threads;
+    ppo_tune_ready = 1;
+    for (i = 0; i < PPO_TUNE_LOOPS; i++) {
+        ppo_tune_tab[i].on = 1;
+        ppo_tune_tab[i].kind = 1;
+    }
+    if (path) {
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            fprintf(stderr, "ppo_tune: cannot read %s\n", path);
+            exit(97);
+        }
+        while (fscanf(f, "%d %d %d %d %d", &id, &on, &kind, &chunk, &threads) == 5)
+            if (id >= 0 && id < PPO_TUNE_LOOPS) {
+                ppo_tune_tab[id].on = on;
+                ppo_tune_tab[id].kind = kind >= 1 && kind <= 3 ? kind : 1;
+                ppo_tune_tab[id].chunk = chunk > 0 ? chunk : 0;
+                ppo_tune_tab[id].threads = threads > 0 ? threads : 0;
+            }
+        fclose(f);
+    }
+    atexit(ppo_tune_dump);
+}
+
+static int ppo_tune_on(int id)
+{
+    return ppo_tune_tab[id].on;
+}
+
+static int ppo_tune_threads(int id)
+{
+    return ppo_tune_tab[id].threads > 0 ? ppo_tune_tab[id].threads : omp_get_max_threads();
+}
+
+static void ppo_tune_begin(int id)
+{
+    struct ppo_tune_loop *l = &ppo_tune_tab[id];
+    if (omp_in_parallel()) {
+#pragma omp atomic
+        l->nested++;
+        return;
+    }
+    if (!ppo_tune_ready)
+        ppo_tune_init();
+    if (l->depth++ > 0)
+        return;
+    if (l->on)
+        omp_set_schedule((omp_sched_t)l->kind, l->chunk);
+    l->t0 = omp_get_wtime();
+}
+
+static void ppo_tune_end(int id)
+{
+    struct ppo_tune_loop *l = &ppo_tune_tab[id];
+    double dt;
+    if (omp_in_parallel() || --l->depth > 0)
+        return;
+    dt = omp_get_wtime() - l->t0;
+    if (!l->calls || dt < l->min)
+        l->min = dt;
+    if (dt > l->max)
+        l->max = dt;
+    l->calls++;
+    l->total += dt;
+    if (l->nsamples < PPO_TUNE_SAMPLES)
+        l->samples[l->nsamples++] = dt;
+}
+#endif

@@ -1,0 +1,194 @@
+//! The variants a loop may run in, and the directive each is rendered as.
+
+use analysis::api::VerdictReport;
+use analysis::parallel::Schedule;
+use serde::Serialize;
+use std::fmt;
+
+/// One way to run a loop: sequentially, or as a `parallel for` with a schedule, a chunk
+/// size (0: the schedule's default) and a thread count (0: every CPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Variant {
+    pub parallel: bool,
+    pub schedule: Schedule,
+    pub chunk: u32,
+    pub threads: u32,
+}
+
+impl Variant {
+    pub const SEQUENTIAL: Variant =
+        Variant { parallel: false, schedule: Schedule::Static, chunk: 0, threads: 0 };
+
+    pub fn parallel(schedule: Schedule, chunk: u32, threads: u32) -> Variant {
+        Variant { parallel: true, schedule, chunk, threads }
+    }
+
+    /// The `omp_sched_t` value of the schedule (the runtime header's KIND).
+    pub fn omp_kind(self) -> u32 {
+        match self.schedule {
+            Schedule::Static => 1,
+            Schedule::Dynamic => 2,
+            Schedule::Guided => 3,
+        }
+    }
+
+    /// The `schedule(...)` clause, or `None` for the implementation's default (`static`
+    /// without a chunk).
+    pub fn schedule_clause(self) -> Option<String> {
+        let kind = match self.schedule {
+            Schedule::Static if self.chunk == 0 => return None,
+            Schedule::Static => "static",
+            Schedule::Dynamic => "dynamic",
+            Schedule::Guided => "guided",
+        };
+        Some(match self.chunk {
+            0 => format!("schedule({kind})"),
+            c => format!("schedule({kind}, {c})"),
+        })
+    }
+
+    /// The variant from its stored columns (the log's `perf_measurements`).
+    pub fn from_columns(parallel: bool, schedule: &str, chunk: u32, threads: u32) -> Option<Variant> {
+        let schedule = match schedule {
+            "static" => Schedule::Static,
+            "dynamic" => Schedule::Dynamic,
+            "guided" => Schedule::Guided,
+            _ => return None,
+        };
+        Some(if parallel { Variant::parallel(schedule, chunk, threads) } else { Variant::SEQUENTIAL })
+    }
+
+    pub fn schedule_name(self) -> &'static str {
+        match self.schedule {
+            Schedule::Static => "static",
+            Schedule::Dynamic => "dynamic",
+            Schedule::Guided => "guided",
+        }
+    }
+}
+
+/// `sequential`, `static ×2`, `dynamic,16 ×all`.
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.parallel {
+            return f.write_str("sequential");
+        }
+        f.write_str(self.schedule_name())?;
+        if self.chunk > 0 {
+            write!(f, ",{}", self.chunk)?;
+        }
+        match self.threads {
+            0 => f.write_str(" ×all"),
+            n => write!(f, " ×{n}"),
+        }
+    }
+}
+
+/// The variant ppo's default output runs a loop in: its directive's schedule on every CPU,
+/// or sequential when the analysis put no directive on it.
+pub fn default_variant(v: &VerdictReport) -> Variant {
+    if v.directive.is_some() {
+        Variant::parallel(v.schedule, 0, 0)
+    } else {
+        Variant::SEQUENTIAL
+    }
+}
+
+/// The variants learning mode measures for a loop on a machine with `cpus` CPUs: sequential,
+/// the default, the three schedules with a few chunk sizes on every CPU, and the default
+/// schedule on fewer threads (halving down to 2). Sequential first, the default second,
+/// no duplicates.
+pub fn variant_space(default: Variant, cpus: u32) -> Vec<Variant> {
+    let mut out = vec![Variant::SEQUENTIAL];
+    let mut push = |v: Variant| {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    };
+    let base = if default.parallel { default } else { Variant::parallel(Schedule::Static, 0, 0) };
+    push(base);
+    if cpus >= 2 {
+        push(Variant::parallel(Schedule::Static, 0, 0));
+        push(Variant::parallel(Schedule::Dynamic, 1, 0));
+        push(Variant::parallel(Schedule::Dynamic, 16, 0));
+        push(Variant::parallel(Schedule::Guided, 0, 0));
+        let mut t = cpus / 2;
+        while t >= 2 {
+            push(Variant { threads: t, ..base });
+            t /= 2;
+        }
+    }
+    out
+}
+
+/// The directive of `variant` for a loop with verdict `v` (which must be legal): its
+/// data-sharing clauses, `collapse`, the variant's schedule and thread count, and the
+/// run-time overlap test.
+pub fn directive(v: &VerdictReport, variant: Variant) -> String {
+    let mut parts = vec!["#pragma omp parallel for".to_string()];
+    if !v.sharing.is_empty() {
+        parts.push(v.sharing.clone());
+    }
+    if v.collapse > 1 {
+        parts.push(format!("collapse({})", v.collapse));
+    }
+    parts.extend(variant.schedule_clause());
+    if variant.threads > 0 {
+        parts.push(format!("num_threads({})", variant.threads));
+    }
+    if let Some(c) = &v.runtime_check {
+        parts.push(format!("if({c})"));
+    }
+    parts.join(" ")
+}
+
+/// The directive of an instrumented loop `id`: the schedule and thread count come from the
+/// runtime header's table (the sequential variant runs a copy of the loop without it).
+pub fn instrumented_directive(v: &VerdictReport, id: u32) -> String {
+    let mut parts = vec!["#pragma omp parallel for".to_string()];
+    if !v.sharing.is_empty() {
+        parts.push(v.sharing.clone());
+    }
+    if v.collapse > 1 {
+        parts.push(format!("collapse({})", v.collapse));
+    }
+    parts.push(format!("schedule(runtime) num_threads(ppo_tune_threads({id}))"));
+    if let Some(c) = &v.runtime_check {
+        parts.push(format!("if({c})"));
+    }
+    parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn space_starts_with_sequential_then_the_default() {
+        let d = Variant::parallel(Schedule::Dynamic, 0, 0);
+        let s = variant_space(d, 8);
+        assert_eq!(s[0], Variant::SEQUENTIAL);
+        assert_eq!(s[1], d);
+        assert!(s.contains(&Variant::parallel(Schedule::Dynamic, 0, 4)));
+        assert!(s.contains(&Variant::parallel(Schedule::Dynamic, 0, 2)));
+        let mut dedup = s.clone();
+        dedup.sort();
+        dedup.dedup();
+        assert_eq!(dedup.len(), s.len());
+        assert_eq!(
+            variant_space(Variant::SEQUENTIAL, 1),
+            vec![Variant::SEQUENTIAL, Variant::parallel(Schedule::Static, 0, 0)]
+        );
+    }
+
+    #[test]
+    fn clauses_and_names() {
+        assert_eq!(Variant::parallel(Schedule::Static, 0, 0).schedule_clause(), None);
+        assert_eq!(
+            Variant::parallel(Schedule::Dynamic, 16, 0).schedule_clause().as_deref(),
+            Some("schedule(dynamic, 16)")
+        );
+        assert_eq!(Variant::parallel(Schedule::Guided, 0, 2).to_string(), "guided ×2");
+        assert_eq!(Variant::SEQUENTIAL.to_string(), "sequential");
+    }
+}
