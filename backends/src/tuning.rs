@@ -68,6 +68,8 @@ pub struct Learned {
     pub interrupted: bool,
     /// The outputs of two sequential runs differ in length: only exit statuses were checked.
     pub unchecked_output: bool,
+    /// Loops with a variant that changed the output: sequential in the later runs.
+    pub banned: std::collections::BTreeSet<u32>,
 }
 
 impl Learned {
@@ -281,8 +283,11 @@ pub fn learn(
                 learned.interrupted = true;
                 return Ok(false);
             }
-            if !(r.ok && same_output(a, b, &r.stdout)) {
+            if r.ok && same_output(a, b, &r.stdout) {
+                record(learned, &alone, &r);
+            } else {
                 learned.variant_mut(*id, *v).output_ok = false;
+                learned.banned.insert(*id);
                 found = true;
             }
         }
@@ -290,6 +295,7 @@ pub fn learn(
             // Only together: none of them is trusted.
             for (id, v) in suspects {
                 learned.variant_mut(id, v).output_ok = false;
+                learned.banned.insert(id);
             }
         }
         Ok(true)
@@ -304,7 +310,10 @@ pub fn learn(
             if r == 0 && round == 0 {
                 continue; // the second sequential run was this round's
             }
-            let cfg = config(loops, |l| l.variants.get(r).copied().unwrap_or(l.default));
+            let cfg = config(loops, |l| match learned.banned.contains(&l.id) {
+                true => Variant::SEQUENTIAL,
+                false => l.variants.get(r).copied().unwrap_or(l.default),
+            });
             if !step(&mut learned, &cfg)? {
                 return Ok(learned);
             }
@@ -342,7 +351,10 @@ pub fn learn(
             let cfg: BTreeMap<u32, Variant> = loops
                 .iter()
                 .zip(&finalists)
-                .map(|(l, f)| (l.id, f.get(k).copied().unwrap_or(l.default)))
+                .map(|(l, f)| match learned.banned.contains(&l.id) {
+                    true => (l.id, Variant::SEQUENTIAL),
+                    false => (l.id, f.get(k).copied().unwrap_or(l.default)),
+                })
                 .collect();
             if !step(&mut learned, &cfg)? {
                 return Ok(learned);

@@ -6,6 +6,7 @@ use crate::{EXIT_FILE_ERRORS, EXIT_OK};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use transforms::ls::perf::PerfLoop;
 use transforms::ls::{self, LogDb, LogError, LoggedEvent, Query, RunRow};
 
 /// Where `ppo log` looks without `--db`: the log of the output directory it runs in.
@@ -56,6 +57,12 @@ pub fn log(a: &LogArgs) -> i32 {
                 );
                 EXIT_OK
             }
+            Err(e) => fail(e, default),
+        };
+    }
+    if a.perf {
+        return match db.perf_loops() {
+            Ok(loops) => print_perf(a, &path, &loops),
             Err(e) => fail(e, default),
         };
     }
@@ -144,4 +151,64 @@ fn render(runs: &[RunRow], events: &[LoggedEvent], diffs: bool) -> String {
         }
     }
     s
+}
+
+#[derive(Serialize)]
+struct PerfJson<'a> {
+    database: String,
+    loops: &'a [PerfLoop],
+}
+
+/// `ppo log --perf`: the measured loops, hottest first (filtered by `--file` and `--loop`).
+fn print_perf(a: &LogArgs, path: &Path, loops: &[PerfLoop]) -> i32 {
+    let loops: Vec<PerfLoop> = loops
+        .iter()
+        .filter(|l| a.file.as_ref().is_none_or(|f| l.file == *f || l.file.ends_with(&format!("/{f}"))))
+        .filter(|l| {
+            a.loop_id.as_ref().is_none_or(|id| l.loop_id == *id || l.loop_key.starts_with(id.as_str()))
+        })
+        .cloned()
+        .collect();
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let j = PerfJson { database: path.display().to_string(), loops: &loops };
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+        return EXIT_OK;
+    }
+    if loops.is_empty() {
+        let _ = writeln!(out, "no measurements in {} (run ppo with -omp -p, -l or -t)", path.display());
+        return EXIT_OK;
+    }
+    for l in &loops {
+        let share = l
+            .program_seconds
+            .filter(|p| *p > 0.0)
+            .map(|p| format!(", {:.0} % of {}", 100.0 * l.time() / p, l.program))
+            .unwrap_or_else(|| format!(", in {}", l.program));
+        let _ = writeln!(
+            out,
+            "{}:{}: {} ({}): {:.4} s per run{share}; {} on {} cores",
+            l.file,
+            l.line,
+            l.loop_id,
+            l.loop_key,
+            l.time(),
+            l.mode.as_str(),
+            l.cores
+        );
+        for v in &l.variants {
+            let t = v.median_seconds.map_or("-".to_string(), |t| format!("{t:.4} s"));
+            let speedup = l.speedup(v).map_or(String::new(), |s| format!(", {s:.2}× sequential"));
+            let _ = writeln!(
+                out,
+                "    {:<18} {t}{speedup}, {} run(s), {} call(s) per run{}{}",
+                v.label,
+                v.runs,
+                v.invocations,
+                if v.is_default { " [default]" } else { "" },
+                if v.output_ok { "" } else { " [changed the output: PPO131]" }
+            );
+        }
+    }
+    EXIT_OK
 }

@@ -164,7 +164,8 @@ fn measurements(
         let Some(slot) = slots.get(*id as usize) else { continue };
         let (f, c) = (&files[slot.file], &files[slot.file].candidates[slot.cand]);
         for v in variants {
-            if v.samples.is_empty() {
+            // A variant that changed the output is recorded even without a timing.
+            if v.samples.is_empty() && v.output_ok {
                 continue;
             }
             let per_call: Vec<f64> = v.samples.iter().flat_map(|s| s.per_call.iter().copied()).collect();

@@ -240,7 +240,7 @@ impl LogDb {
             .conn
             .prepare(
                 "SELECT r.id, m.file, m.function, m.loop_id, m.line, m.loop_key, r.program, r.mode, r.started_unix,
-                        r.cores, r.sequential_seconds, m.parallel, m.schedule, m.chunk, m.threads, m.is_default,
+                        r.cores, coalesce(r.default_seconds, r.sequential_seconds), m.parallel, m.schedule, m.chunk, m.threads, m.is_default,
                         m.output_ok, m.seconds_median, m.runs, m.invocations
                  FROM perf_measurements m JOIN perf_runs r ON r.id = m.perf_run_id
                  ORDER BY m.file, m.loop_key, r.id DESC, m.id",

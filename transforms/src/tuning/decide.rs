@@ -62,7 +62,7 @@ pub fn decide(default: Variant, measured: &[Measured]) -> Option<Decision> {
             default,
             speedup: Some(1.0),
             gain_over_default: None,
-            evidence: "sequential: a parallel version changed the program's output (PPO130)".into(),
+            evidence: "sequential: a parallel version changed the program's output (PPO131)".into(),
         });
     }
     let default_t = med(default);
@@ -80,10 +80,10 @@ pub fn decide(default: Variant, measured: &[Measured]) -> Option<Decision> {
     let chosen_t = med(chosen).unwrap_or(best_t);
     let gain = default_t.filter(|_| chosen_t > 0.0).map(|d| d / chosen_t);
     let evidence = match (chosen.parallel, default.parallel) {
-        (false, true) => format!(
-            "sequential: parallel ({default}) measured {:.1}× slower",
-            default_t.zip(seq).map_or(f64::NAN, |(d, s)| d / s)
-        ),
+        (false, true) => match default_t.zip(seq) {
+            Some((d, s)) => format!("sequential: parallel ({default}) measured {:.1}× slower", d / s),
+            None => "sequential: no parallel version was measured faster".into(),
+        },
         (false, false) => {
             let best_par = usable.iter().filter(|(v, _)| v.parallel).map(|&(_, t)| t).min_by(f64::total_cmp);
             match best_par.zip(seq) {
@@ -149,7 +149,7 @@ mod tests {
         bad.rejected = true;
         let d = decide(PAR, &[m(Variant::SEQUENTIAL, &[2.0]), m(PAR, &[1.0]), bad]).unwrap();
         assert_eq!(d.variant, Variant::SEQUENTIAL);
-        assert!(d.evidence.contains("PPO130"));
+        assert!(d.evidence.contains("PPO131"));
         assert_eq!(decide(PAR, &[]), None);
     }
 

@@ -1,0 +1,328 @@
+//! Learning mode and auto-tuning end to end: `ppo -omp -t` on the programs of
+//! `corpus/tuning/` decides what is true on any machine with two cores (a loop whose
+//! parallel version is slower stays sequential; the outputs equal the sequential
+//! program's), the records are reused by a second run and ignored once the loop changes,
+//! `ppo log --perf` shows them, `-p` profiles the output, a variant that changes the output
+//! is never chosen (PPO131), and Ctrl-C leaves no process behind.
+
+mod common;
+
+use common::{ppo, root};
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+
+/// The tests measure: one at a time, or they would slow each other down.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn has_gcc() -> bool {
+    let ok = Command::new("gcc").arg("--version").output().is_ok_and(|o| o.status.success());
+    assert!(ok || !common::in_ci(), "gcc is required in CI");
+    ok
+}
+
+/// Compile `src` (gcc -O2 -fopenmp -lm) into `dir` and run it: its standard output.
+fn build_and_run(src: &Path, dir: &Path) -> String {
+    let exe = dir.join(src.file_stem().unwrap());
+    let c =
+        Command::new("gcc").args(["-O2", "-fopenmp", "-o"]).arg(&exe).arg(src).arg("-lm").output().unwrap();
+    assert!(c.status.success(), "{}: {}", src.display(), String::from_utf8_lossy(&c.stderr));
+    let r = Command::new(&exe).output().unwrap();
+    assert!(r.status.success(), "{} failed", exe.display());
+    String::from_utf8_lossy(&r.stdout).into_owned()
+}
+
+/// Same words, numbers within a relative 1e-9.
+fn same_output(a: &str, b: &str) -> bool {
+    let (x, y): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), b.split_whitespace().collect());
+    x.len() == y.len()
+        && x.iter().zip(&y).all(|(p, q)| {
+            p == q
+                || match (p.parse::<f64>(), q.parse::<f64>()) {
+                    (Ok(u), Ok(v)) => (u - v).abs() <= 1e-9 * u.abs().max(v.abs()),
+                    _ => false,
+                }
+        })
+}
+
+fn report(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn entry<'a>(report: &'a serde_json::Value, file: &str, loop_id: &str) -> &'a serde_json::Value {
+    report["loops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["file"] == file && l["loop_id"] == loop_id)
+        .unwrap_or_else(|| panic!("{file} {loop_id} not in the report"))
+}
+
+#[test]
+fn tuning_decides_what_holds_on_any_machine_and_keeps_the_outputs() {
+    if !has_gcc() {
+        return;
+    }
+    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tempfile::tempdir().unwrap();
+    let input = root().join("corpus/tuning");
+    let out = t.path().join("out");
+    let rep = t.path().join("report.json");
+    let r = ppo(&[
+        "-i".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "-omp".as_ref(),
+        "-t".as_ref(),
+        "--report".as_ref(),
+        rep.as_os_str(),
+    ]);
+    r.assert_code(0).assert_no_panic();
+    let report = report(&rep);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(input.join("manifest.json")).unwrap()).unwrap();
+    for (file, loops) in manifest["decisions"].as_object().unwrap() {
+        for (id, want) in loops.as_object().unwrap() {
+            let e = entry(&report, file, id);
+            let evidence =
+                e["tuning"].as_str().unwrap_or_else(|| panic!("{file} {id}: no tuning evidence: {e}"));
+            let parallel = e["verdict"] == "parallel";
+            match want.as_str().unwrap() {
+                "sequential" => {
+                    assert!(!parallel, "{file} {id}: {evidence}\n{}", r.stderr);
+                    assert!(evidence.starts_with("sequential: parallel"), "{evidence}");
+                }
+                // Two cores at least for a parallel loop to win.
+                _ if cores() < 2 => {}
+                _ => assert!(parallel, "{file} {id}: {evidence}\n{}", r.stderr),
+            }
+            assert!(r.stderr.contains(&format!("{file}:")), "{}", r.stderr);
+        }
+    }
+    // The output holds only directives: no trace of the instrumentation.
+    for f in fs::read_dir(&out).unwrap().flatten().filter(|f| f.path().extension().is_some_and(|x| x == "c"))
+    {
+        let text = fs::read_to_string(f.path()).unwrap();
+        assert!(!text.contains("ppo_tune"), "{}", f.path().display());
+        let bin = t.path().join("bin");
+        fs::create_dir_all(&bin).unwrap();
+        let (want, got) = (build_and_run(&input.join(f.file_name()), &bin), build_and_run(&f.path(), &bin));
+        assert!(same_output(&want, &got), "{}: {want} vs {got}", f.path().display());
+    }
+    // The measurements are in the log: `ppo log --perf`.
+    let db = out.join(".ppo/ppo.db");
+    let log = ppo(&["log".as_ref(), "--db".as_ref(), db.as_os_str(), "--perf".as_ref()]);
+    log.assert_code(0);
+    assert!(log.stdout.contains("timestep.c:14: relax#0"), "{}", log.stdout);
+    assert!(log.stdout.contains("sequential") && log.stdout.contains("[default]"), "{}", log.stdout);
+    let json = ppo(&["log".as_ref(), "--db".as_ref(), db.as_os_str(), "--perf".as_ref(), "--json".as_ref()]);
+    let j: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let relax = j["loops"].as_array().unwrap().iter().find(|l| l["loop_id"] == "relax#0").unwrap();
+    assert_eq!(relax["mode"], "learn");
+    assert!(relax["variants"].as_array().unwrap().len() >= 2, "{relax}");
+}
+
+/// A copy of two corpus programs, small budget: the second `-t` run measures nothing, an
+/// edited loop is measured again (its fingerprint changed), the other's records stay.
+#[test]
+fn records_are_reused_until_the_loop_changes() {
+    if !has_gcc() {
+        return;
+    }
+    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    for f in ["timestep.c", "primes.c"] {
+        fs::copy(root().join("corpus/tuning").join(f), src.join(f)).unwrap();
+    }
+    let out = t.path().join("out");
+    let run = || {
+        let r = ppo(&[
+            "-i".as_ref(),
+            src.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "-omp".as_ref(),
+            "-t".as_ref(),
+            "--tune-budget".as_ref(),
+            "8".as_ref(),
+        ]);
+        r.assert_code(0).assert_no_panic();
+        r.stderr
+    };
+    let perf_runs = || {
+        let db = out.join(".ppo/ppo.db");
+        let j = ppo(&["log".as_ref(), "--db".as_ref(), db.as_os_str(), "--perf".as_ref(), "--json".as_ref()]);
+        let v: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+        let mut starts: Vec<(String, i64)> = v["loops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["file"].as_str().unwrap().to_string(), l["started_unix"].as_i64().unwrap()))
+            .collect();
+        starts.sort();
+        starts.dedup();
+        starts
+    };
+    let first = run();
+    assert!(first.contains("primes.c: ") && first.contains(" runs, "), "{first}");
+    let before = perf_runs();
+    let second = run();
+    assert!(second.contains("timestep.c: measurements of this machine and compiler reused"), "{second}");
+    assert!(second.contains("primes.c: measurements of this machine and compiler reused"), "{second}");
+    assert!(!second.contains(" runs, "), "{second}");
+    assert_eq!(perf_runs(), before);
+    // The prime loop changes: measured again; the time loop's records are reused.
+    let p = fs::read_to_string(src.join("primes.c"))
+        .unwrap()
+        .replace("count += is_prime(i);", "count += is_prime(i) ? 1 : 0;");
+    fs::write(src.join("primes.c"), p).unwrap();
+    let third = run();
+    assert!(third.contains("timestep.c: measurements of this machine and compiler reused"), "{third}");
+    assert!(third.contains("primes.c: ") && third.contains(" runs, "), "{third}");
+}
+
+/// `-p`: the output as written, timed per loop, in the log.
+#[test]
+fn performance_log_times_the_output() {
+    if !has_gcc() {
+        return;
+    }
+    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    fs::copy(root().join("corpus/tuning/triangular.c"), src.join("triangular.c")).unwrap();
+    let out = t.path().join("out");
+    let r = ppo(&[
+        "-i".as_ref(),
+        src.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "-omp".as_ref(),
+        "-p".as_ref(),
+    ]);
+    r.assert_code(0).assert_no_panic();
+    assert!(r.stderr.contains("ppo: perf: triangular.c: "), "{}", r.stderr);
+    assert!(r.stderr.contains("triangular.c:13: main#0: "), "{}", r.stderr);
+    let db = out.join(".ppo/ppo.db");
+    let log = ppo(&["log".as_ref(), "--db".as_ref(), db.as_os_str(), "--perf".as_ref()]);
+    assert!(log.stdout.contains("main#0") && log.stdout.contains("profile on"), "{}", log.stdout);
+    // -p alone changes nothing in the output.
+    let text = fs::read_to_string(out.join("triangular.c")).unwrap();
+    assert!(text.contains("#pragma omp parallel for schedule(dynamic)") && !text.contains("ppo_tune"));
+}
+
+/// The PPO131 page: its triggering example (an ill-conditioned reduction) stays
+/// sequential under `-t`, its other example is parallelized.
+#[test]
+fn check_page_of_ppo131() {
+    if !has_gcc() || cores() < 2 {
+        return;
+    }
+    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let page = fs::read_to_string(root().join("docs/checks/PPO131.md")).unwrap();
+    assert!(page.starts_with("# PPO131 — "));
+    let block = |marker: &str| {
+        let at = page.find(&format!("\n{marker}")).unwrap();
+        let rest = &page[at..];
+        let start = rest.find("```c\n").unwrap() + 5;
+        rest[start..start + rest[start..].find("```").unwrap()].to_string()
+    };
+    for (marker, want) in [("Triggers", true), ("Does not trigger", false)] {
+        let t = tempfile::tempdir().unwrap();
+        let src = t.path().join("src");
+        fs::create_dir_all(&src).unwrap();
+        fs::write(src.join("sum.c"), block(marker)).unwrap();
+        let out = t.path().join("out");
+        let rep = t.path().join("r.json");
+        let r = ppo(&[
+            "-i".as_ref(),
+            src.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "-omp".as_ref(),
+            "-t".as_ref(),
+            "--report".as_ref(),
+            rep.as_os_str(),
+        ]);
+        r.assert_code(0).assert_no_panic();
+        let report = report(&rep);
+        let sum = entry(&report, "sum.c", "main#1");
+        let evidence = sum["tuning"].as_str().unwrap_or("");
+        assert_eq!(evidence.contains("PPO131"), want, "{marker}: {sum}\n{}", r.stderr);
+        if want {
+            assert_ne!(sum["verdict"], "parallel");
+        }
+    }
+}
+
+/// Ctrl-C during learning: ppo stops within a second or two, says so, and the program it
+/// was running is gone.
+#[test]
+fn an_interrupt_stops_learning_and_leaves_no_process() {
+    if !has_gcc() {
+        return;
+    }
+    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    // A program that runs for a long time: every run outlasts the interrupt.
+    fs::write(
+        src.join("slowprog.c"),
+        "#include <stdio.h>\n#define N 4000\nstatic double a[N];\nint main(void) {\n  for (long r = 0; r < 2000000; r++)\n    for (int i = 0; i < N; i++)\n      a[i] = a[i] * 0.5 + r;\n  printf(\"%f\\n\", a[7]);\n  return 0;\n}\n",
+    )
+    .unwrap();
+    let out = t.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ppo"))
+        .args([
+            "-i".as_ref(),
+            src.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "-omp".as_ref(),
+            "-l".as_ref(),
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the program runs.
+    let started = std::time::Instant::now();
+    while common_procs("slowprog").is_empty() && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!common_procs("slowprog").is_empty(), "the program never started");
+    unsafe_kill(child.id() as i32);
+    let stopped = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(stopped.elapsed().as_secs() < 10, "ppo took {:?} to stop", stopped.elapsed());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(common_procs("slowprog").is_empty(), "a program run was left behind");
+}
+
+/// The pids of live processes named `name`.
+fn common_procs(name: &str) -> Vec<i32> {
+    fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            stat.contains(&format!("({name})")) && !stat.contains(") Z ")
+        })
+        .collect()
+}
+
+fn unsafe_kill(pid: i32) {
+    Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap();
+}
