@@ -282,7 +282,7 @@ fn an_interrupt_stops_learning_and_leaves_no_process() {
     )
     .unwrap();
     let out = t.path().join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ppo"))
+    let child = Command::new(env!("CARGO_BIN_EXE_ppo"))
         .args([
             "-i".as_ref(),
             src.as_os_str(),
