@@ -18,8 +18,8 @@ use crate::diag::{self, Diag};
 use crate::fsutil;
 use crate::run::{build_options, split_args};
 use analysis::preprocess::FsLoader;
-use backends::compile::find_tool;
-use backends::tuning::{learn, profile, LearnOptions, Learned, TuneLoop};
+use backends::tuning::session::{self, BuildLoop};
+use backends::tuning::{learn, profile, LearnOptions, TuneLoop};
 use backends::{source, Backend, LocalBackend};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{BTreeMap, HashMap};
@@ -27,7 +27,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use transforms::ls::perf::{LoopMeasurement, PerfContext, PerfMode, PerfRun};
+use transforms::ls::perf::{LoopMeasurement, PerfMode, PerfRun};
 use transforms::ls::{sha256_hex, LogDb};
 use transforms::pipeline::{Options, Pipeline};
 use transforms::tuning::decide::{decide, median, Measured};
@@ -42,12 +42,6 @@ struct Source {
     path: PathBuf,
     text: String,
     candidates: Vec<Candidate>,
-}
-
-/// A candidate loop of the build, by id.
-struct Slot {
-    file: usize,
-    cand: usize,
 }
 
 /// What tuning hands to the batch run.
@@ -79,30 +73,6 @@ fn sources(a: &BatchArgs, input: &Path, options: &Options) -> Result<Vec<Source>
         out.push(Source { rel, path: path.to_path_buf(), text, candidates });
     }
     Ok(out)
-}
-
-/// The CPU model (`/proc/cpuinfo`), for the records' context.
-fn machine() -> String {
-    fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
-}
-
-/// `gcc --version`'s first line.
-fn compiler() -> String {
-    let Some(gcc) = find_tool("gcc") else { return "gcc (not found)".into() };
-    std::process::Command::new(gcc)
-        .arg("--version")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string))
-        .unwrap_or_else(|| "gcc".into())
 }
 
 /// Copy the input tree into `root` (regular files only, not ppo's log), the C files
@@ -152,43 +122,6 @@ fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
     pb
 }
 
-/// The measurements of a run as log rows.
-fn measurements(
-    learned: &Learned,
-    slots: &[Slot],
-    files: &[Source],
-    defaults: &HashMap<u32, Variant>,
-) -> Vec<LoopMeasurement> {
-    let mut out = Vec::new();
-    for (id, variants) in &learned.loops {
-        let Some(slot) = slots.get(*id as usize) else { continue };
-        let (f, c) = (&files[slot.file], &files[slot.file].candidates[slot.cand]);
-        for v in variants {
-            // A variant that changed the output is recorded even without a timing.
-            if v.samples.is_empty() && v.output_ok {
-                continue;
-            }
-            let per_call: Vec<f64> = v.samples.iter().flat_map(|s| s.per_call.iter().copied()).collect();
-            out.push(LoopMeasurement {
-                file: f.rel.clone(),
-                function: c.function.clone(),
-                loop_id: c.loop_id.clone(),
-                loop_key: c.key.clone(),
-                line: c.line,
-                variant: v.variant,
-                is_default: defaults.get(id) == Some(&v.variant),
-                output_ok: v.output_ok,
-                seconds: v.samples.iter().map(|s| s.total).collect(),
-                invocations: v.samples.iter().map(|s| s.calls).max().unwrap_or(0),
-                per_call_median: median(&per_call),
-                per_call_min: per_call.iter().copied().reduce(f64::min),
-                nested: v.samples.iter().map(|s| s.nested).max().unwrap_or(0),
-            });
-        }
-    }
-    out
-}
-
 /// Run `-p`/`-l`/`-t` for a batch run (see the module documentation). `db` is the log
 /// database (`None` with `--no-log`: the measurements of this run are used and not kept).
 pub fn prepare(
@@ -200,13 +133,13 @@ pub fn prepare(
 ) -> Result<Tuned, String> {
     backends::process::catch_interrupts();
     let files = sources(a, input, options)?;
-    let mut slots = Vec::new();
+    let mut slots: Vec<BuildLoop> = Vec::new();
     let mut plan = TuningPlan::default();
-    for (fi, f) in files.iter().enumerate() {
+    for f in &files {
         let mut ft = FileTuning::new();
-        for (ci, c) in f.candidates.iter().enumerate() {
+        for c in &f.candidates {
             ft.insert(c.key.clone(), LoopPlan::Instrument(slots.len() as u32));
-            slots.push(Slot { file: fi, cand: ci });
+            slots.push(BuildLoop { file: f.rel.clone(), candidate: c.clone() });
         }
         if !ft.is_empty() {
             plan.files.insert(f.rel.clone(), ft);
@@ -244,15 +177,8 @@ pub fn prepare(
         build: opts.clone(),
     };
     let cores = a.exec.threads.unwrap_or(backends::available_cpus() as u32);
-    let context = |program: &str, checksum: String| PerfContext {
-        program: program.to_string(),
-        source_checksum: checksum,
-        compiler: compiler(),
-        flags: opts.flags.join(" "),
-        arguments: a.exec.args.clone().unwrap_or_default(),
-        machine: machine(),
-        cores,
-    };
+    let arguments = a.exec.args.clone().unwrap_or_default();
+    let context = |program: &str, checksum: String| session::context(program, &checksum, &opts.flags, &arguments, cores);
     let shared = context("", String::new());
     let mut log = match db {
         Some(p) => {
@@ -264,7 +190,7 @@ pub fn prepare(
         None => None,
     };
     let defaults: HashMap<u32, Variant> =
-        slots.iter().enumerate().map(|(i, s)| (i as u32, files[s.file].candidates[s.cand].default)).collect();
+        slots.iter().enumerate().map(|(i, s)| (i as u32, s.candidate.default)).collect();
     // Measurements of this run, for `--no-log`.
     let mut fresh: HashMap<(String, String), Vec<Measured>> = HashMap::new();
     let has_records = |log: &Option<LogDb>, f: &Source| -> bool {
@@ -326,13 +252,12 @@ pub fn prepare(
                 "the program's output differs between two sequential runs: variants were checked by exit status only",
             );
         }
-        let rows = measurements(&learned, &slots, &files, &defaults);
+        let rows = session::rows(&learned, &slots, &defaults);
         for r in &rows {
-            fresh.entry((r.file.clone(), r.loop_key.clone())).or_default().push(Measured {
-                variant: r.variant,
-                seconds: r.seconds.clone(),
-                rejected: !r.output_ok,
-            });
+            fresh
+                .entry((r.file.clone(), r.loop_key.clone()))
+                .or_default()
+                .extend(session::as_measured(std::slice::from_ref(r)));
         }
         if !a.quiet {
             eprintln!(
@@ -363,27 +288,25 @@ pub fn prepare(
     let mut out_plan = TuningPlan::default();
     if a.tune {
         for (id, s) in slots.iter().enumerate() {
-            let (f, c) = (&files[s.file], &files[s.file].candidates[s.cand]);
-            let measured = match &log {
-                Some(db) => db.measured(&shared, &f.rel, &c.key).map_err(|e| e.to_string())?,
-                None => fresh.get(&(f.rel.clone(), c.key.clone())).cloned().unwrap_or_default(),
-            };
+            let (file, c) = (&s.file, &s.candidate);
+            let measured =
+                session::measured(log.as_ref(), &shared, &fresh, file, &c.key).map_err(|e| e.to_string())?;
             let Some(dec) = decide(c.default, &measured) else {
                 if !a.quiet {
                     eprintln!(
                         "ppo: tune: {}:{}: {}: not measured (the programs never ran it); default kept",
-                        f.rel, c.line, c.loop_id
+                        file, c.line, c.loop_id
                     );
                 }
                 continue;
             };
             if !a.quiet {
-                eprintln!("ppo: tune: {}:{}: {}: {}", f.rel, c.line, c.loop_id, dec.evidence);
+                eprintln!("ppo: tune: {file}:{}: {}: {}", c.line, c.loop_id, dec.evidence);
             }
             decided.insert(id as u32, dec.variant);
             out_plan
                 .files
-                .entry(f.rel.clone())
+                .entry(file.clone())
                 .or_default()
                 .insert(c.key.clone(), LoopPlan::Apply { variant: dec.variant, evidence: dec.evidence });
         }
@@ -407,7 +330,7 @@ pub fn prepare(
                     continue;
                 }
             };
-            let rows = measurements(&learned, &slots, &files, &chosen);
+            let rows = session::rows(&learned, &slots, &chosen);
             let total = median(&learned.default_seconds).unwrap_or(0.0);
             if !a.quiet {
                 eprintln!("ppo: perf: {}: {:.3} s per run (median of {})", f.rel, total, learned.runs);

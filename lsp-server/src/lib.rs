@@ -22,6 +22,7 @@ pub mod logview;
 pub mod server;
 pub mod text;
 pub mod transport;
+pub mod tuning;
 
 pub use server::{Backend, Extensions};
 pub use tower_lsp::lsp_types;

@@ -40,7 +40,10 @@ pub const CMD_SHOW_LOG: &str = "ppo.showLog";
 pub const CMD_OPTIMIZE: &str = "ppo.optimizeFile";
 /// `ppo.parallelizeFile`: `[uri]` → applies `-omp` (the configured target) to the file.
 pub const CMD_PARALLELIZE: &str = "ppo.parallelizeFile";
-pub const COMMANDS: [&str; 4] = [CMD_EXPLAIN, CMD_SHOW_LOG, CMD_OPTIMIZE, CMD_PARALLELIZE];
+/// `ppo.tuneLoop`: `[uri, loopId]` → learning mode for that loop of the document's program
+/// (the measurements recorded in the log, the decision returned).
+pub const CMD_TUNE: &str = "ppo.tuneLoop";
+pub const COMMANDS: [&str; 5] = [CMD_EXPLAIN, CMD_SHOW_LOG, CMD_OPTIMIZE, CMD_PARALLELIZE, CMD_TUNE];
 
 /// Analyses running at once (all documents together).
 pub const MAX_PARALLEL_ANALYSES: usize = 2;
@@ -490,6 +493,83 @@ impl Backend {
             "file": out.file,
             "events": out.events,
             "text": text,
+        }))
+    }
+
+    /// `ppo.tuneLoop`: learning mode for one loop of the document's program, with progress;
+    /// the measurements go to the log (`logDb`, else the closest `.ppo/ppo.db`, else
+    /// `.ppo/ppo.db` beside the document), the lenses are refreshed.
+    async fn tune_loop(&self, args: &[Value], token: Option<ProgressToken>) -> Result<Value> {
+        let uri = uri_arg(args)?;
+        let loop_id = args
+            .get(1)
+            .and_then(Value::as_str)
+            .ok_or_else(|| invalid_params("ppo.tuneLoop takes [uri, loopId]"))?
+            .to_string();
+        let a = self.require_analysis(&uri).await?;
+        let facts = match &a.state {
+            State::Analysed(f) => f.clone(),
+            State::Skipped(w) | State::Failed(w) => return Err(failed(w.clone())),
+        };
+        let db = self
+            .log_db_for(&a.path)
+            .unwrap_or_else(|| a.path.parent().unwrap_or(Path::new(".")).join(".ppo").join("ppo.db"));
+        let req = crate::tuning::TuneRequest {
+            path: a.path.clone(),
+            text: a.text.to_string(),
+            spps: facts.outcome.spps.clone(),
+            options: Options {
+                target: Some(transforms::pipeline::Target::OpenMp),
+                optimize: false,
+                analyze: facts.analyze.clone(),
+                no_diffs: true,
+                tuning: None,
+            },
+            loader: self.overlay(&a.path),
+            loop_id: loop_id.clone(),
+            include_dirs: facts.analyze.pp.include_dirs.clone(),
+            db: db.clone(),
+            budget: 30,
+            timeout: Duration::from_secs(60),
+        };
+        let token = self.progress_begin(token, &format!("ppo: tuning {loop_id}")).await;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize)>();
+        let job = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                crate::tuning::tune_loop(req, &mut |done, planned| {
+                    let _ = tx.send((done, planned));
+                })
+            }))
+            .unwrap_or_else(|p| Err(format!("internal error: {}", panic_text(&*p))))
+        });
+        tokio::pin!(job);
+        let result = loop {
+            tokio::select! {
+                r = &mut job => break r.unwrap_or_else(|e| Err(format!("internal error: {e}"))),
+                Some((done, planned)) = rx.recv() => {
+                    let pct = (100 * done / planned.max(1)).min(99) as u32;
+                    self.progress_report(&token, &format!("run {done} of about {planned}"), pct).await;
+                }
+            }
+        };
+        let out = match result {
+            Ok(o) => o,
+            Err(e) => {
+                self.progress_end(token, "failed").await;
+                self.show(MessageType::WARNING, format!("ppo: tuning {loop_id}: {e}")).await;
+                return Err(failed(e));
+            }
+        };
+        let evidence = out.decision.as_ref().map_or("not measured (the program never ran it)".into(), |d| d.evidence.clone());
+        self.progress_end(token, &format!("{} runs", out.runs)).await;
+        self.show(MessageType::INFO, format!("ppo: {loop_id} (line {}): {evidence}", out.line)).await;
+        let _ = self.client.code_lens_refresh().await;
+        Ok(json!({
+            "loop": loop_id,
+            "line": out.line,
+            "runs": out.runs,
+            "database": db,
+            "decision": out.decision,
         }))
     }
 
@@ -1155,11 +1235,37 @@ impl LanguageServer for Backend {
         guard("codeLens", async {
             let uri = params.text_document.uri;
             let Some(a) = self.analysis(&uri).await? else { return Ok(None) };
-            if let Some(l) = a.lenses.get() {
-                return Ok(Some(l.clone()));
-            }
-            let lenses = tokio::task::spawn_blocking(move || a.lenses(&uri).to_vec()).await;
-            lenses.map(Some).map_err(|e| failed(format!("code lenses: {e}")))
+            let db = self.log_db_for(&a.path);
+            let lenses = match a.lenses.get() {
+                Some(l) => l.clone(),
+                None => {
+                    let a2 = a.clone();
+                    tokio::task::spawn_blocking(move || a2.lenses(&uri).to_vec())
+                        .await
+                        .map_err(|e| failed(format!("code lenses: {e}")))?
+                }
+            };
+            // The measured figures of the log's learning-mode records, when there are any.
+            let (Some(db), Some(facts)) = (db, a.facts()) else { return Ok(Some(lenses)) };
+            let path = a.path.clone();
+            let report = facts.outcome.report().clone();
+            let measured = tokio::task::spawn_blocking(move || {
+                crate::tuning::by_loop_id(&report, &crate::tuning::measured_loops(&db, &path))
+            })
+            .await
+            .unwrap_or_default();
+            Ok(Some(
+                lenses
+                    .into_iter()
+                    .map(|mut l| {
+                        let id = l.command.as_ref().and_then(|c| c.arguments.as_ref()?.get(1)?.as_str().map(String::from));
+                        if let (Some(c), Some(m)) = (l.command.as_mut(), id.and_then(|id| measured.get(&id))) {
+                            c.title.push_str(&crate::tuning::lens_suffix(m));
+                        }
+                        l
+                    })
+                    .collect(),
+            ))
         })
         .await
     }
@@ -1172,7 +1278,19 @@ impl LanguageServer for Backend {
             let Some(facts) = a.facts() else { return Ok(None) };
             let Some((f, l)) = feedback::loop_at(&a, facts, pos) else { return Ok(None) };
             self.os_ready(facts).await;
-            let md = feedback::explain(&a, facts, &self.inner.ext.actions, f, l, false);
+            let mut md = feedback::explain(&a, facts, &self.inner.ext.actions, f, l, false);
+            if let Some(db) = self.log_db_for(&a.path) {
+                let (path, report, id) = (a.path.clone(), facts.outcome.report().clone(), l.id.clone());
+                let m = tokio::task::spawn_blocking(move || {
+                    crate::tuning::by_loop_id(&report, &crate::tuning::measured_loops(&db, &path)).remove(&id)
+                })
+                .await
+                .ok()
+                .flatten();
+                if let Some(m) = m {
+                    md.push_str(&crate::tuning::hover_section(&m));
+                }
+            }
             Ok(Some(Hover {
                 contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: md }),
                 range: Some(a.lines.range(&a.text, &l.header)),
@@ -1198,6 +1316,24 @@ impl LanguageServer for Backend {
             };
             let lazy = read(&self.inner.flags).resolve_edit;
             let mut out = Vec::new();
+            // Tune this loop: a command (it runs the program), for a loop tuning can decide in
+            // a document that is a program.
+            let tune_kind = CodeActionKind::from("refactor.ppo.tune");
+            if wanted(&tune_kind) && backends::source::has_main(&a.text) {
+                let tunable = transforms::tuning::plan::candidates(facts.outcome.report());
+                for (_, l) in cx.loops.iter().filter(|(_, l)| tunable.iter().any(|c| c.loop_id == l.id)).take(1) {
+                    out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                        title: format!("Tune this loop (measure its variants): {}", l.id),
+                        kind: Some(tune_kind.clone()),
+                        command: Some(Command {
+                            title: "Tune this loop".into(),
+                            command: CMD_TUNE.into(),
+                            arguments: Some(vec![json!(uri), json!(l.id)]),
+                        }),
+                        ..CodeAction::default()
+                    }));
+                }
+            }
             for o in self.inner.ext.actions.offers(&cx) {
                 let Offer::Action(x) = o else { continue };
                 if !wanted(&x.kind) {
@@ -1275,6 +1411,7 @@ impl LanguageServer for Backend {
                 CMD_SHOW_LOG => self.show_log(args, token).await,
                 CMD_OPTIMIZE => self.apply_pipeline(args, token, true).await,
                 CMD_PARALLELIZE => self.apply_pipeline(args, token, false).await,
+                CMD_TUNE => self.tune_loop(args, token).await,
                 other => {
                     Err(invalid_params(format!("unknown command `{other}` (known: {})", COMMANDS.join(", "))))
                 }

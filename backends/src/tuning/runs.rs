@@ -1,4 +1,4 @@
-//! Learning mode's runs: an instrumented program (see `transforms::tuning`) run once per
+//! The runs: an instrumented program (see `transforms::tuning`) run once per
 //! configuration of its loops' variants, each run's per-loop times read back, and every
 //! run's output compared with the sequential program's.
 //!

@@ -1,0 +1,9 @@
+//! Learning mode's measurements: the runs of an instrumented program ([`runs`]), and what a
+//! measurement session needs around them ([`session`]: the context the figures hold for,
+//! the log rows of a run's figures). The CLI (`-p`, `-l`, `-t`) and the language server
+//! (*Tune this loop*) drive them.
+
+pub mod runs;
+pub mod session;
+
+pub use runs::{learn, parse_measurements, profile, same_output, LearnOptions, Learned, Sample, TuneLoop, VariantRuns};
