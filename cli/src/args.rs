@@ -35,6 +35,8 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-learn", "--learn"),
     ("-tune", "--tune"),
     ("-tune-budget", "--tune-budget"),
+    ("-build", "--build"),
+    ("-run", "--run"),
     ("-np", "--np"),
     ("-threads", "--threads"),
     ("-hostfile", "--hostfile"),
@@ -302,6 +304,16 @@ pub struct BatchArgs {
     /// from this machine's measurements; loops without records are measured first (-l)
     #[arg(short = 't', long = "tune", requires = "omp")]
     pub tune: bool,
+
+    /// -p/-l/-t on a program built by its own build: run CMD (through sh -c) in the
+    /// instrumented copy of the input tree (e.g. "make -C CG CLASS=W"), then --run
+    #[arg(long = "build", value_name = "CMD", requires = "run")]
+    pub build: Option<String>,
+
+    /// -p/-l/-t with --build: the command that runs the program, in the copy of the input
+    /// tree (e.g. "bin/cg.W"); instead of compiling each .c file with main
+    #[arg(long = "run", value_name = "CMD", requires = "build")]
+    pub run: Option<String>,
 
     /// Learning mode: at most RUNS runs of each program
     #[arg(long = "tune-budget", value_name = "RUNS", default_value_t = 30,

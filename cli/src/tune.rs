@@ -19,7 +19,7 @@ use crate::fsutil;
 use crate::run::{build_options, split_args};
 use analysis::preprocess::FsLoader;
 use backends::tuning::session::{self, BuildLoop};
-use backends::tuning::{learn, profile, LearnOptions, TuneLoop};
+use backends::tuning::{learn, profile, Launch, LearnOptions, TuneLoop};
 use backends::{source, Backend, LocalBackend};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{BTreeMap, HashMap};
@@ -42,6 +42,48 @@ struct Source {
     path: PathBuf,
     text: String,
     candidates: Vec<Candidate>,
+}
+
+/// A program of the instrumented build: a `.c` file with `main` ppo compiled, or the
+/// user's `--build`/`--run`.
+struct Prog {
+    /// The file (relative to the input), or the `--run` command: the records' `program`.
+    name: String,
+    /// For messages: the source, or the input directory.
+    path: PathBuf,
+    checksum: String,
+    exe: Option<backends::Program>,
+    command: Option<String>,
+}
+
+impl Prog {
+    fn launch<'a>(&'a self, tree: &'a Path) -> Launch<'a> {
+        match (&self.exe, &self.command) {
+            (Some(p), _) => Launch::Exe(p),
+            (None, Some(c)) => Launch::Shell { command: c, dir: tree },
+            (None, None) => unreachable!("a program is an executable or a command"),
+        }
+    }
+}
+
+/// Run the user's `--build` command in the build tree (with ten times the run timeout, at
+/// least ten minutes). The instrumented sources need OpenMP: the build's flags must have
+/// `-fopenmp`, as for ppo's `-omp` output.
+fn build_with(command: &str, tree: &Path, timeout: f64) -> Result<(), String> {
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(command).current_dir(tree);
+    let limit = Duration::from_secs_f64((timeout * 10.0).max(600.0));
+    let r = backends::process::run(cmd, &backends::process::Limits { timeout: Some(limit), cpus: None })
+        .map_err(|e| format!("--build: cannot run sh: {e}"))?;
+    if r.outcome.success() {
+        return Ok(());
+    }
+    let tail: Vec<&str> = r.stdout.lines().chain(r.stderr.lines()).collect();
+    let shown = tail[tail.len().saturating_sub(20)..].join("\n    ");
+    Err(format!(
+        "--build `{command}` failed in the instrumented copy of the input ({}); the build must compile with -fopenmp:\n    {shown}",
+        r.outcome
+    ))
 }
 
 /// What tuning hands to the batch run.
@@ -103,8 +145,17 @@ fn write_build_tree(
             }
         }
     }
-    let header = root.join(RUNTIME_HEADER_NAME);
-    fs::write(&header, runtime_header(loops)).map_err(|e| format!("{}: {e}", header.display()))
+    // Beside every instrumented file, so that a build of the user's own finds it too.
+    let mut dirs: Vec<PathBuf> =
+        texts.keys().filter_map(|r| root.join(r).parent().map(Path::to_path_buf)).collect();
+    dirs.push(root.to_path_buf());
+    dirs.sort();
+    dirs.dedup();
+    for d in dirs {
+        let header = d.join(RUNTIME_HEADER_NAME);
+        fs::write(&header, runtime_header(loops)).map_err(|e| format!("{}: {e}", header.display()))?;
+    }
+    Ok(())
 }
 
 fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
@@ -178,7 +229,9 @@ pub fn prepare(
     };
     let cores = a.exec.threads.unwrap_or(backends::available_cpus() as u32);
     let arguments = a.exec.args.clone().unwrap_or_default();
-    let context = |program: &str, checksum: String| session::context(program, &checksum, &opts.flags, &arguments, cores);
+    let context = |program: &str, checksum: String| {
+        session::context(program, &checksum, &opts.flags, &arguments, cores)
+    };
     let shared = context("", String::new());
     let mut log = match db {
         Some(p) => {
@@ -193,21 +246,51 @@ pub fn prepare(
         slots.iter().enumerate().map(|(i, s)| (i as u32, s.candidate.default)).collect();
     // Measurements of this run, for `--no-log`.
     let mut fresh: HashMap<(String, String), Vec<Measured>> = HashMap::new();
-    let has_records = |log: &Option<LogDb>, f: &Source| -> bool {
-        let Some(db) = log else { return false };
-        f.candidates.iter().all(|c| db.measured(&shared, &f.rel, &c.key).is_ok_and(|m| !m.is_empty()))
-    };
     let args = split_args(&a.exec.args);
-    let mut programs = Vec::new();
-    for f in
-        files.iter().filter(|f| f.path.extension().is_some_and(|x| x == "c") && source::has_main(&f.text))
-    {
-        let src = build.path().join(&f.rel);
-        match backend.compile(&src) {
-            Ok(p) => programs.push((f, p)),
-            Err(e) => d.error(&f.path, format!("the learning build does not compile; not tuned: {e}")),
+    let mut programs: Vec<Prog> = Vec::new();
+    match (&a.build, &a.run) {
+        (Some(build_cmd), Some(run_cmd)) => {
+            build_with(build_cmd, build.path(), a.exec.timeout)?;
+            let checksum = sha256_hex(files.iter().map(|f| f.text.as_str()).collect::<String>().as_bytes());
+            programs.push(Prog {
+                name: run_cmd.clone(),
+                path: input.to_path_buf(),
+                checksum,
+                exe: None,
+                command: Some(run_cmd.clone()),
+            });
+        }
+        _ => {
+            for f in files
+                .iter()
+                .filter(|f| f.path.extension().is_some_and(|x| x == "c") && source::has_main(&f.text))
+            {
+                let src = build.path().join(&f.rel);
+                match backend.compile(&src) {
+                    Ok(p) => programs.push(Prog {
+                        name: f.rel.clone(),
+                        path: f.path.clone(),
+                        checksum: sha256_hex(f.text.as_bytes()),
+                        exe: Some(p),
+                        command: None,
+                    }),
+                    Err(e) => {
+                        d.error(&f.path, format!("the learning build does not compile; not tuned: {e}"))
+                    }
+                }
+            }
         }
     }
+    // Whether the log holds what -t needs for a program: measurements of it in this
+    // context, and of every candidate of the files they cover (a new or changed loop has none).
+    let has_records = |log: &Option<LogDb>, name: &str| -> bool {
+        let Some(db) = log else { return false };
+        let Ok(measured_files) = db.measured_files(&context(name, String::new())) else { return false };
+        !measured_files.is_empty()
+            && files.iter().filter(|f| measured_files.contains(&f.rel)).all(|f| {
+                f.candidates.iter().all(|c| db.measured(&shared, &f.rel, &c.key).is_ok_and(|m| !m.is_empty()))
+            })
+    };
     let mut interrupted = false;
     let all_loops: Vec<TuneLoop> = defaults
         .iter()
@@ -215,21 +298,21 @@ pub fn prepare(
         .collect::<BTreeMap<_, _>>()
         .into_values()
         .collect();
-    for (f, program) in &programs {
+    for prog in &programs {
         if interrupted {
             break;
         }
-        let must_learn = a.learn || (a.tune && !has_records(&log, f));
+        let must_learn = a.learn || (a.tune && !has_records(&log, &prog.name));
         if !must_learn {
             if !a.quiet {
-                eprintln!("ppo: tune: {}: measurements of this machine and compiler reused", f.rel);
+                eprintln!("ppo: tune: {}: measurements of this machine and compiler reused", prog.name);
             }
             continue;
         }
-        let pb = progress_bar(a.quiet, &format!("learning {}", f.rel));
+        let pb = progress_bar(a.quiet, &format!("learning {}", prog.name));
         let learned = learn(
             &backend,
-            program,
+            prog.launch(build.path()),
             &all_loops,
             &LearnOptions { budget: a.tune_budget as usize, args: args.clone() },
             &mut |done, planned| {
@@ -241,14 +324,14 @@ pub fn prepare(
         let learned = match learned {
             Ok(l) => l,
             Err(e) => {
-                d.error(&f.path, format!("learning mode: {e}"));
+                d.error(&prog.path, format!("learning mode: {e}"));
                 continue;
             }
         };
         interrupted = learned.interrupted;
         if learned.unchecked_output {
             d.warning(
-                &f.path,
+                &prog.path,
                 "the program's output differs between two sequential runs: variants were checked by exit status only",
             );
         }
@@ -262,7 +345,7 @@ pub fn prepare(
         if !a.quiet {
             eprintln!(
                 "ppo: tune: {}: {} runs, {} loops measured{}",
-                f.rel,
+                prog.name,
                 learned.runs,
                 learned.loops.len(),
                 if learned.interrupted { " (interrupted: the measurements so far are kept)" } else { "" }
@@ -271,7 +354,7 @@ pub fn prepare(
         if let Some(db) = log.as_mut() {
             let run = PerfRun {
                 mode: PerfMode::Learn,
-                context: context(&f.rel, sha256_hex(f.text.as_bytes())),
+                context: context(&prog.name, prog.checksum.clone()),
                 program_runs: learned.runs as u32,
                 sequential_seconds: median(&learned.sequential_seconds),
                 default_seconds: median(&learned.default_seconds),
@@ -286,18 +369,14 @@ pub fn prepare(
     // -t: the decisions.
     let mut decided: HashMap<u32, Variant> = HashMap::new();
     let mut out_plan = TuningPlan::default();
+    let mut unmeasured = 0;
     if a.tune {
         for (id, s) in slots.iter().enumerate() {
             let (file, c) = (&s.file, &s.candidate);
             let measured =
                 session::measured(log.as_ref(), &shared, &fresh, file, &c.key).map_err(|e| e.to_string())?;
             let Some(dec) = decide(c.default, &measured) else {
-                if !a.quiet {
-                    eprintln!(
-                        "ppo: tune: {}:{}: {}: not measured (the programs never ran it); default kept",
-                        file, c.line, c.loop_id
-                    );
-                }
+                unmeasured += 1;
                 continue;
             };
             if !a.quiet {
@@ -311,6 +390,9 @@ pub fn prepare(
                 .insert(c.key.clone(), LoopPlan::Apply { variant: dec.variant, evidence: dec.evidence });
         }
     }
+    if unmeasured > 0 && !a.quiet {
+        eprintln!("ppo: tune: {unmeasured} loop(s) not measured (no program ran them): ppo's default kept");
+    }
     // -p: the output as it will run, timed.
     if a.perf {
         let loops: Vec<TuneLoop> = all_loops
@@ -318,22 +400,22 @@ pub fn prepare(
             .map(|l| TuneLoop { default: decided.get(&l.id).copied().unwrap_or(l.default), ..l.clone() })
             .collect();
         let chosen: HashMap<u32, Variant> = loops.iter().map(|l| (l.id, l.default)).collect();
-        for (f, program) in &programs {
-            let pb = progress_bar(a.quiet, &format!("profiling {}", f.rel));
+        for prog in &programs {
+            let pb = progress_bar(a.quiet, &format!("profiling {}", prog.name));
             pb.set_length(3);
-            let r = profile(&backend, program, &loops, 3, &args);
+            let r = profile(&backend, prog.launch(build.path()), &loops, 3, &args);
             pb.finish_and_clear();
             let learned = match r {
                 Ok(l) => l,
                 Err(e) => {
-                    d.error(&f.path, format!("performance log: {e}"));
+                    d.error(&prog.path, format!("performance log: {e}"));
                     continue;
                 }
             };
             let rows = session::rows(&learned, &slots, &chosen);
             let total = median(&learned.default_seconds).unwrap_or(0.0);
             if !a.quiet {
-                eprintln!("ppo: perf: {}: {:.3} s per run (median of {})", f.rel, total, learned.runs);
+                eprintln!("ppo: perf: {}: {:.3} s per run (median of {})", prog.name, total, learned.runs);
                 let mut hot: Vec<&LoopMeasurement> = rows.iter().collect();
                 hot.sort_by(|x, y| {
                     median(&y.seconds).unwrap_or(0.0).total_cmp(&median(&x.seconds).unwrap_or(0.0))
@@ -355,7 +437,7 @@ pub fn prepare(
             if let Some(db) = log.as_mut() {
                 let run = PerfRun {
                     mode: PerfMode::Profile,
-                    context: context(&f.rel, sha256_hex(f.text.as_bytes())),
+                    context: context(&prog.name, prog.checksum.clone()),
                     program_runs: learned.runs as u32,
                     sequential_seconds: None,
                     default_seconds: median(&learned.default_seconds),
@@ -366,7 +448,9 @@ pub fn prepare(
         }
     }
     if programs.is_empty() {
-        diag::warning("tune: no program (a .c file with main) compiled: nothing was measured");
+        diag::warning(
+            "tune: no program (a .c file with main) compiled: nothing was measured (see --build and --run)",
+        );
     }
     Ok(Tuned { plan: a.tune.then(|| Arc::new(out_plan)) })
 }

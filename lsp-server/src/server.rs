@@ -560,7 +560,10 @@ impl Backend {
                 return Err(failed(e));
             }
         };
-        let evidence = out.decision.as_ref().map_or("not measured (the program never ran it)".into(), |d| d.evidence.clone());
+        let evidence = out
+            .decision
+            .as_ref()
+            .map_or("not measured (the program never ran it)".into(), |d| d.evidence.clone());
         self.progress_end(token, &format!("{} runs", out.runs)).await;
         self.show(MessageType::INFO, format!("ppo: {loop_id} (line {}): {evidence}", out.line)).await;
         let _ = self.client.code_lens_refresh().await;
@@ -1258,8 +1261,12 @@ impl LanguageServer for Backend {
                 lenses
                     .into_iter()
                     .map(|mut l| {
-                        let id = l.command.as_ref().and_then(|c| c.arguments.as_ref()?.get(1)?.as_str().map(String::from));
-                        if let (Some(c), Some(m)) = (l.command.as_mut(), id.and_then(|id| measured.get(&id))) {
+                        let id = l
+                            .command
+                            .as_ref()
+                            .and_then(|c| c.arguments.as_ref()?.get(1)?.as_str().map(String::from));
+                        if let (Some(c), Some(m)) = (l.command.as_mut(), id.and_then(|id| measured.get(&id)))
+                        {
                             c.title.push_str(&crate::tuning::lens_suffix(m));
                         }
                         l

@@ -4,7 +4,7 @@
 
 use analysis::api::FileReport;
 use backends::tuning::session::{self, BuildLoop};
-use backends::tuning::{learn, LearnOptions, TuneLoop};
+use backends::tuning::{learn, Launch, LearnOptions, TuneLoop};
 use backends::{source, Backend, BuildOptions, LocalBackend};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,7 +44,10 @@ pub fn measured_loops(db: &Path, doc: &Path) -> HashMap<String, PerfLoop> {
 
 /// Loop id → its measurements, for a report.
 pub fn by_loop_id(report: &FileReport, measured: &HashMap<String, PerfLoop>) -> HashMap<String, PerfLoop> {
-    loop_keys(report).into_iter().filter_map(|(id, key)| measured.get(&key).map(|m| (id, m.clone()))).collect()
+    loop_keys(report)
+        .into_iter()
+        .filter_map(|(id, key)| measured.get(&key).map(|m| (id, m.clone())))
+        .collect()
 }
 
 /// The lens suffix of a measured loop: ` · 1.9× measured at 2 threads`, or what the
@@ -61,7 +64,9 @@ pub fn lens_suffix(p: &PerfLoop) -> String {
         (_, Some((_, b))) if !b.variant.parallel => {
             let slower = default.filter(|d| d.variant.parallel).and_then(|d| p.speedup(d));
             match slower {
-                Some(s) if s > 0.0 => format!(" · measured: sequential is faster ({:.1}× the parallel time)", 1.0 / s),
+                Some(s) if s > 0.0 => {
+                    format!(" · measured: sequential is faster ({:.1}× the parallel time)", 1.0 / s)
+                }
                 _ => " · measured: sequential is faster".into(),
             }
         }
@@ -145,12 +150,15 @@ pub fn tune_loop(req: TuneRequest, progress: &mut dyn FnMut(usize, usize)) -> Re
     let mut ft = FileTuning::new();
     ft.insert(cand.key.clone(), LoopPlan::Instrument(0));
     let plan = TuningPlan { files: HashMap::from([(name.clone(), ft)]), loops: 1 };
-    let pipeline = Pipeline::new(Options { tuning: Some(Arc::new(plan)), no_diffs: true, ..req.options.clone() })
-        .map_err(|e| e.to_string())?;
+    let pipeline =
+        Pipeline::new(Options { tuning: Some(Arc::new(plan)), no_diffs: true, ..req.options.clone() })
+            .map_err(|e| e.to_string())?;
     let outcome = pipeline
         .run_after_spps(&req.path, &name, &req.text, req.spps.clone(), &req.loader)
         .map_err(|e| e.to_string())?;
-    let Some(text) = outcome.new_text else { return Err(format!("{}: could not be instrumented", req.loop_id)) };
+    let Some(text) = outcome.new_text else {
+        return Err(format!("{}: could not be instrumented", req.loop_id));
+    };
     let dir = tempfile::Builder::new().prefix("ppo-tune-loop-").tempdir().map_err(|e| e.to_string())?;
     let src = dir.path().join(&name);
     std::fs::write(&src, text).map_err(|e| format!("{}: {e}", src.display()))?;
@@ -163,8 +171,14 @@ pub fn tune_loop(req: TuneRequest, progress: &mut dyn FnMut(usize, usize)) -> Re
     let program = backend.compile(&src).map_err(|e| e.to_string())?;
     let cores = backends::available_cpus() as u32;
     let loops = [TuneLoop { id: 0, variants: variant_space(cand.default, cores), default: cand.default }];
-    let learned = learn(&backend, &program, &loops, &LearnOptions { budget: req.budget, args: Vec::new() }, progress)
-        .map_err(|e| e.to_string())?;
+    let learned = learn(
+        &backend,
+        Launch::Exe(&program),
+        &loops,
+        &LearnOptions { budget: req.budget, args: Vec::new() },
+        progress,
+    )
+    .map_err(|e| e.to_string())?;
     let build_loops = [BuildLoop { file: name.clone(), candidate: cand.clone() }];
     let rows = session::rows(&learned, &build_loops, &HashMap::from([(0, cand.default)]));
     let ctx = session::context(&name, &sha256_hex(req.text.as_bytes()), &build.flags, "", cores);
@@ -184,5 +198,9 @@ pub fn tune_loop(req: TuneRequest, progress: &mut dyn FnMut(usize, usize)) -> Re
     if learned.interrupted {
         return Err("interrupted".into());
     }
-    Ok(TuneOutcome { decision: decide(cand.default, &session::as_measured(&rows)), runs: learned.runs, line: cand.line })
+    Ok(TuneOutcome {
+        decision: decide(cand.default, &session::as_measured(&rows)),
+        runs: learned.runs,
+        line: cand.line,
+    })
 }

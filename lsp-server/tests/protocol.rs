@@ -50,7 +50,10 @@ async fn initialize_open_lens_hover_actions_apply_change_command_shutdown() {
         .iter()
         .map(|c| c.as_str().unwrap())
         .collect();
-    assert_eq!(commands, ["ppo.explainLoop", "ppo.showLog", "ppo.optimizeFile", "ppo.parallelizeFile", "ppo.tuneLoop"]);
+    assert_eq!(
+        commands,
+        ["ppo.explainLoop", "ppo.showLog", "ppo.optimizeFile", "ppo.parallelizeFile", "ppo.tuneLoop"]
+    );
 
     let uri = "file:///work/project/dot.c";
     c.open(uri, SRC).await;

@@ -20,7 +20,9 @@ async fn tune_this_loop_measures_records_and_shows_the_figures() {
     let dir = tempfile::tempdir().unwrap();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     // The time loop of corpus/tuning/timestep.c, shortened: the test measures, it does not benchmark.
-    let text = std::fs::read_to_string(root.join("corpus/tuning/timestep.c")).unwrap().replace("#define STEPS 20000", "#define STEPS 2000");
+    let text = std::fs::read_to_string(root.join("corpus/tuning/timestep.c"))
+        .unwrap()
+        .replace("#define STEPS 20000", "#define STEPS 2000");
     let path = dir.path().join("timestep.c");
     std::fs::write(&path, &text).unwrap();
     let db = dir.path().join("log.db");
@@ -69,7 +71,10 @@ async fn tune_this_loop_measures_records_and_shows_the_figures() {
     let acts = c.actions(&lib_uri, 1, json!([])).await;
     assert!(acts.iter().all(|a| !a["title"].as_str().unwrap_or("").starts_with("Tune")), "{acts:#?}");
     let bad = c
-        .call("workspace/executeCommand", json!({"command": "ppo.tuneLoop", "arguments": [lib_uri, "scale#0"]}))
+        .call(
+            "workspace/executeCommand",
+            json!({"command": "ppo.tuneLoop", "arguments": [lib_uri, "scale#0"]}),
+        )
         .await;
     assert!(bad["error"]["message"].as_str().unwrap_or("").contains("no main"), "{bad}");
     c.shutdown().await;

@@ -6,4 +6,7 @@
 pub mod runs;
 pub mod session;
 
-pub use runs::{learn, parse_measurements, profile, same_output, LearnOptions, Learned, Sample, TuneLoop, VariantRuns};
+pub use runs::{
+    learn, parse_measurements, profile, same_output, Launch, LearnOptions, Learned, Sample, TuneLoop,
+    VariantRuns,
+};

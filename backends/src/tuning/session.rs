@@ -91,7 +91,9 @@ pub fn rows(learned: &Learned, loops: &[BuildLoop], shown: &HashMap<u32, Variant
 
 /// Rows as the decision's input.
 pub fn as_measured(rows: &[LoopMeasurement]) -> Vec<Measured> {
-    rows.iter().map(|r| Measured { variant: r.variant, seconds: r.seconds.clone(), rejected: !r.output_ok }).collect()
+    rows.iter()
+        .map(|r| Measured { variant: r.variant, seconds: r.seconds.clone(), rejected: !r.output_ok })
+        .collect()
 }
 
 /// The measurements a decision on loop `key` of `file` uses: the log's latest in `ctx`, or

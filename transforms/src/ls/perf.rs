@@ -234,6 +234,27 @@ impl LogDb {
         Ok(out)
     }
 
+    /// The files whose loops learning mode measured when it ran `ctx.program` in `ctx`'s
+    /// context: what a later `-t` checks for loops without records (a new or changed loop).
+    pub fn measured_files(&self, ctx: &PerfContext) -> Result<Vec<String>, LogError> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT DISTINCT m.file FROM perf_measurements m JOIN perf_runs r ON r.id = m.perf_run_id
+                 WHERE r.program = ?1 AND r.mode = 'learn' AND r.compiler = ?2 AND r.flags = ?3
+                   AND r.arguments = ?4 AND r.machine = ?5 AND r.cores = ?6
+                 ORDER BY m.file",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(
+                params![ctx.program, ctx.compiler, ctx.flags, ctx.arguments, ctx.machine, ctx.cores],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
+    }
+
     /// Every measured loop with its latest measurements (any context), hottest first.
     pub fn perf_loops(&self) -> Result<Vec<PerfLoop>, LogError> {
         let mut st = self
@@ -388,6 +409,8 @@ mod tests {
         assert!(db.measured(&ctx(), "p.c", "other").unwrap().is_empty());
         let other = PerfContext { cores: 16, ..ctx() };
         assert!(db.measured(&other, "p.c", "abc").unwrap().is_empty());
+        assert_eq!(db.measured_files(&ctx()).unwrap(), ["p.c"]);
+        assert!(db.measured_files(&PerfContext { program: "q.c".into(), ..ctx() }).unwrap().is_empty());
         let loops = db.perf_loops().unwrap();
         assert_eq!(loops.len(), 1);
         assert_eq!(loops[0].variants.len(), 2);
