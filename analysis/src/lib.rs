@@ -3,6 +3,7 @@ pub mod api;
 pub mod cfg;
 pub mod compact;
 pub mod constprop;
+pub mod cost;
 pub mod cprint;
 pub mod cse;
 pub mod cxx;

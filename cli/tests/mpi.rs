@@ -169,3 +169,42 @@ fn mpi_events_are_in_the_log() {
     let text = fs::read_to_string(out.join(".ppo/parallel.log")).unwrap();
     assert!(text.contains("floyd.c"), "{text}");
 }
+
+/// Without directives, a DOALL whose iterations cost more as the index grows (a callee's
+/// loop bounded by the index: trial division) gets the cyclic partition; one with array
+/// results keeps blocks (cyclic rows are not contiguous).
+#[test]
+fn growing_iterations_get_the_cyclic_partition() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    for f in ["primes.c", "triangular.c"] {
+        fs::copy(root().join("corpus/tuning").join(f), src.join(f)).unwrap();
+    }
+    let out = t.path().join("out");
+    let rep = t.path().join("r.json");
+    ppo(&[
+        "-i".as_ref(),
+        src.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "-mpi".as_ref(),
+        "--report".as_ref(),
+        rep.as_os_str(),
+    ])
+    .assert_code(0)
+    .assert_no_panic();
+    let r: serde_json::Value = serde_json::from_str(&fs::read_to_string(&rep).unwrap()).unwrap();
+    let directive = |file: &str, id: &str| {
+        r["loops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["file"] == file && l["loop_id"] == id)
+            .and_then(|l| l["directive"].as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(directive("primes.c", "main#0").starts_with("MPI DOALL P = CYC"), "{r}");
+    assert!(directive("triangular.c", "main#0").starts_with("MPI DOALL P = BLK"), "{r}");
+}

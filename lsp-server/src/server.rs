@@ -1323,24 +1323,6 @@ impl LanguageServer for Backend {
             };
             let lazy = read(&self.inner.flags).resolve_edit;
             let mut out = Vec::new();
-            // Tune this loop: a command (it runs the program), for a loop tuning can decide in
-            // a document that is a program.
-            let tune_kind = CodeActionKind::from("refactor.ppo.tune");
-            if wanted(&tune_kind) && backends::source::has_main(&a.text) {
-                let tunable = transforms::tuning::plan::candidates(facts.outcome.report());
-                for (_, l) in cx.loops.iter().filter(|(_, l)| tunable.iter().any(|c| c.loop_id == l.id)).take(1) {
-                    out.push(CodeActionOrCommand::CodeAction(CodeAction {
-                        title: format!("Tune this loop (measure its variants): {}", l.id),
-                        kind: Some(tune_kind.clone()),
-                        command: Some(Command {
-                            title: "Tune this loop".into(),
-                            command: CMD_TUNE.into(),
-                            arguments: Some(vec![json!(uri), json!(l.id)]),
-                        }),
-                        ..CodeAction::default()
-                    }));
-                }
-            }
             for o in self.inner.ext.actions.offers(&cx) {
                 let Offer::Action(x) = o else { continue };
                 if !wanted(&x.kind) {
@@ -1373,6 +1355,24 @@ impl LanguageServer for Backend {
                     is_preferred: x.preferred.then_some(true),
                     ..CodeAction::default()
                 }));
+            }
+            // Last, Tune this loop: a command (it runs the program), for a loop tuning can
+            // decide in a document that is a program.
+            let tune_kind = CodeActionKind::from("refactor.ppo.tune");
+            if wanted(&tune_kind) && backends::source::has_main(&a.text) {
+                let tunable = transforms::tuning::plan::candidates(facts.outcome.report());
+                for (_, l) in cx.loops.iter().filter(|(_, l)| tunable.iter().any(|c| c.loop_id == l.id)).take(1) {
+                    out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                        title: format!("Tune this loop (measure its variants): {}", l.id),
+                        kind: Some(tune_kind.clone()),
+                        command: Some(Command {
+                            title: "Tune this loop".into(),
+                            command: CMD_TUNE.into(),
+                            arguments: Some(vec![json!(uri), json!(l.id)]),
+                        }),
+                        ..CodeAction::default()
+                    }));
+                }
             }
             Ok(Some(out))
         })

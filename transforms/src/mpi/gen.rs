@@ -2012,9 +2012,12 @@ pub fn generate(
         }
     } else {
         for &s in &fors {
-            if g.loop_report(s).is_some_and(|l| l.parallel.directive.is_some()) {
-                candidates.push((s, Sched::Blk, false));
-            }
+            let Some(l) = g.loop_report(s).filter(|l| l.parallel.directive.is_some()) else { continue };
+            // Iterations whose work grows with the index (a triangular nest, an inner bound
+            // or a callee's loop that reads it): cyclic rows balance what blocks do not.
+            let grows = l.parallel.schedule == analysis::parallel::Schedule::Dynamic
+                || l.counted.as_ref().is_some_and(|c| analysis::cost::grows_with_index(unit, f, s, &c.var));
+            candidates.push((s, if grows { Sched::Cyc } else { Sched::Blk }, false));
         }
         for fr in &report.functions {
             // A function main calls was inlined at every call (its loops are generated in
@@ -2039,7 +2042,13 @@ pub fn generate(
         }
     }
     for (s, sched, directive) in candidates {
-        match g.plan_doall(s, sched, directive) {
+        // A cyclic partition the analysis chose (not a directive's) falls back to blocks
+        // where cyclic rows cannot be transferred (array results, halos).
+        let planned = match g.plan_doall(s, sched, directive) {
+            Err(_) if !directive && sched == Sched::Cyc => g.plan_doall(s, Sched::Blk, directive),
+            r => r,
+        };
+        match planned {
             Ok(p) => {
                 g.plans.insert(s, p);
             }
