@@ -124,10 +124,16 @@ pub fn decide(default: Variant, measured: &[Measured]) -> Option<Decision> {
                 None => "sequential: no parallel version measured".into(),
             }
         }
-        (true, _) if chosen == default => format!(
-            "parallel ({chosen}): {:.2}× faster than sequential; no variant measured faster beyond the noise",
-            speedup(chosen_t).unwrap_or(f64::NAN)
-        ),
+        (true, _) if chosen == default => match speedup(chosen_t) {
+            Some(s) if s >= 1.0 => format!(
+                "parallel ({chosen}): {s:.2}× faster than sequential; no variant measured faster beyond the noise"
+            ),
+            Some(s) => format!(
+                "parallel ({chosen}) kept: measured {:.2}× the sequential time, within the noise of its runs",
+                1.0 / s
+            ),
+            None => format!("parallel ({chosen}) kept: the sequential loop was not measured"),
+        },
         (true, _) => format!(
             "parallel ({chosen}): {:.2}× faster than sequential, {:.2}× faster than the default ({default})",
             speedup(chosen_t).unwrap_or(f64::NAN),
