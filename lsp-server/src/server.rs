@@ -501,15 +501,23 @@ impl Backend {
     /// `.ppo/ppo.db` beside the document), the lenses are refreshed.
     async fn tune_loop(&self, args: &[Value], token: Option<ProgressToken>) -> Result<Value> {
         let uri = uri_arg(args)?;
-        let loop_id = args
-            .get(1)
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid_params("ppo.tuneLoop takes [uri, loopId]"))?
-            .to_string();
         let a = self.require_analysis(&uri).await?;
         let facts = match &a.state {
             State::Analysed(f) => f.clone(),
             State::Skipped(w) | State::Failed(w) => return Err(failed(w.clone())),
+        };
+        // A loop id, or a position on its header (the palette: the cursor).
+        let loop_id = match args.get(1) {
+            Some(Value::String(id)) => id.clone(),
+            Some(v) if v.get("line").is_some() => {
+                let p: Position =
+                    serde_json::from_value(v.clone()).map_err(|e| invalid_params(e.to_string()))?;
+                match feedback::loop_at(&a, &facts, p) {
+                    Some((_, l)) => l.id.clone(),
+                    None => return Err(failed("ppo.tuneLoop: the cursor is not on a loop header")),
+                }
+            }
+            _ => return Err(invalid_params("ppo.tuneLoop takes [uri, loopId] or [uri, position]")),
         };
         let db = self
             .log_db_for(&a.path)

@@ -61,6 +61,14 @@ async fn tune_this_loop_measures_records_and_shows_the_figures() {
     let hover = c.hover(&uri, 13, 4).await;
     let md = hover["contents"]["value"].as_str().unwrap();
     assert!(md.contains("**Measured**") && md.contains("| sequential |"), "{md}");
+    // From the palette: a position, which must be on a loop header.
+    let off = c
+        .call(
+            "workspace/executeCommand",
+            json!({"command": "ppo.tuneLoop", "arguments": [uri, {"line": 0, "character": 0}]}),
+        )
+        .await;
+    assert!(off["error"]["message"].as_str().unwrap_or("").contains("not on a loop header"), "{off}");
     // A file without main cannot be tuned: no action, and the command says why.
     let lib = dir.path().join("lib.c");
     let lib_text = "void scale(double *restrict a, int n) {\n  for (int i = 0; i < n; i++)\n    a[i] = 2.0 * a[i] + 1.0;\n}\n";

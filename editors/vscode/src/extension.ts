@@ -1,7 +1,7 @@
 // The ppo extension: starts `ppo lsp` and connects VS Code to it.
 //
 // Everything a user sees about loops (code lenses, diagnostics, hovers, quick fixes) comes from
-// the server through vscode-languageclient. The four commands of the palette are the server's
+// the server through vscode-languageclient. The five commands of the palette are the server's
 // own (`workspace/executeCommand`: the client registers one VS Code command per command the
 // server announces); the middleware below fills in their arguments when they are run from the
 // palette (the active editor's document, the cursor) and shows their results.
@@ -128,7 +128,7 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
     }
     const uri = c.code2ProtocolConverter.asUri(editor.document.uri);
     // The server analyses the version it has; a dirty buffer is already synced.
-    if (command === 'ppo.explainLoop') {
+    if (command === 'ppo.explainLoop' || command === 'ppo.tuneLoop') {
       const pos = editor.selection.active;
       args = [uri, { line: pos.line, character: pos.character }];
     } else {
