@@ -187,12 +187,13 @@ fn print_perf(a: &LogArgs, path: &Path, loops: &[PerfLoop]) -> i32 {
             .unwrap_or_else(|| format!(", in {}", l.program));
         let _ = writeln!(
             out,
-            "{}:{}: {} ({}): {:.4} s per run{share}; {} on {} cores",
+            "{}:{}: {} ({}): {:.4} s per run{share}{}; {} on {} cores",
             l.file,
             l.line,
             l.loop_id,
             l.loop_key,
             l.time(),
+            l.trips_per_call.map_or(String::new(), |t| format!(", {t:.0} iterations per call")),
             l.mode.as_str(),
             l.cores
         );

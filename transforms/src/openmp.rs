@@ -97,7 +97,7 @@ pub fn plan_tuned(
                     else {
                         continue;
                     };
-                    let Some(copy) = text.get(start..end) else { continue };
+                    let Some(copy) = counting_copy(text, index, l, start, end, *id) else { continue };
                     end_edit = Some(Edit::insert(
                         end as u32,
                         format!("\n}} else {{\n{copy}\n}}\nppo_tune_end({id}); }}"),
@@ -144,6 +144,34 @@ pub fn plan_tuned(
         }
     }
     (placed, skipped, tuned)
+}
+
+/// The text of loop `l` (bytes `start..end`) with `PPO_TUNE_TRIP(id);` first in its body:
+/// the sequential copy of an instrumented loop counts its iterations.
+fn counting_copy(
+    text: &str,
+    index: &LineIndex,
+    l: &analysis::api::LoopReport,
+    start: usize,
+    end: usize,
+    id: u32,
+) -> Option<String> {
+    let verbatim = text.get(start..end)?.to_string();
+    let Some(header_end) = index.line_start(l.header.end_line).map(|s| s + l.header.end_column as usize - 1) else {
+        return Some(verbatim);
+    };
+    let (Some(head), Some(body)) = (text.get(start..header_end), text.get(header_end..end)) else {
+        return Some(verbatim);
+    };
+    if !head.trim_end().ends_with(')') || header_end <= start {
+        return Some(verbatim);
+    }
+    let trimmed = body.trim_start();
+    let lead = &body[..body.len() - trimmed.len()];
+    Some(match trimmed.strip_prefix('{') {
+        Some(rest) => format!("{head}{lead}{{ PPO_TUNE_TRIP({id});{rest}"),
+        None => format!("{head}{lead}{{ PPO_TUNE_TRIP({id}); {trimmed} }}"),
+    })
 }
 
 /// The byte offset just after a loop statement (its `}` or `;`), when the report's range

@@ -42,6 +42,8 @@ pub struct Sample {
     pub total: f64,
     pub calls: u64,
     pub nested: u64,
+    /// Iterations run by the loop's sequential copy (0 when it ran in parallel).
+    pub trips: u64,
     /// The first invocations' times.
     pub per_call: Vec<f64>,
 }
@@ -105,7 +107,8 @@ pub fn parse_measurements(text: &str) -> BTreeMap<u32, Sample> {
         s.total += total;
         s.calls += calls;
         s.nested += nested;
-        s.per_call.extend(nums.iter().skip(6).filter_map(|x| x.parse::<f64>().ok()));
+        s.trips += nums.get(6).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+        s.per_call.extend(nums.iter().skip(7).filter_map(|x| x.parse::<f64>().ok()));
     }
     out
 }
@@ -482,12 +485,13 @@ mod tests {
     #[test]
     fn measurements_of_several_units_add_up() {
         let m = parse_measurements(
-            "loop 0 3 0 1.5e-01 4.0e-02 6.0e-02 5e-02 4e-02 6e-02\nloop 2 1 4 2.0e+00 2.0e+00 2.0e+00 2.0e+00\nloop 0 1 0 5.0e-02 5.0e-02 5.0e-02 5e-02\ngarbage\n",
+            "loop 0 3 0 1.5e-01 4.0e-02 6.0e-02 300 5e-02 4e-02 6e-02\nloop 2 1 4 2.0e+00 2.0e+00 2.0e+00 0 2.0e+00\nloop 0 1 0 5.0e-02 5.0e-02 5.0e-02 100 5e-02\ngarbage\n",
         );
         assert_eq!(m.len(), 2);
         assert_eq!(m[&0].calls, 4);
         assert!((m[&0].total - 0.2).abs() < 1e-12);
         assert_eq!(m[&0].per_call.len(), 4);
+        assert_eq!(m[&0].trips, 400);
         assert_eq!(m[&2].nested, 4);
     }
 

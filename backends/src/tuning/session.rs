@@ -63,6 +63,13 @@ pub fn rows(learned: &Learned, loops: &[BuildLoop], shown: &HashMap<u32, Variant
     for (id, variants) in &learned.loops {
         let Some(l) = loops.get(*id as usize) else { continue };
         let c = &l.candidate;
+        // Iterations per invocation, as the sequential copy counted them.
+        let (trips, calls) = variants
+            .iter()
+            .flat_map(|v| &v.samples)
+            .filter(|s| s.trips > 0)
+            .fold((0u64, 0u64), |(t, n), s| (t + s.trips, n + s.calls));
+        let trips_per_call = (calls > 0).then(|| trips as f64 / calls as f64);
         for v in variants {
             // A variant that changed the output is recorded even without a timing.
             if v.samples.is_empty() && v.output_ok {
@@ -83,6 +90,7 @@ pub fn rows(learned: &Learned, loops: &[BuildLoop], shown: &HashMap<u32, Variant
                 per_call_median: median(&per_call),
                 per_call_min: per_call.iter().copied().reduce(f64::min),
                 nested: v.samples.iter().map(|s| s.nested).max().unwrap_or(0),
+                trips_per_call,
             });
         }
     }

@@ -123,6 +123,7 @@ pub const MIGRATIONS: &[&str] = &[
         per_call_median REAL,
         per_call_min REAL,
         nested INTEGER NOT NULL,
+        trips_per_call REAL,
         samples TEXT NOT NULL
     );
     CREATE INDEX perf_runs_started ON perf_runs(started_unix);

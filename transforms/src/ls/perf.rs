@@ -64,6 +64,8 @@ pub struct LoopMeasurement {
     pub per_call_min: Option<f64>,
     /// Invocations inside another parallel region (not timed).
     pub nested: u64,
+    /// Observed iterations per invocation (counted by the sequential copy), when known.
+    pub trips_per_call: Option<f64>,
 }
 
 /// The measurements of one program.
@@ -92,6 +94,8 @@ pub struct PerfLoop {
     pub started_unix: i64,
     pub cores: u32,
     pub program_seconds: Option<f64>,
+    /// Observed iterations per invocation.
+    pub trips_per_call: Option<f64>,
     pub variants: Vec<PerfVariant>,
 }
 
@@ -153,8 +157,8 @@ impl LogDb {
                 .prepare(
                     "INSERT INTO perf_measurements (perf_run_id, file, function, loop_id, loop_key, line, parallel,
                         schedule, chunk, threads, is_default, output_ok, runs, seconds_median, seconds_min,
-                        seconds_max, invocations, per_call_median, per_call_min, nested, samples)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+                        seconds_max, invocations, per_call_median, per_call_min, nested, samples, trips_per_call)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
                 )
                 .map_err(e)?;
             for m in &run.loops {
@@ -182,6 +186,7 @@ impl LogDb {
                     m.per_call_min,
                     m.nested as i64,
                     serde_json::to_string(&m.seconds).unwrap_or_else(|_| "[]".into()),
+                    m.trips_per_call,
                 ])
                 .map_err(e)?;
             }
@@ -262,7 +267,7 @@ impl LogDb {
             .prepare(
                 "SELECT r.id, m.file, m.function, m.loop_id, m.line, m.loop_key, r.program, r.mode, r.started_unix,
                         r.cores, coalesce(r.default_seconds, r.sequential_seconds), m.parallel, m.schedule, m.chunk, m.threads, m.is_default,
-                        m.output_ok, m.seconds_median, m.runs, m.invocations
+                        m.output_ok, m.seconds_median, m.runs, m.invocations, m.trips_per_call
                  FROM perf_measurements m JOIN perf_runs r ON r.id = m.perf_run_id
                  ORDER BY m.file, m.loop_key, r.id DESC, m.id",
             )
@@ -293,10 +298,12 @@ impl LogDb {
                 runs: r.get(18).map_err(get)?,
                 invocations: r.get::<_, i64>(19).map_err(get)?.max(0) as u64,
             };
+            let trips: Option<f64> = r.get(20).map_err(get)?;
             match out.last_mut() {
                 Some((id, l)) if l.file == file && l.loop_key == key => {
                     if *id == run {
                         l.variants.push(pv);
+                        l.trips_per_call = l.trips_per_call.or(trips);
                     }
                 }
                 _ => out.push((
@@ -312,6 +319,7 @@ impl LogDb {
                         started_unix: r.get(8).map_err(get)?,
                         cores: r.get(9).map_err(get)?,
                         program_seconds: r.get(10).map_err(get)?,
+                        trips_per_call: trips,
                         variants: vec![pv],
                     },
                 )),
@@ -355,6 +363,7 @@ mod tests {
             per_call_median: Some(0.1),
             per_call_min: Some(0.09),
             nested: 0,
+            trips_per_call: Some(250.0),
         }
     }
 
@@ -414,6 +423,7 @@ mod tests {
         let loops = db.perf_loops().unwrap();
         assert_eq!(loops.len(), 1);
         assert_eq!(loops[0].variants.len(), 2);
+        assert_eq!(loops[0].trips_per_call, Some(250.0));
         assert!((loops[0].speedup(&loops[0].variants[1]).unwrap() - 1.1 / 0.5).abs() < 1e-9);
         // Expiring removes the measurements too.
         db.expire_before(now_unix() + 10).unwrap();

@@ -6,16 +6,16 @@
  *           #pragma omp parallel for ... schedule(runtime) num_threads(ppo_tune_threads(ID))
  *           for (...) ...
  *       } else {
- *           for (...) ...          (the same loop, sequential)
+ *           for (...) { PPO_TUNE_TRIP(ID); ... }   (the same loop, sequential, counting)
  *       }
  *       ppo_tune_end(ID); }
  * so that one build runs each loop in the variant PPO_TUNE_CONFIG names for it: lines
  * "ID ON KIND CHUNK THREADS" (ON 0/1; KIND 1 static, 2 dynamic, 3 guided as omp_sched_t;
  * CHUNK 0 for the default; THREADS 0 for all). At exit, one line per loop that ran is
  * appended to PPO_TUNE_OUT:
- *     loop ID CALLS NESTED TOTAL MIN MAX SAMPLE...
+ *     loop ID CALLS NESTED TOTAL MIN MAX TRIPS SAMPLE...
  * (seconds; NESTED counts entries inside another parallel region, which are not timed;
- * SAMPLE: the first invocations' times). */
+ * TRIPS the iterations the sequential copy ran; SAMPLE: the first invocations' times). */
 #ifndef PPO_TUNE_H
 #define PPO_TUNE_H
 #include <omp.h>
@@ -29,7 +29,7 @@
 
 struct ppo_tune_loop {
     int on, kind, chunk, threads, depth;
-    long calls, nested;
+    long calls, nested, trips;
     double t0, total, min, max;
     int nsamples;
     double samples[PPO_TUNE_SAMPLES];
@@ -49,8 +49,8 @@ static void ppo_tune_dump(void)
         struct ppo_tune_loop *l = &ppo_tune_tab[i];
         if (!l->calls && !l->nested)
             continue;
-        fprintf(f, "loop %d %ld %ld %.9e %.9e %.9e", i, l->calls, l->nested, l->total,
-                l->calls ? l->min : 0.0, l->max);
+        fprintf(f, "loop %d %ld %ld %.9e %.9e %.9e %ld", i, l->calls, l->nested, l->total,
+                l->calls ? l->min : 0.0, l->max, l->trips);
         for (k = 0; k < l->nsamples; k++)
             fprintf(f, " %.6e", l->samples[k]);
         fputc('\n', f);
@@ -84,6 +84,9 @@ static void ppo_tune_init(void)
     }
     atexit(ppo_tune_dump);
 }
+
+/* One iteration of the sequential copy of loop ID (the observed trip count). */
+#define PPO_TUNE_TRIP(id) (ppo_tune_tab[id].trips++)
 
 static int ppo_tune_on(int id)
 {
