@@ -50,6 +50,22 @@ fn same_output(a: &str, b: &str) -> bool {
         })
 }
 
+/// `ppo -i SRC -o OUT -omp -t --report REP`, which must succeed without a panic.
+fn tune(src: &Path, out: &Path, rep: &Path) -> common::Run {
+    let r = ppo(&[
+        "-i".as_ref(),
+        src.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "-omp".as_ref(),
+        "-t".as_ref(),
+        "--report".as_ref(),
+        rep.as_os_str(),
+    ]);
+    r.assert_code(0).assert_no_panic();
+    r
+}
+
 fn report(path: &Path) -> serde_json::Value {
     serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -73,17 +89,7 @@ fn tuning_decides_what_holds_on_any_machine_and_keeps_the_outputs() {
     let input = root().join("corpus/tuning");
     let out = t.path().join("out");
     let rep = t.path().join("report.json");
-    let r = ppo(&[
-        "-i".as_ref(),
-        input.as_os_str(),
-        "-o".as_ref(),
-        out.as_os_str(),
-        "-omp".as_ref(),
-        "-t".as_ref(),
-        "--report".as_ref(),
-        rep.as_os_str(),
-    ]);
-    r.assert_code(0).assert_no_panic();
+    let r = tune(&input, &out, &rep);
     let report = report(&rep);
     let manifest: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(input.join("manifest.json")).unwrap()).unwrap();
@@ -243,17 +249,7 @@ fn check_page_of_ppo131() {
         fs::write(src.join("sum.c"), block(marker)).unwrap();
         let out = t.path().join("out");
         let rep = t.path().join("r.json");
-        let r = ppo(&[
-            "-i".as_ref(),
-            src.as_os_str(),
-            "-o".as_ref(),
-            out.as_os_str(),
-            "-omp".as_ref(),
-            "-t".as_ref(),
-            "--report".as_ref(),
-            rep.as_os_str(),
-        ]);
-        r.assert_code(0).assert_no_panic();
+        let r = tune(&src, &out, &rep);
         let report = report(&rep);
         let sum = entry(&report, "sum.c", "main#1");
         let evidence = sum["tuning"].as_str().unwrap_or("");

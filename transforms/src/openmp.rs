@@ -157,7 +157,8 @@ fn counting_copy(
     id: u32,
 ) -> Option<String> {
     let verbatim = text.get(start..end)?.to_string();
-    let Some(header_end) = index.line_start(l.header.end_line).map(|s| s + l.header.end_column as usize - 1) else {
+    let Some(header_end) = index.line_start(l.header.end_line).map(|s| s + l.header.end_column as usize - 1)
+    else {
         return Some(verbatim);
     };
     let (Some(head), Some(body)) = (text.get(start..header_end), text.get(header_end..end)) else {
