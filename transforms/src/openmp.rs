@@ -93,10 +93,14 @@ pub fn plan_tuned(
                     // The sequential variant is the loop itself, outside any OpenMP region
                     // (an `if(0)` region still costs a team of one per call).
                     let Some(end) = loop_end(text, index, l) else { continue };
-                    let Some(start) = index.line_start(l.range.line).map(|s| s + l.range.column as usize - 1)
-                    else {
+                    let Some(ls) = index.line_start(l.range.line) else { continue };
+                    let start = ls + l.range.column as usize - 1;
+                    // A loop whose text holds a conditional's branch lines (`#if _OPENMP` around
+                    // its header) cannot be wrapped or copied: the braces and the copy would
+                    // straddle the branches. It keeps ppo's default, unmeasured.
+                    if text.get(ls..end).is_none_or(has_conditional_lines) {
                         continue;
-                    };
+                    }
                     let Some(copy) = counting_copy(text, index, l, start, end, *id) else { continue };
                     end_edit = Some(Edit::insert(
                         end as u32,
@@ -144,6 +148,17 @@ pub fn plan_tuned(
         }
     }
     (placed, skipped, tuned)
+}
+
+/// Whether `text` has a preprocessor conditional line (`#if`, `#ifdef`, `#ifndef`, `#elif`,
+/// `#else`, `#endif`).
+fn has_conditional_lines(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.trim_start().strip_prefix('#').is_some_and(|d| {
+            let d = d.trim_start();
+            ["if", "elif", "else", "endif"].iter().any(|k| d.starts_with(k))
+        })
+    })
 }
 
 /// The text of loop `l` (bytes `start..end`) with `PPO_TUNE_TRIP(id);` first in its body:
@@ -205,6 +220,13 @@ fn user_directive_before(before: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::user_directive_before;
+
+    #[test]
+    fn conditional_lines() {
+        assert!(super::has_conditional_lines("for (;;) {\n#else\n  for (;;) {\n#endif\n x; }\n}"));
+        assert!(super::has_conditional_lines("  # ifdef X\n"));
+        assert!(!super::has_conditional_lines("for (;;) {\n#pragma unroll\n x; }\n#define A 1\n"));
+    }
 
     #[test]
     fn directives_under_conditionals_are_the_users() {
