@@ -5,8 +5,9 @@
 //!    directive, and those proven parallel but judged not worth it) get ids;
 //! 2. the files are written, instrumented (`transforms::tuning`), into a temporary build
 //!    tree, never into the input or the output, with the runtime header;
-//! 3. each program (a `.c` file with `main`) is compiled and, for `-l`, or for `-t` when a
-//!    loop has no records of this machine and compiler, run in its loops' variants
+//! 3. each program (a `.c` file with `main`, compiled; or the user's `--build` then `--run`
+//!    in the build tree) is, for `-l`, or for `-t` when a loop has no records of this
+//!    machine and compiler, run in its loops' variants
 //!    (`backends::tuning::learn`); the measurements go to the log database;
 //! 4. `-t` decides each loop from the records; the decisions become the pipeline's tuning
 //!    plan, so the output holds only the chosen directives;
@@ -44,24 +45,28 @@ struct Source {
     candidates: Vec<Candidate>,
 }
 
-/// A program of the instrumented build: a `.c` file with `main` ppo compiled, or the
-/// user's `--build`/`--run`.
+/// A program of the instrumented build.
 struct Prog {
     /// The file (relative to the input), or the `--run` command: the records' `program`.
     name: String,
     /// For messages: the source, or the input directory.
     path: PathBuf,
     checksum: String,
-    exe: Option<backends::Program>,
-    command: Option<String>,
+    how: Start,
+}
+
+/// How a program starts: a `.c` file with `main` ppo compiled, or the user's `--run` after
+/// `--build`.
+enum Start {
+    Exe(backends::Program),
+    Command(String),
 }
 
 impl Prog {
     fn launch<'a>(&'a self, tree: &'a Path) -> Launch<'a> {
-        match (&self.exe, &self.command) {
-            (Some(p), _) => Launch::Exe(p),
-            (None, Some(c)) => Launch::Shell { command: c, dir: tree },
-            (None, None) => unreachable!("a program is an executable or a command"),
+        match &self.how {
+            Start::Exe(p) => Launch::Exe(p),
+            Start::Command(c) => Launch::Shell { command: c, dir: tree },
         }
     }
 }
@@ -256,8 +261,7 @@ pub fn prepare(
                 name: run_cmd.clone(),
                 path: input.to_path_buf(),
                 checksum,
-                exe: None,
-                command: Some(run_cmd.clone()),
+                how: Start::Command(run_cmd.clone()),
             });
         }
         _ => {
@@ -271,8 +275,7 @@ pub fn prepare(
                         name: f.rel.clone(),
                         path: f.path.clone(),
                         checksum: sha256_hex(f.text.as_bytes()),
-                        exe: Some(p),
-                        command: None,
+                        how: Start::Exe(p),
                     }),
                     Err(e) => {
                         d.error(&f.path, format!("the learning build does not compile; not tuned: {e}"))

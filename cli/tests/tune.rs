@@ -322,3 +322,57 @@ fn common_procs(name: &str) -> Vec<i32> {
 fn unsafe_kill(pid: i32) {
     Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap();
 }
+
+/// `--build`/`--run`: a program of two files built by the user's own command in the
+/// instrumented copy of the input; the loop of the file without `main` is measured and
+/// decided. A failing build is an error that names the command.
+#[test]
+fn a_program_built_by_its_own_command_is_tuned() {
+    if !has_gcc() {
+        return;
+    }
+    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(
+        src.join("util.c"),
+        "void relax(double *restrict dst, const double *restrict src, int n) {\n  for (int i = 1; i < n - 1; i++)\n    dst[i] = 0.25 * src[i - 1] + 0.5 * src[i] + 0.25 * src[i + 1];\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        src.join("main.c"),
+        "#include <stdio.h>\nvoid relax(double *restrict dst, const double *restrict src, int n);\nstatic double a[256], b[256];\nint main(void) {\n  for (int i = 0; i < 256; i++) a[i] = b[i] = i % 7;\n  for (int t = 0; t < 2000; t++) { relax(b, a, 256); relax(a, b, 256); }\n  printf(\"%.6f\\n\", a[100]);\n  return 0;\n}\n",
+    )
+    .unwrap();
+    let build = "gcc -O2 -fopenmp -o prog main.c util.c -lm";
+    let run = |build: &str, out: &Path, rep: &Path| {
+        ppo(&[
+            "-i".as_ref(),
+            src.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "-omp".as_ref(),
+            "-t".as_ref(),
+            "--tune-budget".as_ref(),
+            "8".as_ref(),
+            "--build".as_ref(),
+            build.as_ref(),
+            "--run".as_ref(),
+            "./prog".as_ref(),
+            "--report".as_ref(),
+            rep.as_os_str(),
+        ])
+    };
+    let (out, rep) = (t.path().join("out"), t.path().join("r.json"));
+    let r = run(build, &out, &rep);
+    r.assert_code(0).assert_no_panic().assert_stderr("ppo: tune: ./prog: ");
+    let report = report(&rep);
+    let relax = entry(&report, "util.c", "relax#0");
+    assert!(relax["tuning"].as_str().is_some_and(|e| !e.is_empty()), "{relax}\n{}", r.stderr);
+    // Nothing of the build is left in the input or the output.
+    assert!(!src.join("prog").exists() && !out.join("prog").exists());
+    let bad = run("gcc -o prog nothing.c", &t.path().join("out2"), &t.path().join("r2.json"));
+    assert_eq!(bad.code, 1, "{}", bad.stderr);
+    bad.assert_stderr("--build `gcc -o prog nothing.c` failed");
+}
