@@ -139,6 +139,7 @@ impl Facts {
                 analyze: self.analyze.clone(),
                 no_diffs: true,
                 tuning: None,
+                cape: false,
             };
             let p = Pipeline::with_registry(opts, Registry::empty()).map_err(|e| e.to_string())?;
             let name = file_name(&i.path);
@@ -304,7 +305,7 @@ fn analyse_unguarded(
     let name = file_name(path);
     let analyze = AnalyzeOptions { pp, thresholds: settings.thresholds };
     let with_target =
-        |target| Options { target, optimize: false, analyze: analyze.clone(), no_diffs: true, tuning: None };
+        |target| Options { target, optimize: false, analyze: analyze.clone(), no_diffs: true, tuning: None, cape: false };
     let (spps, incr, incremental) = spps_of(path, text, &analyze, &loader, prev)?;
     let (outcome, target_refused) = match settings.target.check_available() {
         Err(e) => (run(with_target(None), path, &name, text, spps, &loader)?, Some(e.to_string())),

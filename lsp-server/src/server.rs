@@ -532,6 +532,7 @@ impl Backend {
                 analyze: facts.analyze.clone(),
                 no_diffs: true,
                 tuning: None,
+                cape: false,
             },
             loader: self.overlay(&a.path),
             loop_id: loop_id.clone(),
@@ -615,6 +616,7 @@ impl Backend {
             analyze: facts.analyze.clone(),
             no_diffs: true,
             tuning: None,
+            cape: false,
         };
         let loader = self.overlay(&a.path);
         let registry =

@@ -2,6 +2,7 @@
 //! that runs them: SPPS → PS → OS → LS (see [`pipeline`]). Every transformation returns
 //! [`edit::Edit`]s on the user's original text; none writes files. The only I/O of the
 //! crate is the transformation log's database, in [`ls`].
+pub mod cape;
 pub mod diff;
 pub mod edit;
 pub mod fission;

@@ -111,6 +111,11 @@ pub mod action {
     pub const TUNED: &str = "tuned";
     /// PS (OpenMP, learning build): the loop instrumented with timers (`text`: the directive).
     pub const INSTRUMENT: &str = "instrument";
+    /// PS (CAPE): an OpenMP region translated for the CAPE runtime (`text`: the construct,
+    /// `reason`: its worksharing constructs and synchronisations).
+    pub const CAPE_REGION: &str = "cape-region";
+    /// PS (CAPE): a region left as plain OpenMP (`code` PPO40x, `reason`).
+    pub const CAPE_REFUSE: &str = "cape-refuse";
 }
 
 /// One thing a stage did or found, as the log records it.
@@ -594,6 +599,9 @@ pub struct Options {
     pub no_diffs: bool,
     /// Tuning (`-l`, `-t`, OpenMP only): loops to instrument, or their decided variants.
     pub tuning: Option<Arc<TuningPlan>>,
+    /// `-cape`: translate the OpenMP of the result (the user's directives, or the target's)
+    /// for the CAPE runtime, after PS and OS.
+    pub cape: bool,
 }
 
 /// Everything the pipeline produced for one file.
@@ -615,6 +623,15 @@ pub struct FileOutcome {
     pub edits: Vec<Edit>,
     /// The transformed text; `None` when nothing changes.
     pub new_text: Option<String>,
+    /// `-cape`: the translation of the text PS and OS produced (its events come last).
+    pub cape: Option<Cape>,
+}
+
+/// The CAPE translation of a file (`-cape`), with one event per region.
+#[derive(Clone, Debug)]
+pub struct Cape {
+    pub translation: crate::cape::Translation,
+    pub events: Vec<Event>,
 }
 
 impl FileOutcome {
@@ -624,9 +641,10 @@ impl FileOutcome {
         let spps = self.spps.events.iter();
         let ps = self.ps.iter().flat_map(|p| &p.events);
         let os = self.os.iter().flat_map(|o| &o.events);
+        let cape = self.cape.iter().flat_map(|c| &c.events);
         match &self.after_os {
-            Some(a) => Box::new(spps.chain(os).chain(a.events.iter()).chain(ps)),
-            None => Box::new(spps.chain(ps).chain(os)),
+            Some(a) => Box::new(spps.chain(os).chain(a.events.iter()).chain(ps).chain(cape)),
+            None => Box::new(spps.chain(ps).chain(os).chain(cape)),
         }
     }
 
@@ -710,8 +728,79 @@ impl Pipeline {
         self.run_after_spps(path, name, text, spps, loader)
     }
 
-    /// PS and OS (and SPPS' after OS) on a file SPPS has already analysed.
+    /// PS and OS (and SPPS' after OS) on a file SPPS has already analysed; then, with
+    /// `-cape`, the CAPE translation of the result.
     pub fn run_after_spps(
+        &self,
+        path: &Path,
+        name: &str,
+        text: &str,
+        spps: Spps,
+        loader: &dyn SourceLoader,
+    ) -> Result<FileOutcome, PipelineError> {
+        let mut out = self.run_targets(path, name, text, spps, loader)?;
+        if self.options.cape {
+            let cape = guarded(Stage::Ps, || self.cape(path, name, text, &out, loader))?;
+            if !cape.translation.edits.is_empty() {
+                let current = out.new_text.as_deref().unwrap_or(text);
+                let after = edit::apply(current, &cape.translation.edits).ok_or_else(|| {
+                    PipelineError::Internal { stage: Stage::Ps, message: "the CAPE edits overlap".into() }
+                })?;
+                out.edits = edit::compose(&out.edits, &cape.translation.edits)
+                    .unwrap_or_else(|| vec![Edit { start: 0, end: text.len() as u32, text: after.clone() }]);
+                out.new_text = Some(after);
+            }
+            out.cape = Some(cape);
+        }
+        Ok(out)
+    }
+
+    /// CAPE on the text PS and OS produced (analysed again when they changed it).
+    fn cape(
+        &self,
+        path: &Path,
+        name: &str,
+        text: &str,
+        out: &FileOutcome,
+        loader: &dyn SourceLoader,
+    ) -> Cape {
+        let current = out.new_text.as_deref().unwrap_or(text);
+        let fe = analysis::frontend::parse_source(path, current, &self.options.analyze.pp, loader);
+        let again;
+        let report = if out.new_text.is_none() {
+            &out.spps.report
+        } else {
+            again = analyze_source(path, current, &self.options.analyze, loader);
+            &again
+        };
+        let translation = crate::cape::translate(name, current, &fe.unit, &fe.lines, report);
+        let mut events = Vec::new();
+        for t in &translation.translated {
+            let mut e = Event::new(Stage::Ps, action::CAPE_REGION)
+                .text(format!("#pragma omp {}", t.construct))
+                .reason(format!(
+                    "{} worksharing construct{} distributed among the nodes, {} synchronisation{} inside",
+                    t.worksharing,
+                    if t.worksharing == 1 { "" } else { "s" },
+                    t.syncs,
+                    if t.syncs == 1 { "" } else { "s" }
+                ));
+            e.function = Some(t.function.clone());
+            e.line_start = Some(t.line);
+            e.line_end = Some(t.end_line);
+            events.push(e);
+        }
+        for r in &translation.refused {
+            let mut e = Event::new(Stage::Ps, action::CAPE_REFUSE).code(r.code).reason(r.message.clone());
+            e.function = Some(r.function.clone());
+            e.line_start = Some(r.line);
+            e.line_end = Some(r.line);
+            events.push(e);
+        }
+        Cape { translation, events }
+    }
+
+    fn run_targets(
         &self,
         path: &Path,
         name: &str,
@@ -778,6 +867,7 @@ impl Pipeline {
                 after_os: None,
                 edits,
                 new_text,
+                cape: None,
             });
         };
         let Some(target) = self.options.target else {
@@ -789,6 +879,7 @@ impl Pipeline {
                 after_os: None,
                 edits: os_edits,
                 new_text: Some(after),
+                cape: None,
             });
         };
         // PS on the transformed text.
@@ -819,6 +910,7 @@ impl Pipeline {
                     after_os: None,
                     edits,
                     new_text,
+                    cape: None,
                 });
             }
             Err(e) => return Err(e),
@@ -843,6 +935,7 @@ impl Pipeline {
             after_os: Some(spps2),
             edits,
             new_text: Some(new_text),
+            cape: None,
         })
     }
 }

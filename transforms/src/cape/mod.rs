@@ -1,0 +1,259 @@
+//! The CAPE target: OpenMP programs run on a cluster through incremental checkpoints
+//! (`ppo -i src -o out -cape`; `-omp -cape` parallelizes first). SPEC.md §3; seeds 000
+//! and 004.
+//!
+//! Every node runs the whole program. Each `#pragma omp parallel for`, `parallel` region
+//! and `parallel sections` becomes the TICKPT template: the region is opened
+//! (`cape_region_begin`: the runtime remembers the shared data), the locals it uses are
+//! registered, its reductions and lastprivates declared, each node runs its share of every
+//! worksharing loop with a real `#pragma omp` inside the node (two-level execution), and at
+//! each barrier and at the end what the nodes changed is merged and injected everywhere
+//! (`cape_sync`, `cape_region_end`). Globals are registered by a constructor per file, heap
+//! blocks by the runtime's `malloc` wrappers; `main` starts with `cape_init`.
+//!
+//! - [`omp`]: the directives' text as constructs and clauses.
+//! - [`loops`]: canonical loops and the node's share of them.
+//! - [`region`]: one region's translation and the checks that refuse it.
+//!
+//! What the translator does not support is refused with a `PPO40x` code naming the line, and
+//! the construct stays plain OpenMP, which every node then runs whole (correct, not
+//! distributed): never a silent miscompilation.
+
+pub mod loops;
+pub mod omp;
+pub mod region;
+
+use crate::edit::Edit;
+use analysis::api::FileReport;
+use analysis::ir::{LineIndex, Severity, StmtKind, SymKind, TranslationUnit};
+use omp::Directive;
+
+/// Check codes of the CAPE target (pages in `docs/checks/`).
+pub mod codes {
+    /// An OpenMP construct inside a region that CAPE cannot run across nodes (`critical`,
+    /// `atomic`, `ordered`, tasks, locks, `flush`, …): the region stays plain OpenMP.
+    pub const CONSTRUCT: &str = "PPO400";
+    /// A clause the translator does not support (`linear`, `ordered`, `copyprivate`,
+    /// `allocate`, array or user-defined reductions, reduction modifiers): the region stays
+    /// plain OpenMP.
+    pub const CLAUSE: &str = "PPO401";
+    /// A worksharing loop not in the canonical form the translator distributes.
+    pub const LOOP: &str = "PPO402";
+    /// The analysis proves the loop breaks Bernstein's conditions (two iterations write the
+    /// same location, not as a reduction): refused, an error.
+    pub const BERNSTEIN: &str = "PPO403";
+    /// Input or output inside a region (each node would print its share, and only node 0's
+    /// output is kept): the region stays plain OpenMP.
+    pub const IO: &str = "PPO404";
+    /// Every code of the CAPE target.
+    pub const ALL: [&str; 5] = [CONSTRUCT, CLAUSE, LOOP, BERNSTEIN, IO];
+}
+
+/// A region the translator distributed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Translated {
+    pub function: String,
+    /// Lines of the directive and of the end of its statement (1-based).
+    pub line: u32,
+    pub end_line: u32,
+    /// The construct (`parallel for`, `parallel`, `parallel sections`).
+    pub construct: String,
+    /// Worksharing constructs distributed among the nodes in it.
+    pub worksharing: usize,
+    /// Synchronisations inside the region (barriers), not counting its end.
+    pub syncs: usize,
+}
+
+/// A construct the translator left as plain OpenMP, with why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub function: String,
+    /// The line of the region's directive.
+    pub line: u32,
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// The CAPE version of one file: edits of its text, and what happened to each region.
+#[derive(Clone, Debug, Default)]
+pub struct Translation {
+    pub edits: Vec<Edit>,
+    pub translated: Vec<Translated>,
+    pub refused: Vec<Refused>,
+    /// The file defines `main` (its first statement is now `cape_init`).
+    pub has_main: bool,
+}
+
+/// Translate the OpenMP constructs of `text` (the file `name`, whose front end gave `unit` and
+/// `lines`, and whose analysis is `report`) into CAPE. A file without regions, globals or
+/// `main` gets no edit.
+pub fn translate(
+    name: &str,
+    text: &str,
+    unit: &TranslationUnit,
+    lines: &LineIndex,
+    report: &FileReport,
+) -> Translation {
+    let mut out = Translation::default();
+    let tp = threadprivate(unit);
+    let mut counter = 0usize;
+    for f in &unit.functions {
+        if f.has_errors() {
+            continue;
+        }
+        let races: Vec<(u32, String)> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == analysis::ompcheck::RACE)
+            .map(|d| (d.range.line, d.message.clone()))
+            .collect();
+        let ctx = region::Ctx { name, text, unit, f, lines, threadprivate: &tp, races: &races };
+        let mut done: Vec<analysis::ir::Span> = Vec::new();
+        for st in &f.stmts {
+            let StmtKind::Compound(items) = &st.kind else { continue };
+            for w in items.windows(2) {
+                let StmtKind::Pragma(ptext) = &f.stmt(w[0]).kind else { continue };
+                let Some(d) = Directive::parse(ptext) else { continue };
+                if d.construct.first().map(String::as_str) != Some("parallel") {
+                    continue;
+                }
+                let span = f.stmt(w[0]).span.cover(f.stmt(w[1]).span);
+                if done.iter().any(|s| s.contains(span)) {
+                    continue;
+                }
+                done.push(span);
+                counter += 1;
+                match region::translate(&ctx, &d, w[0], w[1], counter) {
+                    Ok((edit, t)) => {
+                        out.edits.push(edit);
+                        out.translated.push(t);
+                    }
+                    Err(r) => out.refused.push(r),
+                }
+            }
+        }
+    }
+    // Nested regions were skipped above only when their outer region came first in the
+    // statement arena: drop any translated region inside another.
+    dedup_nested(&mut out);
+    let globals = globals(unit, &tp);
+    let main = unit.functions.iter().find(|f| f.name == "main" && !f.has_errors());
+    out.has_main = main.is_some();
+    if out.edits.is_empty() && globals.is_empty() && main.is_none() {
+        return out;
+    }
+    out.edits.push(Edit::insert(include_point(text), "#include \"cape.h\"\n"));
+    if let Some(m) = main {
+        if let StmtKind::Compound(_) = &m.stmt(m.body).kind {
+            let open = m.stmt(m.body).span.start + 1;
+            let call = match m.params.as_slice() {
+                [c, v, ..] => format!(" cape_init(&{}, &{});", unit.sym(*c).name, unit.sym(*v).name),
+                _ => " cape_init(NULL, NULL);".to_string(),
+            };
+            out.edits.push(Edit::insert(open, call));
+        }
+    }
+    if !globals.is_empty() {
+        let mut s = String::from(
+            "\n/* CAPE: the globals of this file are shared data of every region. */\n\
+             __attribute__((constructor)) static void cape_register_globals(void)\n{\n",
+        );
+        for g in &globals {
+            s.push_str(&format!("    cape_register(&{g}, sizeof {g}, \"{g}\");\n"));
+        }
+        s.push_str("}\n");
+        let end = text.len() as u32;
+        let s = if text.ends_with('\n') || text.is_empty() { s } else { format!("\n{s}") };
+        out.edits.push(Edit::insert(end, s));
+    }
+    out
+}
+
+fn dedup_nested(out: &mut Translation) {
+    let spans: Vec<(u32, u32)> = out.edits.iter().map(|e| (e.start, e.end)).collect();
+    let inner: Vec<bool> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, a)| spans.iter().enumerate().any(|(j, b)| i != j && b.0 <= a.0 && a.1 <= b.1 && b != a))
+        .collect();
+    let mut k = 0;
+    out.translated.retain(|_| {
+        k += 1;
+        !inner[k - 1]
+    });
+    let mut k = 0;
+    out.edits.retain(|_| {
+        k += 1;
+        !inner[k - 1]
+    });
+}
+
+/// The variables of the file's `#pragma omp threadprivate(…)` directives.
+fn threadprivate(unit: &TranslationUnit) -> Vec<String> {
+    unit.pragmas
+        .iter()
+        .filter_map(|p| {
+            let t = p.text.trim_start().trim_start_matches('#').trim_start();
+            let t = t.strip_prefix("pragma").unwrap_or(t);
+            Directive::parse(t)
+        })
+        .filter(|d| d.is(&["threadprivate"]))
+        .flat_map(|d| d.vars("threadprivate-name"))
+        .collect()
+}
+
+/// The globals this file defines that a region may write: not `extern`, not `const`, not
+/// `threadprivate`; each name once.
+fn globals(unit: &TranslationUnit, threadprivate: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for &g in &unit.globals {
+        let s = unit.sym(g);
+        if s.kind != SymKind::Global
+            || s.is_extern
+            || s.is_const
+            || matches!(s.ty, analysis::ir::Type::Function { .. })
+            || threadprivate.contains(&s.name)
+            || out.contains(&s.name)
+        {
+            continue;
+        }
+        out.push(s.name.clone());
+    }
+    out
+}
+
+/// Where `#include "cape.h"` goes: after the last top-level `#include` line (the wrappers
+/// of `malloc` and `fopen` must follow the system headers that declare them), or at the top.
+fn include_point(text: &str) -> u32 {
+    let mut at = 0usize;
+    let mut pos = 0usize;
+    let mut depth = 0i32;
+    // An include inside `#if … #endif`: the point is after the `#endif`.
+    let mut pending = false;
+    for line in text.split_inclusive('\n') {
+        if let Some(d) = line.trim_start().strip_prefix('#') {
+            let d = d.trim_start();
+            if d.starts_with("if") {
+                depth += 1;
+            } else if d.starts_with("endif") {
+                depth -= 1;
+                if depth <= 0 && pending {
+                    at = pos + line.len();
+                    pending = false;
+                }
+            } else if d.starts_with("include") {
+                if depth <= 0 {
+                    at = pos + line.len();
+                } else {
+                    pending = true;
+                }
+            }
+        }
+        pos += line.len();
+    }
+    at as u32
+}
+
+#[cfg(test)]
+mod tests;
