@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# A single-node Slurm cluster on this machine for `ppo run --backend slurm` (cli/tests/slurm.rs
+# fails instead of skipping when it does not answer).
+bash scripts/slurm.sh start
+export PPO_REQUIRE_SLURM=1
 cargo test --workspace
 # The editor clients: the VS Code extension (.vsix, protocol test, end to end in code-server)
 # and Neovim, against the ppo binary the tests just built.

@@ -6,22 +6,32 @@
 //! - [`LocalBackend`]: OpenMP (`.c`, `gcc -fopenmp`) and oneTBB (`.cpp`, `g++ … -ltbb`)
 //!   programs on this machine, with a thread count.
 //! - [`MpiBackend`]: MPI programs (`mpicc`/`mpicxx`), run with `mpirun -np N`.
+//! - [`CapeBackend`]: OpenMP programs translated by `ppo -cape`, built with the CAPE runtime
+//!   and run with `mpirun -np N` (checkpointing-aided parallel execution).
+//! - [`SlurmBackend`]: any of those programs as a Slurm batch job (`sbatch`, polled,
+//!   cancelled on the time limit).
+//! - [`cluster`]: the cluster file (`ppo.toml`, `~/.config/ppo/cluster.toml`).
 //! - [`source`]: what a source file is (has a `main`, uses MPI).
 //!
 //! Every backend implements [`Backend`]: compile a source into a [`Program`] (an
 //! executable in its own temporary directory, removed when the `Program` is dropped), run
 //! it with arguments.
 
+mod cape;
+pub mod cluster;
 pub mod compile;
 mod local;
 mod mpi;
 pub mod process;
+pub mod slurm;
 pub mod source;
 pub mod tuning;
 
+pub use cape::CapeBackend;
 pub use local::LocalBackend;
 pub use mpi::MpiBackend;
-pub use process::{Outcome, RunOutput};
+pub use process::{BatchJob, Outcome, RunOutput};
+pub use slurm::SlurmBackend;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -151,6 +161,8 @@ pub enum Kind {
     Local,
     /// [`MpiBackend`]: processes under mpirun.
     Mpi,
+    /// [`CapeBackend`]: OpenMP programs on every node under mpirun, with the CAPE runtime.
+    Cape,
 }
 
 /// The backend for the programs ppo writes for `target`.

@@ -58,14 +58,23 @@ impl MpiBackend {
         }
     }
 
-    /// The mpirun arguments (after the launcher itself) to run `exe` with `args`.
+    /// The mpirun arguments (after the launcher itself) to run `exe` with `args` on this
+    /// machine.
     pub fn mpirun_args(&self, exe: &Path, args: &[String]) -> Vec<OsString> {
+        let oversubscribe = self.hostfile.is_none() && self.np > crate::available_cpus();
+        self.launch_args(exe, args, oversubscribe)
+    }
+
+    /// The mpirun arguments to run `exe` with `args`, with `--oversubscribe` only when asked:
+    /// inside a Slurm allocation (see [`crate::SlurmBackend`]) the slots are the job's tasks,
+    /// not this machine's CPUs.
+    pub fn launch_args(&self, exe: &Path, args: &[String], oversubscribe: bool) -> Vec<OsString> {
         let mut v: Vec<OsString> = Vec::new();
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } == 0 {
             v.push("--allow-run-as-root".into());
         }
-        if self.hostfile.is_none() && self.np > crate::available_cpus() {
+        if oversubscribe {
             v.push("--oversubscribe".into());
         }
         v.push("-np".into());

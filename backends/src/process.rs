@@ -60,6 +60,22 @@ pub struct RunOutput {
     pub stdout: String,
     pub stderr: String,
     pub elapsed: Duration,
+    /// The batch job that ran the program (Slurm), `None` for a run on this machine.
+    pub job: Option<BatchJob>,
+}
+
+/// A batch job (Slurm) and how it ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchJob {
+    /// The job id.
+    pub id: u64,
+    /// The partition it ran in (as the scheduler reports it; empty when unknown).
+    pub partition: String,
+    /// Its last state: PENDING, RUNNING, … and at the end COMPLETED, FAILED, TIMEOUT,
+    /// CANCELLED, OUT_OF_MEMORY, NODE_FAIL, ….
+    pub state: String,
+    /// Why it waits or ended as it did (the scheduler's reason: `Resources`, `None`, …).
+    pub reason: String,
 }
 
 /// What a run is set up with, beyond the command itself.
@@ -106,6 +122,7 @@ pub fn run(mut cmd: Command, limits: &Limits) -> io::Result<RunOutput> {
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
         elapsed,
+        job: None,
     })
 }
 

@@ -128,9 +128,41 @@ pub fn uses_mpi(text: &str) -> bool {
     })
 }
 
+/// Whether the source includes `cape.h` (a CAPE program, what `ppo -cape` writes).
+pub fn uses_cape(text: &str) -> bool {
+    code_only(text, false).lines().any(|l| {
+        let l = l.trim_start();
+        l.strip_prefix('#').is_some_and(|r| {
+            let r = r.trim_start();
+            r.strip_prefix("include").is_some_and(|r| r.contains("\"cape.h\"") || r.contains("<cape.h>"))
+        })
+    })
+}
+
+/// The backend a program's text needs: CAPE (`cape.h`), MPI (`mpi.h`), else local
+/// (OpenMP, TBB).
+pub fn program_kind(text: &str) -> crate::Kind {
+    if uses_cape(text) {
+        crate::Kind::Cape
+    } else if uses_mpi(text) {
+        crate::Kind::Mpi
+    } else {
+        crate::Kind::Local
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cape_programs_include_cape_h() {
+        assert!(uses_cape("#include <stdio.h>\n#include \"cape.h\"\nint main(void) { return 0; }"));
+        assert!(uses_cape("  #  include <cape.h>"));
+        assert!(!uses_cape("#include \"escape.h\"\n"));
+        assert!(!uses_cape("#include <mpi.h>\n// cape.h\n"));
+        assert_eq!(program_kind("#include <mpi.h>\n"), crate::Kind::Mpi);
+    }
 
     #[test]
     fn finds_main_definitions_only() {

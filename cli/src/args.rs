@@ -17,6 +17,7 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-omp", "--omp"),
     ("-tbb", "--tbb"),
     ("-mpi", "--mpi"),
+    ("-cape", "--cape"),
     ("-optimize", "--optimize"),
     ("-report", "--report"),
     ("-log-db", "--log-db"),
@@ -44,6 +45,10 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-args", "--args"),
     ("-mpirun-args", "--mpirun-args"),
     ("-backend", "--backend"),
+    ("-partition", "--partition"),
+    ("-nodes", "--nodes"),
+    ("-launcher", "--launcher"),
+    ("-cluster", "--cluster"),
     ("-compile", "--compile"),
     ("-execute", "--execute"),
     ("-help", "--help"),
@@ -122,7 +127,7 @@ pub enum Command {
     Log(LogArgs),
     /// Run the language server on standard input/output (for editors; see docs/lsp.md)
     Lsp(LspArgs),
-    /// Compile and run C/C++ programs: MPI ones under mpirun, OpenMP/TBB ones locally
+    /// Compile and run C/C++ programs: locally (OpenMP/TBB, MPI, CAPE) or as Slurm jobs
     #[command(
         long_about = "Compile and run a C/C++ program, or every .c/.cpp file with a main \
             function under a directory (in name order), and print each program's standard \
@@ -132,13 +137,26 @@ pub enum Command {
             --allow-run-as-root when run as root, and --oversubscribe when N exceeds the CPUs \
             and no hostfile is given); local compiles C with `gcc -fopenmp` and C++ (what \
             -tbb writes) with `g++ -std=c++17 … -ltbb` and runs with OMP_NUM_THREADS and the \
-            CPU affinity set to --threads (oneTBB sizes itself from the affinity). auto (the \
-            default) picks mpi for files that include mpi.h and local for the others.\n\n\
+            CPU affinity set to --threads (oneTBB sizes itself from the affinity); cape \
+            compiles a CAPE program (what -cape writes) with its runtime and runs -np N nodes \
+            with --threads T OpenMP threads each. auto picks mpi for files that include \
+            mpi.h, cape for files that include cape.h and local for the others.\n\n\
+            slurm submits each program as a batch job (sbatch) to the cluster of the cluster \
+            file, picking mpi, cape or local inside the job as auto does: --partition, \
+            --nodes, -np (tasks), --threads (CPUs per task), --launcher (mpirun or srun \
+            inside the allocation); it prints the job id, streams the job's output, and \
+            prints the final state (COMPLETED, FAILED, TIMEOUT, CANCELLED).\n\n\
+            The cluster file is ppo.toml in the program's directory or an ancestor (up to \
+            the directory given, or the current directory), else ~/.config/ppo/cluster.toml, \
+            or --cluster FILE: its [cluster] section sets the backend (used without \
+            --backend) and the defaults of these flags; the flags override it. See \
+            docs/cluster.md.\n\n\
             A program that runs past --timeout is killed with every process it started (all \
-            MPI ranks), and reported as timed out.",
+            MPI ranks), or its Slurm job is cancelled, and reported as timed out.",
         after_help = "Exit status: 0 every program compiled and exited with status 0; 1 some \
             program failed to compile, failed or timed out; 2 usage or setup error (nothing to \
-            run, missing compiler or mpirun, missing hostfile)."
+            run, missing compiler, mpirun or sbatch, unreachable Slurm controller, missing \
+            hostfile, invalid cluster file)."
     )]
     Run(RunArgs),
 }
@@ -146,12 +164,16 @@ pub enum Command {
 /// Which backend `ppo run` uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum BackendChoice {
-    /// mpi for sources that include mpi.h, local for the others
+    /// cape for sources that include cape.h, mpi for mpi.h, local for the others
     Auto,
     /// mpicc/mpicxx and mpirun
     Mpi,
     /// gcc -fopenmp (C), g++ -ltbb (C++), with a thread count
     Local,
+    /// mpicc with the CAPE runtime; mpirun -np N with N nodes × --threads threads
+    Cape,
+    /// a Slurm batch job (sbatch) that runs the program as auto picks (mpi, cape, local)
+    Slurm,
 }
 
 /// `ppo run FILE_OR_DIR`.
@@ -161,9 +183,26 @@ pub struct RunArgs {
     #[arg(value_name = "FILE_OR_DIR")]
     pub path: PathBuf,
 
-    /// mpi, local, or auto (mpi for files that include mpi.h)
-    #[arg(long = "backend", value_enum, default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
+    /// auto (mpi for files that include mpi.h, cape for cape.h, else local), mpi, local,
+    /// cape or slurm [default: the cluster file's backend, else auto]
+    #[arg(long = "backend", value_enum)]
+    pub backend: Option<BackendChoice>,
+
+    /// Slurm: the partition [default: the cluster file's, else the cluster's default]
+    #[arg(long = "partition", value_name = "NAME")]
+    pub partition: Option<String>,
+
+    /// Slurm: the number of nodes
+    #[arg(long = "nodes", value_name = "K", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub nodes: Option<u32>,
+
+    /// Slurm: what starts the MPI ranks inside the job: mpirun or srun
+    #[arg(long = "launcher", value_name = "mpirun|srun", value_parser = parse_launcher)]
+    pub launcher: Option<backends::cluster::Launcher>,
+
+    /// The cluster file (instead of ppo.toml or ~/.config/ppo/cluster.toml)
+    #[arg(long = "cluster", value_name = "FILE")]
+    pub cluster: Option<PathBuf>,
 
     #[command(flatten)]
     pub exec: ExecArgs,
@@ -175,12 +214,13 @@ pub struct RunArgs {
 /// How programs are run (`ppo run`, and batch mode's -e).
 #[derive(Debug, Args, Clone)]
 pub struct ExecArgs {
-    /// MPI: the number of ranks
-    #[arg(long = "np", value_name = "N", default_value_t = 4,
-          value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub np: u32,
+    /// MPI: the number of ranks; CAPE: of nodes; Slurm: of tasks [default: 4, or the cluster
+    /// file's nodes × tasks_per_node]
+    #[arg(long = "np", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub np: Option<u32>,
 
-    /// OpenMP/TBB: the number of threads (default: every CPU)
+    /// OpenMP/TBB/CAPE: the number of threads (per task under Slurm) (default: every CPU, or
+    /// the cluster file's threads_per_task)
     #[arg(long = "threads", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
 
@@ -199,6 +239,14 @@ pub struct ExecArgs {
     /// MPI: more arguments for mpirun, separated by spaces (e.g. --mpirun-args "--bind-to none")
     #[arg(long = "mpirun-args", value_name = "ARGS", allow_hyphen_values = true)]
     pub mpirun_args: Option<String>,
+}
+
+fn parse_launcher(s: &str) -> Result<backends::cluster::Launcher, String> {
+    match s {
+        "mpirun" => Ok(backends::cluster::Launcher::Mpirun),
+        "srun" => Ok(backends::cluster::Launcher::Srun),
+        _ => Err(format!("`{s}` is not a launcher (mpirun or srun)")),
+    }
 }
 
 fn parse_secs(s: &str) -> Result<f64, String> {
@@ -262,6 +310,13 @@ pub struct BatchArgs {
     /// directives' or those proven parallel) are partitioned, data moves with collectives
     #[arg(long = "mpi", conflicts_with_all = ["omp", "tbb"])]
     pub mpi: bool,
+
+    /// Translate for CAPE (checkpointing-aided parallel execution on a cluster): every
+    /// `parallel for`, `parallel` and `parallel sections` region runs distributed among the
+    /// nodes, with OpenMP threads inside each node (with -omp: ppo's own directives); run the
+    /// output with `ppo run --backend cape`
+    #[arg(long = "cape", conflicts_with_all = ["tbb", "mpi"])]
+    pub cape: bool,
 
     /// Run the Optimization Subsystem's loop transformations (alone, or after -omp): interchange,
     /// full unrolling of small loops, hoisting of invariants; the others are offered in the log
