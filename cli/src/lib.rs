@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod batch;
+pub mod cape;
 pub mod diag;
 pub mod fsutil;
 pub mod logcmd;
@@ -79,6 +80,7 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
         analyze: AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: a.thresholds.to_thresholds() },
         no_diffs: false,
         tuning: None,
+        cape: a.cape,
     };
     if a.perf || a.learn || a.tune {
         // The checks on the input and output directories come first: nothing is built or
@@ -118,11 +120,12 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
             }
         }
     }
-    let logging = !a.no_log && (target.is_some() || a.optimize || a.log_db.is_some());
+    let logging = !a.no_log && (target.is_some() || a.cape || a.optimize || a.log_db.is_some());
     let mut d = Diag::new(a.quiet);
     let mut omp = omp::OpenMp::default();
     let mut tbb = tbb::Tbb::default();
     let mut mpi = mpi::Mpi::default();
+    let mut cape = cape::Cape::default();
     let mut opt = logging::OptimizeSummary::default();
     let mut outputs = Outputs::default();
     let mut logger = logging::Logger::new(a.log_db.clone(), argv, target.is_some(), a.optimize);
@@ -135,6 +138,9 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     }
     if a.mpi {
         sinks.push(&mut mpi);
+    }
+    if a.cape {
+        sinks.push(&mut cape);
     }
     if a.optimize {
         sinks.push(&mut opt);
@@ -163,6 +169,9 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
             }
             if a.mpi && !a.quiet {
                 eprintln!("ppo: {}", mpi.summary_line());
+            }
+            if a.cape && !a.quiet {
+                eprintln!("ppo: {}", cape.summary_line());
             }
             if a.optimize && !a.quiet {
                 eprintln!("ppo: {}", opt.line());
@@ -220,7 +229,9 @@ impl batch::Sink for Outputs {
 
 /// Compile (and with -e run) every C/C++ file the batch wrote, with the target's backend.
 fn build_outputs(a: &BatchArgs, target: Option<Target>, outputs: &Outputs) -> i32 {
-    let kind = target.map_or(backends::Kind::Local, backends::kind_for);
+    // -cape outputs (also -omp -cape) need the CAPE runtime and mpirun.
+    let kind =
+        if a.cape { backends::Kind::Cape } else { target.map_or(backends::Kind::Local, backends::kind_for) };
     let runner = run::Runner::new(&a.exec, &a.pp, a.quiet);
     let mut tally = run::Tally::default();
     for rel in &outputs.files {

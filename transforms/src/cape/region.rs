@@ -239,7 +239,7 @@ impl Gen<'_, '_> {
                 line,
                 codes::BERNSTEIN,
                 Severity::Error,
-                format!("`#pragma omp {}` breaks Bernstein's conditions: {ev}", d.name()),
+                format!("the analysis proves that the region of `#pragma omp {}` breaks Bernstein's conditions (two iterations write the same location): {ev}; it is left as it was", d.name()),
             ));
         }
         for s in f.stmts_under(body) {
@@ -273,7 +273,7 @@ impl Gen<'_, '_> {
                         l,
                         codes::BERNSTEIN,
                         Severity::Error,
-                        format!("`#pragma omp {}` breaks Bernstein's conditions: {ev}", inner.name()),
+                        format!("the analysis proves that `#pragma omp {}` in the region of line {line} breaks Bernstein's conditions (two iterations write the same location): {ev}; the region is left as it was", inner.name()),
                     ));
                 }
             }
