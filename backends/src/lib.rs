@@ -20,6 +20,7 @@
 mod cape;
 pub mod cluster;
 pub mod compile;
+pub mod launch;
 mod local;
 mod mpi;
 pub mod process;
@@ -64,6 +65,10 @@ pub enum Error {
     Io { file: PathBuf, source: std::io::Error },
     #[error("{0}")]
     Config(String),
+    /// The cluster's scheduler cannot be reached or is not set up here (a local run may
+    /// still work).
+    #[error("{0}")]
+    ClusterUnreachable(String),
 }
 
 fn compile_message(file: &Path, loc: &Option<(PathBuf, u32, u32)>, message: &str, output: &str) -> String {

@@ -282,9 +282,11 @@ fn submit_error(stderr: &str) -> Error {
     let unreachable = ["Unable to contact slurm controller", "Unable to establish", "Connection refused"];
     let unconfigured = ["slurm.conf", "configuration source", "Could not establish a configuration"];
     if unreachable.iter().any(|p| stderr.contains(p)) {
-        Error::Config(format!("cannot reach the Slurm controller ({first}): {UNREACHABLE_HINT}"))
+        Error::ClusterUnreachable(format!("cannot reach the Slurm controller ({first}): {UNREACHABLE_HINT}"))
     } else if unconfigured.iter().any(|p| stderr.contains(p)) {
-        Error::Config(format!("Slurm is not configured on this machine ({first}): {UNREACHABLE_HINT}"))
+        Error::ClusterUnreachable(format!(
+            "Slurm is not configured on this machine ({first}): {UNREACHABLE_HINT}"
+        ))
     } else {
         Error::Config(format!("sbatch refused the job: {}", stderr.lines().collect::<Vec<_>>().join("; ")))
     }

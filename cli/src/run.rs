@@ -12,12 +12,10 @@
 use crate::args::{BackendChoice, ExecArgs, PpArgs, RunArgs};
 use crate::diag;
 use crate::{EXIT_FILE_ERRORS, EXIT_OK, EXIT_SETUP};
-use backends::cluster::{self, BackendName, Cluster, Launcher};
-use backends::slurm::{Allocation, Event, Inner, Listener};
-use backends::{
-    process, source, Backend, BuildOptions, CapeBackend, Error, Kind, LocalBackend, MpiBackend, Outcome,
-    SlurmBackend,
-};
+use backends::cluster::{self, BackendName, Cluster};
+use backends::launch::{Backends, Settings};
+use backends::slurm::{Event, Listener};
+use backends::{process, source, Backend, BuildOptions, Error, Kind, Outcome, SlurmBackend};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,14 +25,10 @@ use walkdir::WalkDir;
 
 /// The backends, set up from the command line (and the cluster file); each program picks one.
 pub struct Runner {
-    pub local: LocalBackend,
-    pub mpi: MpiBackend,
-    pub cape: CapeBackend,
+    pub backends: Backends,
     pub args: Vec<String>,
     pub timeout: Duration,
     pub quiet: bool,
-    /// The cluster settings (file and flags) for Slurm jobs.
-    pub cluster: Cluster,
 }
 
 /// What happened to the programs of a run.
@@ -93,9 +87,6 @@ pub fn split_args(s: &Option<String>) -> Vec<String> {
     s.as_deref().map(|s| s.split_whitespace().map(String::from).collect()).unwrap_or_default()
 }
 
-/// The default number of MPI ranks (CAPE nodes, Slurm tasks).
-pub const DEFAULT_NP: u32 = 4;
-
 impl Runner {
     pub fn new(e: &ExecArgs, pp: &PpArgs, quiet: bool) -> Runner {
         Runner::with_cluster(e, pp, &Cluster::default(), quiet)
@@ -104,73 +95,27 @@ impl Runner {
     /// The backends with the command line's settings, and the cluster file's where the
     /// command line has none (`c`: the file's settings overridden by the flags).
     pub fn with_cluster(e: &ExecArgs, pp: &PpArgs, c: &Cluster, quiet: bool) -> Runner {
-        let build = build_options(pp);
         let timeout = Duration::from_secs_f64(e.timeout);
-        let mut extra_args = split_args(&e.mpirun_args);
-        if c.launcher != Some(Launcher::Srun) {
-            extra_args.extend(c.launcher_args.iter().cloned());
-        }
-        let threads = e.threads.or(c.threads_per_task).map(|t| t as usize);
-        let np = c.ranks(e.np, DEFAULT_NP) as usize;
-        let hostfile = e.hostfile.clone().or_else(|| c.hostfile.clone());
-        Runner {
-            local: LocalBackend { threads, timeout: Some(timeout), build: build.clone() },
-            mpi: MpiBackend {
-                np,
-                hostfile: hostfile.clone(),
-                timeout: Some(timeout),
-                extra_args: extra_args.clone(),
-                build: build.clone(),
-                ..MpiBackend::default()
-            },
-            cape: CapeBackend {
-                np,
-                threads,
-                hostfile,
-                timeout: Some(timeout),
-                extra_args,
-                build,
-                ..CapeBackend::default()
-            },
-            args: split_args(&e.args),
+        let settings = Settings {
+            np: e.np,
+            threads: e.threads,
+            hostfile: e.hostfile.clone(),
             timeout,
-            quiet,
-            cluster: c.clone(),
-        }
+            mpirun_args: split_args(&e.mpirun_args),
+            build: build_options(pp),
+        };
+        Runner { backends: Backends::new(&settings, c), args: split_args(&e.args), timeout, quiet }
     }
 
     fn backend(&self, kind: Kind) -> &dyn Backend {
-        match kind {
-            Kind::Local => &self.local,
-            Kind::Mpi => &self.mpi,
-            Kind::Cape => &self.cape,
-        }
+        self.backends.get(kind)
     }
 
     /// The Slurm backend for a `kind` program `file`: a job of the cluster settings that
     /// runs it as the `kind` backend would; prints the submission and streams the output.
     pub fn slurm(&self, kind: Kind, file: &Path) -> SlurmBackend {
-        let c = &self.cluster;
-        let inner = match kind {
-            Kind::Local => Inner::Local(self.local.clone()),
-            Kind::Mpi => Inner::Mpi(self.mpi.clone()),
-            Kind::Cape => Inner::Cape(self.cape.clone()),
-        };
-        let mut b = SlurmBackend::new(inner);
-        b.alloc = Allocation {
-            partition: c.partition.clone(),
-            nodes: c.nodes,
-            tasks_per_node: c.tasks_per_node,
-            time_limit: c.time_limit,
-            sbatch_args: c.sbatch_args.clone(),
-        };
-        b.launcher = c.launcher.unwrap_or_default();
-        if b.launcher == Launcher::Srun {
-            b.launcher_args = c.launcher_args.clone();
-        }
-        b.timeout = Some(self.timeout);
         let (file, quiet) = (file.to_path_buf(), self.quiet);
-        b.listener = Some(Listener(Arc::new(move |e: &Event<'_>| match e {
+        let listener = Listener(Arc::new(move |e: &Event<'_>| match e {
             Event::Submitted { job, overcommit, .. } => {
                 if !quiet {
                     let partition = if job.partition.is_empty() { "default" } else { &job.partition };
@@ -191,8 +136,8 @@ impl Runner {
             Event::Stderr(b) => {
                 let _ = std::io::stderr().lock().write_all(b);
             }
-        })));
-        b
+        }));
+        self.backends.slurm(kind, Some(listener))
     }
 
     fn info(&self, msg: std::fmt::Arguments) {
@@ -241,7 +186,8 @@ impl Runner {
         let out = match backend.run(&program, &self.args) {
             Ok(o) => o,
             Err(e) => {
-                let stop = matches!(e, Error::ToolMissing { .. } | Error::Config(_));
+                let stop =
+                    matches!(e, Error::ToolMissing { .. } | Error::Config(_) | Error::ClusterUnreachable(_));
                 diag::error(format_args!("{}: {e}", file.display()));
                 tally.failed += 1;
                 tally.setup_error |= stop;

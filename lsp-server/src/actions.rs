@@ -87,6 +87,7 @@ impl ActionRegistry {
         r.register(Arc::new(ParallelizeFile));
         r.register(Arc::new(Transformations));
         r.register(Arc::new(MpiVersion));
+        r.register(Arc::new(CapeVersion));
         r
     }
 
@@ -124,6 +125,11 @@ pub fn kind_parallelize_file() -> CodeActionKind {
 /// `source.ppo.mpi`: a source action writing the file's MPI version beside it.
 pub fn kind_mpi_version() -> CodeActionKind {
     CodeActionKind::from("source.ppo.mpi")
+}
+
+/// `source.ppo.cape`: a source action writing the file's CAPE version beside it.
+pub fn kind_cape_version() -> CodeActionKind {
+    CodeActionKind::from("source.ppo.cape")
 }
 
 /// `refactor.rewrite.ppo.NAME` for the OS transformation NAME.
@@ -333,6 +339,50 @@ impl ActionProvider for MpiVersion {
                 vec![Offer::Action(Action {
                     title: format!("{title}: write {name} ({doalls} DOALL loop{plural})"),
                     kind: kind_mpi_version(),
+                    edits: Vec::new(),
+                    new_file: Some(NewFile { name, text: text.clone() }),
+                    loop_id: None,
+                    preferred: false,
+                })]
+            }
+        }
+    }
+}
+
+/// The CAPE program `ppo -cape` writes for `path`, as a new file beside it: `NAME_cape.c`.
+pub fn cape_name(path: &std::path::Path) -> String {
+    let stem = path.file_stem().map_or_else(|| "untitled".into(), |n| n.to_string_lossy().into_owned());
+    format!("{stem}_cape.c")
+}
+
+/// *Generate CAPE version*: the program as `ppo -cape` writes it (run it on a cluster with
+/// *Run on cluster* or `ppo run --backend cape`), as `NAME_cape.c` beside the document;
+/// offered for programs, once per file.
+pub struct CapeVersion;
+
+impl ActionProvider for CapeVersion {
+    fn name(&self) -> &'static str {
+        "cape"
+    }
+
+    fn offers(&self, cx: &ActionContext<'_>) -> Vec<Offer> {
+        let title = "Generate CAPE version".to_string();
+        if !cx.facts.report().functions.iter().any(|f| f.name == "main") {
+            return Vec::new();
+        }
+        let name = cape_name(&cx.analysis.path);
+        match cx.facts.cape() {
+            Err(reason) => vec![Offer::Refused { loop_id: None, title, reason: reason.clone() }],
+            Ok(_) if !cx.can_create_files => vec![Offer::Refused {
+                loop_id: None,
+                title,
+                reason: format!("it writes {name}, and the editor does not create files (workspaceEdit.resourceOperations)"),
+            }],
+            Ok((text, regions)) => {
+                let plural = if *regions == 1 { "" } else { "s" };
+                vec![Offer::Action(Action {
+                    title: format!("{title}: write {name} ({regions} region{plural} distributed among the nodes)"),
+                    kind: kind_cape_version(),
                     edits: Vec::new(),
                     new_file: Some(NewFile { name, text: text.clone() }),
                     loop_id: None,

@@ -58,6 +58,7 @@ pub struct Facts {
     os: OnceLock<OsOutcomes>,
     /// The MPI version of the file (see [`Facts::mpi`]).
     mpi: OnceLock<Result<(String, usize), String>>,
+    cape: OnceLock<Result<(String, usize), String>>,
     /// What computing them needs.
     os_inputs: OsInputs,
     /// Loop id → (function index, loop index) in the report.
@@ -158,6 +159,46 @@ impl Facts {
                         Some(t) => Ok((t, doalls)),
                         None => Err("already an MPI program (it includes <mpi.h>)".into()),
                     }
+                }
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(p) => Err(format!("internal error: {}", panic_message(p))),
+            }
+        })
+    }
+
+    /// *Generate CAPE version*: the program as `ppo -cape` writes it (its own OpenMP
+    /// directives translated; a program without any gets `-omp -cape`), with the number of
+    /// regions translated. Computed once.
+    pub fn cape(&self) -> &Result<(String, usize), String> {
+        self.cape.get_or_init(|| {
+            let i = &self.os_inputs;
+            let text = i.text.as_str();
+            if !self.report().functions.iter().any(|f| f.name == "main") {
+                return Err("the file has no main: it is not a program".into());
+            }
+            let own = text.lines().any(|l| {
+                l.trim_start().strip_prefix('#').is_some_and(|r| r.trim_start().starts_with("pragma omp"))
+            });
+            let opts = Options {
+                target: (!own).then_some(Target::OpenMp),
+                optimize: false,
+                analyze: self.analyze.clone(),
+                no_diffs: true,
+                tuning: None,
+                cape: true,
+            };
+            let p = Pipeline::with_registry(opts, Registry::empty()).map_err(|e| e.to_string())?;
+            let name = file_name(&i.path);
+            let run = catch_unwind(AssertUnwindSafe(|| {
+                p.run_after_spps(&i.path, &name, text, self.outcome.spps.clone(), &i.loader)
+            }));
+            match run {
+                Ok(Ok(o)) => {
+                    let regions = o.cape.as_ref().map_or(0, |c| c.translation.translated.len());
+                    if regions == 0 {
+                        return Err("no OpenMP region to distribute (no loop proven parallel, or every region refused: see the PPO40x diagnostics of `ppo -cape`)".into());
+                    }
+                    o.new_text.map(|t| (t, regions)).ok_or_else(|| "nothing to translate".to_string())
                 }
                 Ok(Err(e)) => Err(e.to_string()),
                 Err(p) => Err(format!("internal error: {}", panic_message(p))),
@@ -304,8 +345,14 @@ fn analyse_unguarded(
 ) -> Result<Facts, String> {
     let name = file_name(path);
     let analyze = AnalyzeOptions { pp, thresholds: settings.thresholds };
-    let with_target =
-        |target| Options { target, optimize: false, analyze: analyze.clone(), no_diffs: true, tuning: None, cape: false };
+    let with_target = |target| Options {
+        target,
+        optimize: false,
+        analyze: analyze.clone(),
+        no_diffs: true,
+        tuning: None,
+        cape: false,
+    };
     let (spps, incr, incremental) = spps_of(path, text, &analyze, &loader, prev)?;
     let (outcome, target_refused) = match settings.target.check_available() {
         Err(e) => (run(with_target(None), path, &name, text, spps, &loader)?, Some(e.to_string())),
@@ -342,6 +389,7 @@ fn analyse_unguarded(
         target_refused,
         os: OnceLock::new(),
         mpi: OnceLock::new(),
+        cape: OnceLock::new(),
         os_inputs,
         index,
         analyze,

@@ -15,6 +15,7 @@
 //! Settings and commands are documented in `docs/lsp.md`.
 
 pub mod actions;
+pub mod cluster;
 pub mod config;
 pub mod engine;
 pub mod feedback;

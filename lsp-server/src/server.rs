@@ -43,7 +43,12 @@ pub const CMD_PARALLELIZE: &str = "ppo.parallelizeFile";
 /// `ppo.tuneLoop`: `[uri, loopId]` → learning mode for that loop of the document's program
 /// (the measurements recorded in the log, the decision returned).
 pub const CMD_TUNE: &str = "ppo.tuneLoop";
-pub const COMMANDS: [&str; 5] = [CMD_EXPLAIN, CMD_SHOW_LOG, CMD_OPTIMIZE, CMD_PARALLELIZE, CMD_TUNE];
+/// `ppo.runOnCluster`: `[uri, {args?, np?, threads?, timeout?, local?}]` → the document's
+/// program (its CAPE version when it is an OpenMP program) run with the cluster file's
+/// backend; the output goes to the client's log as it comes.
+pub const CMD_RUN_CLUSTER: &str = "ppo.runOnCluster";
+pub const COMMANDS: [&str; 6] =
+    [CMD_EXPLAIN, CMD_SHOW_LOG, CMD_OPTIMIZE, CMD_PARALLELIZE, CMD_TUNE, CMD_RUN_CLUSTER];
 
 /// Analyses running at once (all documents together).
 pub const MAX_PARALLEL_ANALYSES: usize = 2;
@@ -583,6 +588,117 @@ impl Backend {
             "database": db,
             "decision": out.decision,
         }))
+    }
+
+    /// `ppo.runOnCluster`: the document's program built and run with the cluster file's
+    /// backend, with progress; each piece of output is a `window/logMessage` as it comes. When
+    /// the cluster cannot be reached the user is asked whether to run on this machine.
+    async fn run_on_cluster(&self, args: &[Value], token: Option<ProgressToken>) -> Result<Value> {
+        use crate::cluster::{Line, RunError, RunRequest};
+        let uri = uri_arg(args)?;
+        let a = self.require_analysis(&uri).await?;
+        let facts = match &a.state {
+            State::Analysed(f) => f.clone(),
+            State::Skipped(w) | State::Failed(w) => return Err(failed(w.clone())),
+        };
+        if !facts.report().functions.iter().any(|f| f.name == "main") {
+            return Err(failed("ppo.runOnCluster: the file has no main: it is not a program"));
+        }
+        let opts = args.get(1).cloned().unwrap_or(Value::Null);
+        let num = |k: &str| opts.get(k).and_then(Value::as_u64).map(|v| v as u32);
+        // An OpenMP program runs as its CAPE version; MPI and CAPE programs as they are.
+        let (text, name) = match backends::source::program_kind(&a.text) {
+            backends::Kind::Local => match facts.cape() {
+                Ok((t, _)) => (t.clone(), crate::actions::cape_name(&a.path)),
+                Err(_) => (a.text.to_string(), crate::engine::file_name(&a.path)),
+            },
+            _ => (a.text.to_string(), crate::engine::file_name(&a.path)),
+        };
+        let mut req = RunRequest {
+            path: a.path.clone(),
+            root: read(&self.inner.roots).first().cloned(),
+            text,
+            name,
+            args: opts
+                .get("args")
+                .and_then(Value::as_str)
+                .map_or(vec![], |s| s.split_whitespace().map(String::from).collect()),
+            np: num("np"),
+            threads: num("threads"),
+            timeout: Duration::from_secs_f64(opts.get("timeout").and_then(Value::as_f64).unwrap_or(300.0)),
+            include_dirs: facts.analyze.pp.include_dirs.clone(),
+            local: opts.get("local").and_then(Value::as_bool).unwrap_or(false),
+        };
+        let token = self.progress_begin(token, &format!("ppo: running {}", req.name)).await;
+        loop {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+            let on_line = Arc::new(move |l: Line<'_>| {
+                let s = match l {
+                    Line::Stdout(b) | Line::Stderr(b) => String::from_utf8_lossy(b).trim_end().to_string(),
+                    Line::Info(s) => s,
+                };
+                if !s.is_empty() {
+                    let _ = tx.send(s);
+                }
+            });
+            let r2 = req.clone();
+            let job = tokio::task::spawn_blocking(move || {
+                std::panic::catch_unwind(AssertUnwindSafe(|| crate::cluster::run(&r2, on_line)))
+                    .unwrap_or_else(|p| Err(RunError::Failed(format!("internal error: {}", panic_text(&*p)))))
+            });
+            tokio::pin!(job);
+            let result = loop {
+                tokio::select! {
+                    r = &mut job => break r.unwrap_or_else(|e| Err(RunError::Failed(format!("internal error: {e}")))),
+                    Some(line) = rx.recv() => self.client.log_message(MessageType::INFO, line).await,
+                }
+            };
+            while let Ok(line) = rx.try_recv() {
+                self.client.log_message(MessageType::INFO, line).await;
+            }
+            match result {
+                Ok(r) => {
+                    self.progress_end(token, &r.outcome).await;
+                    let job = r.job.map_or(String::new(), |j| {
+                        format!(", job {j} {}", r.state.clone().unwrap_or_default())
+                    });
+                    let typ = if r.ok { MessageType::INFO } else { MessageType::WARNING };
+                    self.show(
+                        typ,
+                        format!(
+                            "ppo: {}: {} ({}, {}{job}, {:.2} s)",
+                            r.program, r.outcome, r.backend, r.how, r.seconds
+                        ),
+                    )
+                    .await;
+                    return serde_json::to_value(&r).map_err(|e| failed(e.to_string()));
+                }
+                Err(RunError::Unreachable(why)) => {
+                    let choice = self
+                        .client
+                        .show_message_request(
+                            MessageType::WARNING,
+                            format!("ppo: the cluster cannot be reached: {why}"),
+                            Some(vec![MessageActionItem {
+                                title: "Run locally".into(),
+                                properties: Default::default(),
+                            }]),
+                        )
+                        .await;
+                    if matches!(&choice, Ok(Some(c)) if c.title == "Run locally") {
+                        req.local = true;
+                        continue;
+                    }
+                    self.progress_end(token, "the cluster cannot be reached").await;
+                    return Err(failed(format!("the cluster cannot be reached: {why}")));
+                }
+                Err(RunError::Failed(e)) => {
+                    self.progress_end(token, "failed").await;
+                    self.show(MessageType::WARNING, format!("ppo: {}: {e}", req.name)).await;
+                    return Err(failed(e));
+                }
+            }
+        }
     }
 
     /// `ppo.optimizeFile` / `ppo.parallelizeFile`: the pipeline on the document, the
@@ -1429,6 +1545,7 @@ impl LanguageServer for Backend {
                 CMD_OPTIMIZE => self.apply_pipeline(args, token, true).await,
                 CMD_PARALLELIZE => self.apply_pipeline(args, token, false).await,
                 CMD_TUNE => self.tune_loop(args, token).await,
+                CMD_RUN_CLUSTER => self.run_on_cluster(args, token).await,
                 other => {
                     Err(invalid_params(format!("unknown command `{other}` (known: {})", COMMANDS.join(", "))))
                 }

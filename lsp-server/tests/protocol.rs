@@ -52,7 +52,14 @@ async fn initialize_open_lens_hover_actions_apply_change_command_shutdown() {
         .collect();
     assert_eq!(
         commands,
-        ["ppo.explainLoop", "ppo.showLog", "ppo.optimizeFile", "ppo.parallelizeFile", "ppo.tuneLoop"]
+        [
+            "ppo.explainLoop",
+            "ppo.showLog",
+            "ppo.optimizeFile",
+            "ppo.parallelizeFile",
+            "ppo.tuneLoop",
+            "ppo.runOnCluster"
+        ]
     );
 
     let uri = "file:///work/project/dot.c";

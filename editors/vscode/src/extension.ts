@@ -1,7 +1,7 @@
 // The ppo extension: starts `ppo lsp` and connects VS Code to it.
 //
 // Everything a user sees about loops (code lenses, diagnostics, hovers, quick fixes) comes from
-// the server through vscode-languageclient. The five commands of the palette are the server's
+// the server through vscode-languageclient. The six commands of the palette are the server's
 // own (`workspace/executeCommand`: the client registers one VS Code command per command the
 // server announces); the middleware below fills in their arguments when they are run from the
 // palette (the active editor's document, the cursor) and shows their results.
@@ -155,6 +155,10 @@ async function executeCommand(command: string, args: unknown[], next: ExecuteCom
       if (typeof result.text === 'string') {
         await showText(`${path.basename(String(result.file || 'ppo'))}.log`, result.text);
       }
+      break;
+    case 'ppo.runOnCluster':
+      // The program's output came as log messages, in the output channel: show it.
+      output.show(true);
       break;
     case 'ppo.parallelizeFile':
     case 'ppo.optimizeFile':

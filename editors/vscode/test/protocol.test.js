@@ -203,7 +203,7 @@ test('ppo lsp with the VS Code protocol client', async (t) => {
   assert.ok(caps.codeLensProvider, 'code lenses');
   assert.ok(caps.hoverProvider, 'hover');
   assert.equal(caps.codeActionProvider?.resolveProvider, true, 'codeAction/resolve');
-  for (const c of ['ppo.explainLoop', 'ppo.showLog', 'ppo.optimizeFile', 'ppo.parallelizeFile', 'ppo.tuneLoop']) {
+  for (const c of ['ppo.explainLoop', 'ppo.showLog', 'ppo.optimizeFile', 'ppo.parallelizeFile', 'ppo.tuneLoop', 'ppo.runOnCluster']) {
     assert.ok(caps.executeCommandProvider.commands.includes(c), `command ${c}`);
   }
   await s.conn.sendNotification(lsp.InitializedNotification.type, {});

@@ -97,6 +97,8 @@ impl Client {
                         let result = match m.as_str() {
                             "workspace/applyEdit" => json!({"applied": *a2.lock().unwrap()}),
                             "workspace/configuration" => json!([c2.lock().unwrap().clone()]),
+                            // The user picks the first action offered.
+                            "window/showMessageRequest" => params["actions"][0].clone(),
                             _ => Value::Null,
                         };
                         r2.lock().unwrap().requests.push((m, params));
