@@ -1,6 +1,8 @@
 /* pi.c -- pi by the midpoint rule on 4 / (1 + x^2) over [0, 1]: one `parallel for` with a
  * `+` reduction, and a `max` reduction for the largest term.
  *
+ * `default(none)`: the translation lists its own bound variables.
+ *
  * The sum of n terms in another order differs in the last bits: the program prints pi to
  * 10 digits (the rounding error of n <= 10^8 terms is far below that).
  *
@@ -22,7 +24,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     h = 1.0 / (double)n;
-#pragma omp parallel for reduction(+: sum) reduction(max: largest)
+#pragma omp parallel for default(none) shared(h, n) reduction(+: sum) reduction(max: largest)
     for (i = 0; i < n; i++) {
         double x = h * ((double)i + 0.5);
         double f = 4.0 / (1.0 + x * x);

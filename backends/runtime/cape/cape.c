@@ -24,7 +24,7 @@
  * - Exchange: MPI_Allgather of the sizes, MPI_Allgatherv of the records.
  * - Merge: a byte of a record is a write when it differs from the old value (identical
  *   everywhere by construction), so gap bytes never overwrite another node's write. Two
- *   nodes writing different values to one byte break Bernstein's conditions; that check
+ *   nodes writing one byte (even the same value) break Bernstein's conditions; that check
  *   uses only exchanged data and old values, so every rank decides the same.
  * - Reductions: every node's partial value is gathered (one MPI_Allgather for all pending
  *   reductions) and combined in rank order: bit-identical on every node, and any operator
@@ -1314,8 +1314,10 @@ static void bernstein_violation(const struct var *v, int a, int b, size_t off, s
     die_all();
 }
 
-/* Bytes of two records over [lo, hi) of v that both nodes wrote with different values:
- * returns 1 (a conflict) or 0. */
+/* Bytes of two records over [lo, hi) of v that both nodes wrote (changed from the old
+ * value), whatever the new values: returns 1 (a conflict) or 0. Equal new values are a
+ * conflict too: two nodes that each add 1 to a shared counter write the same value, and
+ * accepting it would lose one of the increments. */
 static int conflicts(const struct var *v, const struct rec *x, const struct rec *y, size_t lo, size_t hi) {
     size_t off = lo;
     while (off < hi) {
@@ -1323,9 +1325,8 @@ static int conflicts(const struct var *v, const struct rec *x, const struct rec 
         const unsigned char *o = old_at(v, off, &avail);
         size_t n = hi - off < avail ? hi - off : avail;
         const unsigned char *a = x->data + (off - x->off), *b = y->data + (off - y->off);
-        if (memcmp(a, b, n) != 0)
-            for (size_t i = 0; i < n; i++)
-                if (a[i] != b[i] && a[i] != o[i] && b[i] != o[i])
+        for (size_t i = 0; i < n; i++)
+                if (a[i] != o[i] && b[i] != o[i])
                     return 1;
         off += n;
     }

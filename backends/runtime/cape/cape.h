@@ -93,8 +93,8 @@ void cape_lastprivate(void *addr, size_t bytes, const char *name);
  * interval. */
 void cape_sync(void);
 /* End of the region: as cape_sync, then forget the region's locals, privates and
- * lastprivates. Two nodes that changed the same bytes to different values (not a reduction)
- * break Bernstein's conditions: every node stops, and node 0 prints the region, the variable
+ * lastprivates. Two nodes that changed the same bytes (not a reduction; even to the same
+ * value, as two increments of one counter do) break Bernstein's conditions: every node stops, and node 0 prints the region, the variable
  * and the offset. */
 void cape_region_end(void);
 

@@ -479,6 +479,10 @@ impl Gen<'_, '_> {
         s.push_str(&setup.0);
         s.push_str(&lp);
         s.push_str(&Self::node_directive(d, &d.name(), &var));
+        // The bounds are variables of ours: `default(none)` wants them listed.
+        if d.clause("default").and_then(|c| c.args.as_deref()).is_some_and(|a| a.trim() == "none") {
+            s.push_str(&format!(" firstprivate(cape_lo_{tag}, cape_hi_{tag}, cape_st_{tag})"));
+        }
         s.push('\n');
         s.push_str(&setup.1);
         s.push('\n');
@@ -649,9 +653,11 @@ impl Gen<'_, '_> {
                 s.push('\n');
                 s.push_str(&body);
                 s.push('\n');
+                // Written on node 0 only: the same write on every node would be two nodes
+                // changing the same bytes.
                 let last = self.loop_var_last(d, &c, &tag);
                 if !last.is_empty() {
-                    s.push_str(&format!("#pragma omp master\n{{\n{last}}}\n"));
+                    s.push_str(&format!("#pragma omp master\nif (cape_node() == 0)\n{{\n{last}}}\n"));
                 }
                 if !d.has("nowait") {
                     s.push_str(&barrier(self));
