@@ -167,15 +167,6 @@ fn batch_reports_syntax_errors_with_file_and_line() {
     assert_eq!(fs::read_to_string(out.join("bad.c")).unwrap(), bad);
 }
 
-/// The first C code block after the line starting with `marker` in a check page.
-fn page_block(page: &str, marker: &str) -> String {
-    let at = page.find(&format!("\n{marker}")).unwrap_or_else(|| panic!("no `{marker}`"));
-    let rest = &page[at..];
-    let start = rest.find("```c\n").unwrap() + 5;
-    let end = rest[start..].find("```").unwrap();
-    rest[start..start + end].to_string()
-}
-
 /// The pages of the front end's and of the directive checker's codes: their "Triggers"
 /// example gets the code from `ppo analyze`, their "Does not trigger" example does not.
 #[test]

@@ -91,6 +91,18 @@ fn cape_programs_match_the_sequential_outputs_on_1_to_4_nodes_and_1_2_threads() 
     assert!(so.contains("bernstein 2 nodes x 1 threads: stopped by the merge"), "{so}");
 }
 
+/// `ppo run FILE --backend cape FLAGS [--args ARGS]`.
+fn run_cape(file: &Path, flags: &[&str], args: &str) -> Run {
+    let mut a: Vec<&OsStr> = vec!["run".as_ref(), file.as_os_str(), "--backend".as_ref(), "cape".as_ref()];
+    a.extend(flags.iter().map(OsStr::new));
+    if !args.is_empty() {
+        a.extend([OsStr::new("--args"), OsStr::new(args)]);
+    }
+    let r = ppo(&a);
+    r.assert_no_panic();
+    r
+}
+
 #[test]
 fn ppo_run_backend_cape_runs_each_program_on_3_nodes_with_2_threads() {
     if !need_mpi() {
@@ -99,37 +111,13 @@ fn ppo_run_backend_cape_runs_each_program_on_3_nodes_with_2_threads() {
     let t = tempfile::tempdir().unwrap();
     let (out, _, _) = cape(t.path(), &root().join("corpus/cape"), &[]);
     for (name, args) in programs() {
-        let f = out.join(format!("{name}.c"));
-        let joined = args.join(" ");
-        let mut a: Vec<&OsStr> = vec![
-            "run".as_ref(),
-            f.as_os_str(),
-            "--backend".as_ref(),
-            "cape".as_ref(),
-            "-np".as_ref(),
-            "3".as_ref(),
-            "--threads".as_ref(),
-            "2".as_ref(),
-        ];
-        if !args.is_empty() {
-            a.extend([OsStr::new("--args"), OsStr::new(&joined)]);
-        }
-        let r = ppo(&a);
-        r.assert_no_panic();
+        let r = run_cape(&out.join(format!("{name}.c")), &["-np", "3", "--threads", "2"], &args.join(" "));
         let want = fs::read_to_string(root().join(format!("corpus/cape/expected/{name}.out"))).unwrap();
         assert_eq!(r.code, 0, "{name}: {}", r.stderr);
         assert_eq!(r.stdout, want, "{name}: {}", r.stderr);
     }
     // The Bernstein violation: a failure naming the region and the variable.
-    let f = out.join("bernstein.c");
-    let r = ppo(&[
-        "run".as_ref(),
-        f.as_os_str(),
-        "--backend".as_ref(),
-        "cape".as_ref(),
-        "-np".as_ref(),
-        "2".as_ref(),
-    ]);
+    let r = run_cape(&out.join("bernstein.c"), &["-np", "2"], "");
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(
         r.stderr.contains("cape: region at bernstein.c:32: nodes 0 and 1 both wrote bins"),
@@ -158,32 +146,13 @@ fn omp_then_cape_parallelizes_sequential_programs_and_runs_them_on_nodes() {
     let m = fs::read_to_string(out.join("matmul.c")).unwrap();
     assert!(m.contains("#pragma omp parallel for") && m.contains("cape_region_begin(\"matmul.c:"), "{m}");
     // The run's output is the sequential program's.
-    let f = out.join("matmul.c");
-    let r = ppo(&[
-        "run".as_ref(),
-        f.as_os_str(),
-        "--backend".as_ref(),
-        "cape".as_ref(),
-        "-np".as_ref(),
-        "2".as_ref(),
-        "--args".as_ref(),
-        "97".as_ref(),
-    ]);
+    let r = run_cape(&out.join("matmul.c"), &["-np", "2"], "97");
     assert_eq!(
         r.stdout,
         fs::read_to_string(root().join("corpus/mpi/expected/matmul.out")).unwrap(),
         "{}",
         r.stderr
     );
-}
-
-/// The first C code block after the line starting with `marker` in a check page.
-fn page_block(page: &str, marker: &str) -> String {
-    let at = page.find(&format!("\n{marker}")).unwrap_or_else(|| panic!("no `{marker}`"));
-    let rest = &page[at..];
-    let start = rest.find("```c\n").unwrap() + 5;
-    let end = rest[start..].find("```").unwrap();
-    rest[start..start + end].to_string()
 }
 
 /// Every PPO40x page: its "Triggers" example gets the code from `ppo -cape`, its "Does not

@@ -322,30 +322,48 @@ impl ActionProvider for MpiVersion {
     }
 
     fn offers(&self, cx: &ActionContext<'_>) -> Vec<Offer> {
-        let title = "Generate MPI version".to_string();
-        if !cx.facts.report().functions.iter().any(|f| f.name == "main") {
-            return Vec::new();
-        }
-        let name = mpi_name(&cx.analysis.path);
-        match cx.facts.mpi() {
-            Err(reason) => vec![Offer::Refused { loop_id: None, title, reason: reason.clone() }],
-            Ok(_) if !cx.can_create_files => vec![Offer::Refused {
-                loop_id: None,
-                title,
-                reason: format!("it writes {name}, and the editor does not create files (workspaceEdit.resourceOperations)"),
-            }],
-            Ok((text, doalls)) => {
-                let plural = if *doalls == 1 { "" } else { "s" };
-                vec![Offer::Action(Action {
-                    title: format!("{title}: write {name} ({doalls} DOALL loop{plural})"),
-                    kind: kind_mpi_version(),
-                    edits: Vec::new(),
-                    new_file: Some(NewFile { name, text: text.clone() }),
-                    loop_id: None,
-                    preferred: false,
-                })]
-            }
-        }
+        new_program_offer(
+            cx,
+            "Generate MPI version",
+            mpi_name(&cx.analysis.path),
+            kind_mpi_version(),
+            cx.facts.mpi(),
+            |n| format!("{n} DOALL loop{}", if n == 1 { "" } else { "s" }),
+        )
+    }
+}
+
+/// The offer of a program written beside the document (`title: write NAME (what)`), or why
+/// not; nothing for a file without `main`.
+fn new_program_offer(
+    cx: &ActionContext<'_>,
+    title: &str,
+    name: String,
+    kind: CodeActionKind,
+    made: &Result<(String, usize), String>,
+    what: impl Fn(usize) -> String,
+) -> Vec<Offer> {
+    let title = title.to_string();
+    if !cx.facts.report().functions.iter().any(|f| f.name == "main") {
+        return Vec::new();
+    }
+    match made {
+        Err(reason) => vec![Offer::Refused { loop_id: None, title, reason: reason.clone() }],
+        Ok(_) if !cx.can_create_files => vec![Offer::Refused {
+            loop_id: None,
+            title,
+            reason: format!(
+                "it writes {name}, and the editor does not create files (workspaceEdit.resourceOperations)"
+            ),
+        }],
+        Ok((text, n)) => vec![Offer::Action(Action {
+            title: format!("{title}: write {name} ({})", what(*n)),
+            kind,
+            edits: Vec::new(),
+            new_file: Some(NewFile { name, text: text.clone() }),
+            loop_id: None,
+            preferred: false,
+        })],
     }
 }
 
@@ -366,30 +384,14 @@ impl ActionProvider for CapeVersion {
     }
 
     fn offers(&self, cx: &ActionContext<'_>) -> Vec<Offer> {
-        let title = "Generate CAPE version".to_string();
-        if !cx.facts.report().functions.iter().any(|f| f.name == "main") {
-            return Vec::new();
-        }
-        let name = cape_name(&cx.analysis.path);
-        match cx.facts.cape() {
-            Err(reason) => vec![Offer::Refused { loop_id: None, title, reason: reason.clone() }],
-            Ok(_) if !cx.can_create_files => vec![Offer::Refused {
-                loop_id: None,
-                title,
-                reason: format!("it writes {name}, and the editor does not create files (workspaceEdit.resourceOperations)"),
-            }],
-            Ok((text, regions)) => {
-                let plural = if *regions == 1 { "" } else { "s" };
-                vec![Offer::Action(Action {
-                    title: format!("{title}: write {name} ({regions} region{plural} distributed among the nodes)"),
-                    kind: kind_cape_version(),
-                    edits: Vec::new(),
-                    new_file: Some(NewFile { name, text: text.clone() }),
-                    loop_id: None,
-                    preferred: false,
-                })]
-            }
-        }
+        new_program_offer(
+            cx,
+            "Generate CAPE version",
+            cape_name(&cx.analysis.path),
+            kind_cape_version(),
+            cx.facts.cape(),
+            |n| format!("{n} region{} distributed among the nodes", if n == 1 { "" } else { "s" }),
+        )
     }
 }
 

@@ -125,44 +125,44 @@ impl Facts {
         })
     }
 
+    /// The pipeline with `target` (and CAPE when `cape`) on the whole program: the outcome,
+    /// or why there is none (not a program, a refused target, a panic).
+    fn whole_program(&self, target: Option<Target>, cape: bool) -> Result<FileOutcome, String> {
+        let i = &self.os_inputs;
+        if !self.report().functions.iter().any(|f| f.name == "main") {
+            return Err("the file has no main: it is not a program".into());
+        }
+        let opts = Options {
+            target,
+            optimize: false,
+            analyze: self.analyze.clone(),
+            no_diffs: true,
+            tuning: None,
+            cape,
+        };
+        let p = Pipeline::with_registry(opts, Registry::empty()).map_err(|e| e.to_string())?;
+        let name = file_name(&i.path);
+        let run = catch_unwind(AssertUnwindSafe(|| {
+            p.run_after_spps(&i.path, &name, i.text.as_str(), self.outcome.spps.clone(), &i.loader)
+        }));
+        match run {
+            Ok(Ok(o)) => Ok(o),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(p) => Err(format!("internal error: {}", panic_message(p))),
+        }
+    }
+
     /// The MPI version of the file (what `ppo -mpi` writes), computed on first use, once:
     /// `Ok((text, DOALL loops generated))`, or why there is none.
     pub fn mpi(&self) -> &Result<(String, usize), String> {
         self.mpi.get_or_init(|| {
-            let i = &self.os_inputs;
-            let text = i.text.as_str();
-            if !self.report().functions.iter().any(|f| f.name == "main") {
-                return Err("the file has no main: it is not a program".into());
-            }
-            let opts = Options {
-                target: Some(Target::Mpi),
-                optimize: false,
-                analyze: self.analyze.clone(),
-                no_diffs: true,
-                tuning: None,
-                cape: false,
-            };
-            let p = Pipeline::with_registry(opts, Registry::empty()).map_err(|e| e.to_string())?;
-            let name = file_name(&i.path);
-            let run = catch_unwind(AssertUnwindSafe(|| {
-                p.run_after_spps(&i.path, &name, text, self.outcome.spps.clone(), &i.loader)
-            }));
-            match run {
-                Ok(Ok(o)) => {
-                    let doalls = o.ps.as_ref().map_or(0, |ps| {
-                        ps.events
-                            .iter()
-                            .filter(|e| e.action == transforms::pipeline::action::TRANSLATE_LOOP)
-                            .count()
-                    });
-                    match o.new_text {
-                        Some(t) => Ok((t, doalls)),
-                        None => Err("already an MPI program (it includes <mpi.h>)".into()),
-                    }
-                }
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(p) => Err(format!("internal error: {}", panic_message(p))),
-            }
+            let o = self.whole_program(Some(Target::Mpi), false)?;
+            let doalls = o.ps.as_ref().map_or(0, |ps| {
+                ps.events.iter().filter(|e| e.action == transforms::pipeline::action::TRANSLATE_LOOP).count()
+            });
+            o.new_text
+                .map(|t| (t, doalls))
+                .ok_or_else(|| "already an MPI program (it includes <mpi.h>)".into())
         })
     }
 
@@ -171,38 +171,15 @@ impl Facts {
     /// regions translated. Computed once.
     pub fn cape(&self) -> &Result<(String, usize), String> {
         self.cape.get_or_init(|| {
-            let i = &self.os_inputs;
-            let text = i.text.as_str();
-            if !self.report().functions.iter().any(|f| f.name == "main") {
-                return Err("the file has no main: it is not a program".into());
-            }
-            let own = text.lines().any(|l| {
+            let own = self.os_inputs.text.lines().any(|l| {
                 l.trim_start().strip_prefix('#').is_some_and(|r| r.trim_start().starts_with("pragma omp"))
             });
-            let opts = Options {
-                target: (!own).then_some(Target::OpenMp),
-                optimize: false,
-                analyze: self.analyze.clone(),
-                no_diffs: true,
-                tuning: None,
-                cape: true,
-            };
-            let p = Pipeline::with_registry(opts, Registry::empty()).map_err(|e| e.to_string())?;
-            let name = file_name(&i.path);
-            let run = catch_unwind(AssertUnwindSafe(|| {
-                p.run_after_spps(&i.path, &name, text, self.outcome.spps.clone(), &i.loader)
-            }));
-            match run {
-                Ok(Ok(o)) => {
-                    let regions = o.cape.as_ref().map_or(0, |c| c.translation.translated.len());
-                    if regions == 0 {
-                        return Err("no OpenMP region to distribute (no loop proven parallel, or every region refused: see the PPO40x diagnostics of `ppo -cape`)".into());
-                    }
-                    o.new_text.map(|t| (t, regions)).ok_or_else(|| "nothing to translate".to_string())
-                }
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(p) => Err(format!("internal error: {}", panic_message(p))),
+            let o = self.whole_program((!own).then_some(Target::OpenMp), true)?;
+            let regions = o.cape.as_ref().map_or(0, |c| c.translation.translated.len());
+            if regions == 0 {
+                return Err("no OpenMP region to distribute (no loop proven parallel, or every region refused: see the PPO40x diagnostics of `ppo -cape`)".into());
             }
+            o.new_text.map(|t| (t, regions)).ok_or_else(|| "nothing to translate".to_string())
         })
     }
 

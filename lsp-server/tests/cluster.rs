@@ -10,21 +10,6 @@ use lsp_server::Extensions;
 use serde_json::{json, Value};
 use std::process::Command;
 
-const PROGRAM: &str = "#include <stdio.h>\n\
-double a[1000], b[1000];\n\
-int main(void) {\n\
-\x20 int i;\n\
-\x20 double s = 0.0;\n\
-\x20 for (i = 0; i < 1000; i++)\n\
-\x20   b[i] = i * 0.5;\n\
-\x20 for (i = 0; i < 1000; i++)\n\
-\x20   a[i] = 2.0 * b[i];\n\
-\x20 for (i = 0; i < 1000; i++)\n\
-\x20   s += a[i];\n\
-\x20 printf(\"%f\\n\", s);\n\
-\x20 return 0;\n\
-}\n";
-
 fn tool(t: &str) -> bool {
     Command::new(t).arg("--version").output().is_ok_and(|o| o.status.success())
 }
@@ -73,6 +58,20 @@ async fn generate_cape_version_writes_name_cape_c_beside_the_program() {
     assert_eq!(c.shutdown().await, 0);
 }
 
+/// A project in `dir` with the cluster file `toml` and `prog.c` (PROGRAM) open in a server
+/// whose workspace root is `dir`.
+async fn open_project(dir: &std::path::Path, toml: &str) -> (Client, String) {
+    std::fs::write(dir.join("ppo.toml"), toml).unwrap();
+    let path = dir.join("prog.c");
+    std::fs::write(&path, PROGRAM).unwrap();
+    let uri = file_uri(&path);
+    let c = Client::start(Extensions::default());
+    c.initialize_with(json!({"processId": null, "rootUri": file_uri(dir), "capabilities": {}})).await;
+    c.open(&uri, PROGRAM).await;
+    c.diagnostics(&uri, 1).await;
+    (c, uri)
+}
+
 /// Run `uri`'s program with `options`; the result and the log lines it sent.
 async fn run_on_cluster(c: &Client, uri: &str, options: Value) -> (Value, Vec<String>) {
     let r = c
@@ -95,15 +94,7 @@ async fn run_on_cluster_runs_the_cape_version_with_the_project_cluster_file() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("ppo.toml"), "[cluster]\nbackend = \"cape\"\nthreads_per_task = 1\n")
-        .unwrap();
-    let path = dir.path().join("prog.c");
-    std::fs::write(&path, PROGRAM).unwrap();
-    let uri = file_uri(&path);
-    let c = Client::start(Extensions::default());
-    c.initialize_with(json!({"processId": null, "rootUri": file_uri(dir.path()), "capabilities": {}})).await;
-    c.open(&uri, PROGRAM).await;
-    c.diagnostics(&uri, 1).await;
+    let (c, uri) = open_project(dir.path(), "[cluster]\nbackend = \"cape\"\nthreads_per_task = 1\n").await;
     let (r, logs) = run_on_cluster(&c, &uri, json!({"np": 2})).await;
     let res = &r["result"];
     assert_eq!(res["ok"], true, "{r:#}");
@@ -136,18 +127,11 @@ async fn run_on_cluster_submits_a_slurm_job_or_offers_a_local_run() {
         "PPO_REQUIRE_SLURM=1 but no cluster"
     );
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("ppo.toml"),
+    let (c, uri) = open_project(
+        dir.path(),
         "[cluster]\nbackend = \"slurm\"\ntasks_per_node = 2\nthreads_per_task = 1\n",
     )
-    .unwrap();
-    let path = dir.path().join("prog.c");
-    std::fs::write(&path, PROGRAM).unwrap();
-    let uri = file_uri(&path);
-    let c = Client::start(Extensions::default());
-    c.initialize_with(json!({"processId": null, "rootUri": file_uri(dir.path()), "capabilities": {}})).await;
-    c.open(&uri, PROGRAM).await;
-    c.diagnostics(&uri, 1).await;
+    .await;
     let (r, logs) = run_on_cluster(&c, &uri, json!({"timeout": 120})).await;
     let res = &r["result"];
     assert_eq!(res["ok"], true, "{r:#}");

@@ -475,21 +475,6 @@ void f(void) {\n\
     assert_eq!(c.shutdown().await, 0);
 }
 
-const PROGRAM: &str = "#include <stdio.h>\n\
-double a[1000], b[1000];\n\
-int main(void) {\n\
-\x20 int i;\n\
-\x20 double s = 0.0;\n\
-\x20 for (i = 0; i < 1000; i++)\n\
-\x20   b[i] = i * 0.5;\n\
-\x20 for (i = 0; i < 1000; i++)\n\
-\x20   a[i] = 2.0 * b[i];\n\
-\x20 for (i = 0; i < 1000; i++)\n\
-\x20   s += a[i];\n\
-\x20 printf(\"%f\\n\", s);\n\
-\x20 return 0;\n\
-}\n";
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generate_mpi_version_writes_name_mpi_c_beside_the_program() {
     let c = Client::start(Extensions::default());

@@ -141,3 +141,12 @@ pub fn diff_script(script: &str, orig: &Path, out: &Path) -> String {
     assert!(so.contains(" passed, 0 failed"), "{so}");
     so
 }
+
+/// The first C code block after the line starting with `marker` in a check page.
+pub fn page_block(page: &str, marker: &str) -> String {
+    let at = page.find(&format!("\n{marker}")).unwrap_or_else(|| panic!("no `{marker}`"));
+    let rest = &page[at..];
+    let start = rest.find("```c\n").unwrap() + 5;
+    let end = rest[start..].find("```").unwrap();
+    rest[start..start + end].to_string()
+}

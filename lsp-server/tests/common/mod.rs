@@ -389,3 +389,19 @@ pub fn edits_of(edit: &Value, uri: &str) -> Vec<Value> {
 pub fn file_uri(p: &std::path::Path) -> String {
     lsp_server::lsp_types::Url::from_file_path(p).unwrap().to_string()
 }
+
+/// A program with three parallel loops (a sum), which prints `499500.000000`.
+pub const PROGRAM: &str = "#include <stdio.h>\n\
+double a[1000], b[1000];\n\
+int main(void) {\n\
+\x20 int i;\n\
+\x20 double s = 0.0;\n\
+\x20 for (i = 0; i < 1000; i++)\n\
+\x20   b[i] = i * 0.5;\n\
+\x20 for (i = 0; i < 1000; i++)\n\
+\x20   a[i] = 2.0 * b[i];\n\
+\x20 for (i = 0; i < 1000; i++)\n\
+\x20   s += a[i];\n\
+\x20 printf(\"%f\\n\", s);\n\
+\x20 return 0;\n\
+}\n";
