@@ -102,6 +102,20 @@ pub fn has_main(text: &str) -> bool {
                     if b.get(j) == Some(&b'{') {
                         return true;
                     }
+                    // An old-style definition: parameter declarations, then the body.
+                    if b.get(j).is_some_and(|&c| ident(c)) {
+                        let rest = &b[j..];
+                        let stop = rest
+                            .iter()
+                            .position(|&c| c == b'{' || c == b'(' || c == b'=')
+                            .unwrap_or(rest.len());
+                        let decls = &rest[..stop];
+                        if rest.get(stop) == Some(&b'{')
+                            && decls.iter().rev().find(|c| !c.is_ascii_whitespace()) == Some(&b';')
+                        {
+                            return true;
+                        }
+                    }
                 }
                 i += 4;
                 continue;
@@ -176,6 +190,8 @@ mod tests {
         assert!(!has_main("const char *s = \"int main() {}\"; int domain(void) { return 1; }"));
         assert!(!has_main("int f(void) { int main_x = 0; return main_x; }"));
         assert!(!has_main("#define main(x) { x }\nint f(void) { return 0; }"));
+        assert!(has_main("int main(argc, argv)\n    int argc;\n    char **argv;\n{\n  return 0;\n}"));
+        assert!(!has_main("int main(int argc, char **argv);\nint x = 1;\nint f(void) { return x; }"));
         assert!(!has_main(""));
     }
 

@@ -85,7 +85,11 @@ for name in "${names[@]}"; do
         failed "$src: compile error" "$tmp/cc"
         continue
     fi
-    for np in $nps; do
+    # A file the translation refused as a whole (no cape.h) is a plain OpenMP program: one
+    # process, as `ppo run` would start it.
+    these=$nps
+    grep -q '#include "cape.h"' "$src" || these=1
+    for np in $these; do
         for t in $threads; do
             label="$name $np nodes x $t threads"
             OMP_NUM_THREADS=$t timeout 120 "$mpirun" "${runflags[@]}" -np "$np" "$tmp/${name}_cape" "${args[@]}" \

@@ -394,6 +394,9 @@ static const char *var_label(const struct var *v, char *buf, size_t n) {
     return buf;
 }
 
+static void track_setup(struct var *v);
+static void snapshot_var(struct var *v);
+
 void cape_register(void *addr, size_t bytes, const char *name) {
     if (!addr)
         return;
@@ -401,6 +404,10 @@ void cape_register(void *addr, size_t bytes, const char *name) {
     for (size_t i = 0; i < g_nvars; i++) {
         struct var *v = g_vars[i];
         if (!v->dead && v->kind == VK_GLOBAL && v->addr == addr) {
+            if (v->bytes == bytes) { /* the same object again (a static local's declaration) */
+                pthread_mutex_unlock(&g_lock);
+                return;
+            }
             track_release(v);
             v->bytes = bytes;
             v->name = name;
@@ -408,7 +415,13 @@ void cape_register(void *addr, size_t bytes, const char *name) {
             return;
         }
     }
-    var_new(addr, bytes, name, VK_GLOBAL);
+    struct var *v = var_new(addr, bytes, name, VK_GLOBAL);
+    /* registered inside a region (a static local first reached there): its state now is
+     * the old state of the interval */
+    if (atomic_load(&g_active)) {
+        track_setup(v);
+        snapshot_var(v);
+    }
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -460,6 +473,35 @@ static void *alloc_block(size_t n, int zero, const char *what) {
 }
 
 void *cape_malloc(size_t n) { return alloc_block(n, 0, "malloc"); }
+
+int cape_posix_memalign(void **out, size_t align, size_t n) {
+    if (!out || align < sizeof(void *) || (align & (align - 1)))
+        return EINVAL;
+    if (n >= MMAP_MIN || align <= 16) {
+        /* mmap'd blocks are page-aligned; malloc's are 16-byte aligned */
+        if (align > (size_t)g_page && n >= MMAP_MIN)
+            return EINVAL;
+        *out = alloc_block(n, 0, "posix_memalign");
+        return 0;
+    }
+    void *p = NULL;
+    int rc = posix_memalign(&p, align, n ? n : 1);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&g_lock);
+    struct block b = {(uintptr_t)p, n, 0, NULL};
+    if (shared_context())
+        b.v = var_new(p, n, NULL, VK_HEAP);
+    blocks_insert(b);
+    pthread_mutex_unlock(&g_lock);
+    *out = p;
+    return 0;
+}
+
+void *cape_aligned_alloc(size_t align, size_t n) {
+    void *p = NULL;
+    return cape_posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n) == 0 ? p : NULL;
+}
 
 void *cape_calloc(size_t n, size_t size) {
     if (size && n > SIZE_MAX / size)
@@ -1749,6 +1791,29 @@ static void synchronize(int more) {
     g_stats.extract_seconds += t1 - t0;
     g_stats.exchange_seconds += t2 - t1;
     g_stats.inject_seconds += t3 - t2;
+}
+
+int cape_active(void) { return !in_plain(); }
+
+/* The region's team is every node's team: thread t of node r is thread r*T + t of T*N
+ * (T: the threads of this node's team; every node runs the same team size). */
+int cape_thread_num(void) {
+    if (in_plain() || omp_get_level() != g_level + 1)
+        return omp_get_thread_num();
+    return g_rank * omp_get_num_threads() + omp_get_thread_num();
+}
+
+int cape_team_threads(int n) {
+    if (in_plain() || n < 1)
+        return n;
+    int share = n / g_nodes + (g_rank < n % g_nodes ? 1 : 0);
+    return share > 0 ? share : 1;
+}
+
+int cape_num_threads(void) {
+    if (in_plain() || omp_get_level() != g_level + 1)
+        return omp_get_num_threads();
+    return g_nodes * omp_get_num_threads();
 }
 
 void cape_sync(void) {

@@ -55,6 +55,9 @@ void *cape_realloc(void *p, size_t n);
 void cape_free(void *p);
 /* fopen: on nodes other than 0, a file opened for writing or appending is /dev/null. */
 FILE *cape_fopen(const char *path, const char *mode);
+/* posix_memalign and aligned_alloc: registered like malloc's blocks. */
+int cape_posix_memalign(void **out, size_t align, size_t n);
+void *cape_aligned_alloc(size_t align, size_t n);
 
 /* ---- regions --------------------------------------------------------------------------- */
 
@@ -111,6 +114,17 @@ static inline long long cape_trip(long long lb, long long ub, long long step, in
     }
 }
 
+/* 1 while a distributed region is active on this node (and the caller is in its team):
+ * `single` and `master` then run on node 0 only; outside (sequential code, a nested or
+ * plain region) every node runs them. */
+int cape_active(void);
+/* omp_get_thread_num() and omp_get_num_threads() of the cluster-wide team inside a
+ * distributed region (thread t of node r is r * T + t of N * T); OpenMP's own elsewhere. */
+int cape_thread_num(void);
+int cape_num_threads(void);
+/* num_threads(n) of a distributed region: this node's share of the n threads (at least 1). */
+int cape_team_threads(int n);
+
 /* The synchronisation of a barrier inside a translated `omp parallel` region. */
 #define CAPE_BARRIER() do { _Pragma("omp barrier") _Pragma("omp master") cape_sync(); _Pragma("omp barrier") } while (0)
 
@@ -145,6 +159,10 @@ const char *cape_tracking_mode(void);
 #define realloc(p, n) cape_realloc(p, n)
 #define free(p) cape_free(p)
 #define fopen(p, m) cape_fopen(p, m)
+#define posix_memalign(o, a, n) cape_posix_memalign(o, a, n)
+#define aligned_alloc(a, n) cape_aligned_alloc(a, n)
+#define omp_get_thread_num() cape_thread_num()
+#define omp_get_num_threads() cape_num_threads()
 #endif
 
 #endif /* PPO_CAPE_H */

@@ -96,35 +96,53 @@ pub fn translate(
     report: &FileReport,
 ) -> Translation {
     let mut out = Translation::default();
+    // A header's globals are registered by the files that include it (one constructor per
+    // translation unit), and its code is compiled there.
+    if name.ends_with(".h") {
+        return out;
+    }
+    // A `main` the front end could not parse (a K&R definition) cannot start the runtime:
+    // the file is left as it is, and runs as the OpenMP program it is.
+    if let Some(d) = unparsed_main(text, unit, lines) {
+        out.refused.push(d);
+        return out;
+    }
     let tp = threadprivate(unit);
     let mut counter = 0usize;
+    let races: Vec<(u32, String)> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == analysis::ompcheck::RACE)
+        .map(|d| (d.range.line, d.message.clone()))
+        .collect();
     for f in &unit.functions {
         if f.has_errors() {
             continue;
         }
-        let races: Vec<(u32, String)> = report
-            .diagnostics
-            .iter()
-            .filter(|d| d.code == analysis::ompcheck::RACE)
-            .map(|d| (d.range.line, d.message.clone()))
-            .collect();
         let ctx = region::Ctx { name, text, unit, f, lines, threadprivate: &tp, races: &races };
         let mut done: Vec<analysis::ir::Span> = Vec::new();
         for st in &f.stmts {
             let StmtKind::Compound(items) = &st.kind else { continue };
-            for w in items.windows(2) {
-                let StmtKind::Pragma(ptext) = &f.stmt(w[0]).kind else { continue };
+            for (k, &p) in items.iter().enumerate() {
+                let StmtKind::Pragma(ptext) = &f.stmt(p).kind else { continue };
                 let Some(d) = Directive::parse(ptext) else { continue };
                 if d.construct.first().map(String::as_str) != Some("parallel") {
                     continue;
                 }
-                let span = f.stmt(w[0]).span.cover(f.stmt(w[1]).span);
+                // The construct's statement, after any directives stacked on this one.
+                let rest = &items[k + 1..];
+                let Some(end) = rest.iter().position(|&x| !matches!(f.stmt(x).kind, StmtKind::Pragma(_)))
+                else {
+                    continue;
+                };
+                let chain = &rest[..=end];
+                let span = f.stmt(p).span.cover(f.stmt(chain[end]).span);
                 if done.iter().any(|s| s.contains(span)) {
                     continue;
                 }
                 done.push(span);
                 counter += 1;
-                match region::translate(&ctx, &d, w[0], w[1], counter) {
+                match region::translate(&ctx, &d, p, chain, counter) {
                     Ok((edit, t)) => {
                         out.edits.push(edit);
                         out.translated.push(t);
@@ -134,11 +152,49 @@ pub fn translate(
             }
         }
     }
+    // Orphaned worksharing constructs: outside every `parallel` of their function.
+    for f in unit.functions.iter().filter(|f| !f.has_errors()) {
+        let ctx = region::Ctx { name, text, unit, f, lines, threadprivate: &tp, races: &races };
+        let parallels: Vec<analysis::ir::Span> = parallel_spans(f);
+        for st in &f.stmts {
+            let StmtKind::Compound(items) = &st.kind else { continue };
+            for (k, &p) in items.iter().enumerate() {
+                let StmtKind::Pragma(ptext) = &f.stmt(p).kind else { continue };
+                let Some(d) = Directive::parse(ptext) else { continue };
+                let first = d.construct.first().map(String::as_str).unwrap_or("");
+                if !matches!(first, "for" | "sections" | "single" | "master" | "masked" | "barrier")
+                    || parallels.iter().any(|s| s.contains(f.stmt(p).span))
+                {
+                    continue;
+                }
+                let stmt = if first == "barrier" { None } else { items.get(k + 1).copied() };
+                if stmt.is_some_and(|s| matches!(f.stmt(s).kind, StmtKind::Pragma(_))) {
+                    continue;
+                }
+                counter += 1;
+                match region::orphan(&ctx, &d, p, stmt, counter) {
+                    Ok((edit, t)) => {
+                        out.edits.push(edit);
+                        out.translated.push(t);
+                    }
+                    Err(r) => out.refused.push(r),
+                }
+            }
+        }
+    }
+    // Not inside a translated construct (its edit replaces that text).
+    let statics: Vec<Edit> = static_locals(unit)
+        .into_iter()
+        .filter(|e| !out.edits.iter().any(|r| r.start <= e.start && e.start < r.end))
+        .collect();
+    out.edits.extend(statics);
     // Nested regions were skipped above only when their outer region came first in the
     // statement arena: drop any translated region inside another.
     dedup_nested(&mut out);
     let globals = globals(unit, &tp);
-    let main = unit.functions.iter().find(|f| f.name == "main" && !f.has_errors());
+    // A `main` with a syntax error somewhere still starts the runtime (its regions stay
+    // plain OpenMP): every node must run the program as one of the nodes.
+    let main = unit.functions.iter().find(|f| f.name == "main");
     out.has_main = main.is_some();
     if out.edits.is_empty() && globals.is_empty() && main.is_none() {
         return out;
@@ -189,6 +245,56 @@ fn dedup_nested(out: &mut Translation) {
     });
 }
 
+/// The spans of the `parallel` constructs of `f` (directive and statement).
+fn parallel_spans(f: &analysis::ir::Function) -> Vec<analysis::ir::Span> {
+    let mut out = Vec::new();
+    for st in &f.stmts {
+        let StmtKind::Compound(items) = &st.kind else { continue };
+        for (k, &p) in items.iter().enumerate() {
+            let StmtKind::Pragma(t) = &f.stmt(p).kind else { continue };
+            if Directive::parse(t).is_none_or(|d| d.construct.first().map(String::as_str) != Some("parallel"))
+            {
+                continue;
+            }
+            let end = items[k + 1..].iter().find(|&&x| !matches!(f.stmt(x).kind, StmtKind::Pragma(_)));
+            if let Some(&e) = end {
+                out.push(f.stmt(p).span.cover(f.stmt(e).span));
+            }
+        }
+    }
+    out
+}
+
+/// `static` locals are shared data like globals, reached through pointers from any region
+/// (`static double u[N]` in `main`, passed to the functions whose regions fill it): each is
+/// registered right after its declaration, once.
+fn static_locals(unit: &TranslationUnit) -> Vec<Edit> {
+    let mut out = Vec::new();
+    for f in unit.functions.iter().filter(|f| !f.has_errors()) {
+        for st in &f.stmts {
+            let StmtKind::Decl(ds) = &st.kind else { continue };
+            let names: Vec<&str> = ds
+                .iter()
+                .map(|d| unit.sym(d.sym))
+                .filter(|s| {
+                    s.is_static && !s.is_const && !matches!(s.ty, analysis::ir::Type::Function { .. })
+                })
+                .map(|s| s.name.as_str())
+                .collect();
+            if names.is_empty() || st.span.is_empty() {
+                continue;
+            }
+            let calls: String =
+                names.iter().map(|n| format!(" cape_register(&{n}, sizeof {n}, \"{n}\");")).collect();
+            out.push(Edit::insert(
+                st.span.end,
+                format!(" {{ static int cape_once; if (!cape_once) {{ cape_once = 1;{calls} }} }}"),
+            ));
+        }
+    }
+    out
+}
+
 /// The variables of the file's `#pragma omp threadprivate(…)` directives.
 fn threadprivate(unit: &TranslationUnit) -> Vec<String> {
     unit.pragmas
@@ -203,12 +309,39 @@ fn threadprivate(unit: &TranslationUnit) -> Vec<String> {
         .collect()
 }
 
+/// The error for a file that defines `main` where the front end sees none (a K&R or
+/// implicit-int definition: `main(argc, argv) int argc; …` at the start of a line).
+fn unparsed_main(text: &str, unit: &TranslationUnit, _lines: &LineIndex) -> Option<Refused> {
+    if unit.functions.iter().any(|f| f.name == "main") || !unit.diagnostics.iter().any(|d| d.code == "PPO010")
+    {
+        return None;
+    }
+    let line = text.lines().position(|l| {
+        let t = l.trim_start();
+        let t = t.strip_prefix("int").map_or(t, str::trim_start);
+        t.strip_prefix("main").is_some_and(|r| r.trim_start().starts_with('('))
+    })?;
+    Some(Refused {
+        function: "main".into(),
+        line: line as u32 + 1,
+        code: codes::CONSTRUCT,
+        severity: Severity::Error,
+        message: "`main` is not analysed (a syntax error, PPO010, or an old-style definition): it cannot start the CAPE runtime, so the file is left as it is and runs as plain OpenMP".into(),
+    })
+}
+
 /// The globals this file defines that a region may write: not `extern`, not `const`, not
-/// `threadprivate`; each name once.
+/// `threadprivate`, not declared inside a region the front end could not parse; each name
+/// once.
 fn globals(unit: &TranslationUnit, threadprivate: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let unparsed: Vec<analysis::ir::Span> =
+        unit.diagnostics.iter().filter(|d| d.code == "PPO010").map(|d| d.span).collect();
     for &g in &unit.globals {
         let s = unit.sym(g);
+        if unparsed.iter().any(|u| u.contains(s.span)) {
+            continue;
+        }
         if s.kind != SymKind::Global
             || s.is_extern
             || s.is_const

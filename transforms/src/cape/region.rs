@@ -71,16 +71,19 @@ const LOCK_CALLS: [&str; 6] = [
 
 type Refusal = (u32, &'static str, Severity, String);
 
-/// Translate the region of directive `d` (statement `pragma`, construct statement `body`),
-/// the `k`-th of the file: one edit replacing the directive and its statement.
+/// Translate the region of directive `d` (statement `pragma`), the `k`-th of the file: one
+/// edit replacing the directive and its statement. `chain` is the construct's statement, or
+/// the directives stacked after `pragma` without braces and then the statement
+/// (`#pragma omp parallel` / `#pragma omp for` / `for (…)`).
 pub fn translate(
     ctx: &Ctx<'_>,
     d: &Directive,
     pragma: StmtId,
-    body: StmtId,
+    chain: &[StmtId],
     k: usize,
 ) -> Result<(Edit, Translated), Refused> {
     let f = ctx.f;
+    let body = *chain.last().expect("a construct has a statement");
     let line = ctx.lines.line_col(f.stmt(pragma).span.start).0;
     let refuse = |(at, code, severity, message): Refusal| Refused {
         function: f.name.clone(),
@@ -103,10 +106,19 @@ pub fn translate(
     if d.construct.get(1).map(String::as_str) == Some("for") {
         g.canonical(d, body, line).map_err(refuse)?;
     }
-    g.check_body(body, line, d).map_err(refuse)?;
-    let text = match d.construct.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    g.check_body(chain, line, d).map_err(refuse)?;
+    let words: Vec<&str> = d.construct.iter().map(String::as_str).collect();
+    if chain.len() > 1 && words != ["parallel"] {
+        return Err(refuse((
+            line,
+            codes::CONSTRUCT,
+            Severity::Warning,
+            format!("`#pragma omp {name}` is followed by another directive instead of its statement; the region runs as plain OpenMP on every node"),
+        )));
+    }
+    let text = match words.as_slice() {
         ["parallel", "for"] | ["parallel", "for", "simd"] => g.parallel_for(d, pragma, body).map_err(refuse)?,
-        ["parallel"] => g.parallel(d, pragma, body).map_err(refuse)?,
+        ["parallel"] => g.parallel(d, pragma, chain).map_err(refuse)?,
         ["parallel", "sections"] => g.parallel_sections(d, pragma, body).map_err(refuse)?,
         _ => {
             return Err(refuse((
@@ -119,6 +131,47 @@ pub fn translate(
     };
     let span = f.stmt(pragma).span.cover(f.stmt(body).span);
     Ok((Edit { start: span.start, end: span.end, text }, translated(g.worksharing, g.syncs)))
+}
+
+/// Translate an orphaned worksharing construct (`for`, `sections`, `single`, `master`,
+/// `barrier` outside any `parallel` of its function): called from a distributed region it
+/// shares the work among the nodes; called elsewhere it runs as OpenMP would (the runtime
+/// gives every node the whole loop, and runs `single` everywhere).
+pub fn orphan(
+    ctx: &Ctx<'_>,
+    d: &Directive,
+    pragma: StmtId,
+    stmt: Option<StmtId>,
+    k: usize,
+) -> Result<(Edit, Translated), Refused> {
+    let f = ctx.f;
+    let line = ctx.lines.line_col(f.stmt(pragma).span.start).0;
+    let refuse = |(at, code, severity, message): Refusal| {
+        Refused {
+        function: f.name.clone(),
+        line: at,
+        code,
+        severity,
+        message: format!("{message} (an orphaned construct: a distributed region that calls it stops with a Bernstein message when it writes shared data)"),
+    }
+    };
+    let mut g = Gen { ctx, k, sub: 0, syncs: 0, worksharing: 0 };
+    check_clauses(d, line).map_err(refuse)?;
+    if let Some(st) = stmt {
+        g.check_body(&[st], line, d).map_err(refuse)?;
+    }
+    let text = g.inner(&Inner { d: d.clone(), pragma, stmt }).map_err(refuse)?;
+    let end = stmt.map_or(f.stmt(pragma).span.end, |s| f.stmt(s).span.end);
+    let t = Translated {
+        function: f.name.clone(),
+        line,
+        end_line: ctx.lines.line_col(end.saturating_sub(1)).0,
+        construct: format!("{} (orphaned)", d.name()),
+        worksharing: g.worksharing,
+        syncs: g.syncs,
+    };
+    let text = indent_like(ctx.text, f.stmt(pragma).span.start, &text);
+    Ok((Edit { start: f.stmt(pragma).span.start, end, text }, t))
 }
 
 /// Refuse the clauses the translator does not support.
@@ -222,6 +275,12 @@ struct Inner {
 }
 
 impl Gen<'_, '_> {
+    /// The text a chain of statements covers.
+    fn span_of(&self, chain: &[StmtId]) -> Span {
+        let f = self.ctx.f;
+        chain.iter().map(|&s| f.stmt(s).span).reduce(Span::cover).unwrap_or_default()
+    }
+
     fn line(&self, s: StmtId) -> u32 {
         self.ctx.lines.line_col(self.ctx.f.stmt(s).span.start).0
     }
@@ -232,7 +291,7 @@ impl Gen<'_, '_> {
 
     /// Refuse what no node can run as OpenMP would: constructs outside [`INNER`], locks,
     /// I/O, proven races.
-    fn check_body(&self, body: StmtId, line: u32, d: &Directive) -> Result<(), Refusal> {
+    fn check_body(&self, chain: &[StmtId], line: u32, d: &Directive) -> Result<(), Refusal> {
         let f = self.ctx.f;
         if let Some((_, ev)) = self.ctx.races.iter().find(|(l, _)| *l == line) {
             return Err((
@@ -242,7 +301,7 @@ impl Gen<'_, '_> {
                 format!("the analysis proves that the region of `#pragma omp {}` breaks Bernstein's conditions (two iterations write the same location): {ev}; it is left as it was", d.name()),
             ));
         }
-        for s in f.stmts_under(body) {
+        for s in chain.iter().flat_map(|&b| f.stmts_under(b)) {
             if let StmtKind::Pragma(t) = &f.stmt(s).kind {
                 let Some(inner) = Directive::parse(t) else { continue };
                 let l = self.line(s);
@@ -278,7 +337,7 @@ impl Gen<'_, '_> {
                 }
             }
         }
-        let body_span = f.stmt(body).span;
+        let body_span = self.span_of(chain);
         for e in &f.exprs {
             if !body_span.contains(e.span) {
                 continue;
@@ -313,7 +372,7 @@ impl Gen<'_, '_> {
     fn sym_named(&self, name: &str, body: StmtId) -> Option<SymId> {
         let f = self.ctx.f;
         let unit = self.ctx.unit;
-        let span = f.stmt(body).span;
+        let span = self.span_of(&[body]);
         f.exprs
             .iter()
             .filter(|e| span.contains(e.span))
@@ -427,7 +486,7 @@ impl Gen<'_, '_> {
     /// The inner directive without the loop variable in `lastprivate` (its value is set
     /// after the loop from the trip count, the same on every node).
     fn node_directive(d: &Directive, words: &str, loop_var: &str) -> String {
-        let mut d = d.clone();
+        let mut d = team_share(d);
         for c in d.clauses.iter_mut().filter(|c| c.name == "lastprivate") {
             let items: Vec<String> = c.items().into_iter().filter(|v| v != loop_var).collect();
             c.args = Some(items.join(", "));
@@ -494,33 +553,44 @@ impl Gen<'_, '_> {
     }
 
     /// `#pragma omp parallel` with worksharing inside.
-    fn parallel(&mut self, d: &Directive, pragma: StmtId, body: StmtId) -> Result<String, Refusal> {
+    fn parallel(&mut self, d: &Directive, pragma: StmtId, chain: &[StmtId]) -> Result<String, Refusal> {
         let line = self.line(pragma);
-        let region = self.ctx.f.stmt(body).span;
+        let region = self.span_of(chain);
+        let body = *chain.last().expect("a statement");
         let mut skip = d.vars("private");
         skip.extend(d.vars("firstprivate"));
         skip.extend(reduction_vars(d));
-        let inner = self.inner_constructs(body);
-        let mut rel: Vec<Edit> = Vec::new();
-        for i in &inner {
-            let t = self.inner(i)?;
-            let sp = self.ctx.f.stmt(i.pragma).span;
-            let end = i.stmt.map_or(sp.end, |s| self.ctx.f.stmt(s).span.end);
-            rel.push(Edit { start: sp.start - region.start, end: end - region.start, text: t });
-        }
-        let block = edit::apply(self.src(region), &rel).ok_or((
-            line,
-            codes::CONSTRUCT,
-            Severity::Warning,
-            "the region's worksharing constructs overlap; the region runs as plain OpenMP on every node"
-                .to_string(),
-        ))?;
+        let block = match chain {
+            // `#pragma omp parallel` + `#pragma omp for` (or `single`, …) + its statement:
+            // the region's block is that one construct.
+            [p, st] => {
+                let inner = self.stacked(*p, *st, line)?;
+                format!("{{\n{}\n}}", self.inner(&inner)?)
+            }
+            _ => {
+                let inner = self.inner_constructs(body);
+                let mut rel: Vec<Edit> = Vec::new();
+                for i in &inner {
+                    let t = self.inner(i)?;
+                    let sp = self.ctx.f.stmt(i.pragma).span;
+                    let end = i.stmt.map_or(sp.end, |s| self.ctx.f.stmt(s).span.end);
+                    rel.push(Edit { start: sp.start - region.start, end: end - region.start, text: t });
+                }
+                edit::apply(self.src(region), &rel).ok_or((
+                    line,
+                    codes::CONSTRUCT,
+                    Severity::Warning,
+                    "the region's worksharing constructs overlap; the region runs as plain OpenMP on every node"
+                        .to_string(),
+                ))?
+            }
+        };
         let mut s = String::from("{\n");
         s.push_str(&self.header(d, line));
         s.push_str(&self.begin(line));
         s.push_str(&self.locals(region, &skip));
         s.push_str(&self.reductions(d, body, line)?);
-        s.push_str(self.src(self.ctx.f.stmt(pragma).span).trim_end());
+        s.push_str(&team_share(d).render(&d.name(), |_| true));
         s.push('\n');
         s.push_str(&block);
         s.push('\n');
@@ -535,7 +605,8 @@ impl Gen<'_, '_> {
         let on_for = ["reduction", "lastprivate"];
         let mut skip = d.vars("private");
         skip.extend(d.vars("firstprivate"));
-        let par = d.render("parallel", |c| !on_for.contains(&c.name.as_str()) && c.name != "nowait");
+        let par =
+            team_share(d).render("parallel", |c| !on_for.contains(&c.name.as_str()) && c.name != "nowait");
         let sections = Directive {
             construct: vec!["sections".into()],
             clauses: d.clauses.iter().filter(|c| on_for.contains(&c.name.as_str())).cloned().collect(),
@@ -550,6 +621,27 @@ impl Gen<'_, '_> {
         s.push_str(&t);
         s.push_str("\n}\ncape_region_end();\n}");
         Ok(indent_like(self.ctx.text, self.ctx.f.stmt(pragma).span.start, &s))
+    }
+
+    /// The construct of directive `p` stacked on a `parallel` (its statement `st`): a
+    /// worksharing construct, or the refusal.
+    fn stacked(&self, p: StmtId, st: StmtId, line: u32) -> Result<Inner, Refusal> {
+        let f = self.ctx.f;
+        let d = match &f.stmt(p).kind {
+            StmtKind::Pragma(t) => Directive::parse(t),
+            _ => None,
+        };
+        match d {
+            Some(d) if matches!(d.construct.first().map(String::as_str), Some("for" | "sections" | "single" | "master" | "masked")) => {
+                Ok(Inner { d, pragma: p, stmt: Some(st) })
+            }
+            _ => Err((
+                self.line(p),
+                codes::CONSTRUCT,
+                Severity::Warning,
+                format!("a directive stacked on the `parallel` of line {line} that CAPE does not distribute; the region runs as plain OpenMP on every node"),
+            )),
+        }
     }
 
     /// The worksharing and synchronisation constructs of a `parallel` region's body, outside
@@ -620,12 +712,12 @@ impl Gen<'_, '_> {
             "master" | "masked" => {
                 let st = stmt_text(self).ok_or_else(missing)?;
                 let p = self.src(self.ctx.f.stmt(i.pragma).span).trim_end().to_string();
-                Ok(format!("if (cape_node() == 0)\n{{\n{p}\n{st}\n}}"))
+                Ok(format!("if (!cape_active() || cape_node() == 0)\n{{\n{p}\n{st}\n}}"))
             }
             "single" => {
                 let st = stmt_text(self).ok_or_else(missing)?;
                 let p = d.render("single", |c| c.name != "nowait");
-                let mut s = format!("if (cape_node() == 0)\n{{\n{p} nowait\n{st}\n}}\n");
+                let mut s = format!("if (!cape_active() || cape_node() == 0)\n{{\n{p} nowait\n{st}\n}}\n");
                 if !d.has("nowait") {
                     s.push_str(&barrier(self));
                 }
@@ -657,7 +749,9 @@ impl Gen<'_, '_> {
                 // changing the same bytes.
                 let last = self.loop_var_last(d, &c, &tag);
                 if !last.is_empty() {
-                    s.push_str(&format!("#pragma omp master\nif (cape_node() == 0)\n{{\n{last}}}\n"));
+                    s.push_str(&format!(
+                        "#pragma omp master\nif (!cape_active() || cape_node() == 0)\n{{\n{last}}}\n"
+                    ));
                 }
                 if !d.has("nowait") {
                     s.push_str(&barrier(self));
@@ -731,6 +825,18 @@ impl Gen<'_, '_> {
         self.worksharing += 1;
         Ok(s)
     }
+}
+
+/// `num_threads(e)` asks for a team of `e` threads in all: each node takes its share
+/// (`cape_team_threads`).
+fn team_share(d: &Directive) -> Directive {
+    let mut d = d.clone();
+    for c in d.clauses.iter_mut().filter(|c| c.name == "num_threads") {
+        if let Some(a) = &c.args {
+            c.args = Some(format!("cape_team_threads({})", a.trim()));
+        }
+    }
+    d
 }
 
 fn reduction_vars(d: &Directive) -> Vec<String> {

@@ -92,7 +92,7 @@ int main(void) {\n\
         "{out}"
     );
     assert!(out.contains("#pragma omp for nowait\n"), "{out}");
-    assert!(out.contains("if (cape_node() == 0)\n{\n#pragma omp single nowait\n"), "{out}");
+    assert!(out.contains("if (!cape_active() || cape_node() == 0)\n{\n#pragma omp single nowait\n"), "{out}");
     assert!(out.contains("switch (cape_sec_2_1)"), "{out}");
     assert!(out.contains("cape_for(2, CAPE_CYCLIC,"), "{out}");
 }
@@ -152,4 +152,50 @@ fn include_point_is_after_the_last_include_even_in_conditionals() {
     let t = "#include <stdio.h>\n#ifdef _OPENMP\n#include <omp.h>\n#endif\nint x;\n";
     assert_eq!(include_point(t), t.find("int x").unwrap() as u32);
     assert_eq!(include_point("int x;\n"), 0);
+}
+
+#[test]
+fn an_unparsable_main_leaves_the_file_as_it_is() {
+    // Implicit int: the front end sees no main, only a syntax error.
+    let src = "#include <stdio.h>\nint a[100];\nmain(int argc, char *argv[])\n{\n  int i;\n#pragma omp parallel for\n  for (i = 0; i < 100; i++) a[i] = i;\n  printf(\"%d\\n\", a[99]);\n  return 0;\n}\n";
+    let (t, out) = cape(src);
+    assert!(t.edits.is_empty(), "{out}");
+    assert_eq!(t.refused.len(), 1);
+    assert_eq!((t.refused[0].line, t.refused[0].code), (3, codes::CONSTRUCT));
+    // A header is translated by the files that include it.
+    let path = Path::new("g.h");
+    let hdr = "static double g[10];\n";
+    let loader = MemLoader::default();
+    let report = analyze_source(path, hdr, &AnalyzeOptions::default(), &loader);
+    let fe = analysis::frontend::parse_source(path, hdr, &PpOptions::default(), &loader);
+    assert!(translate("g.h", hdr, &fe.unit, &fe.lines, &report).edits.is_empty());
+}
+
+#[test]
+fn stacked_and_orphaned_constructs_and_static_locals() {
+    let src = "double v[100];\n\
+static void f(int n) {\n\
+    int i;\n\
+    static double keep[4];\n\
+#pragma omp for\n\
+    for (i = 0; i < n; i++) v[i] = i;\n\
+    keep[0] = v[0];\n\
+}\n\
+int main(void) {\n\
+    int i;\n\
+#pragma omp parallel\n\
+#pragma omp for\n\
+    for (i = 0; i < 100; i++) v[i] = 2 * i;\n\
+#pragma omp parallel\n\
+    f(100);\n\
+    return (int)v[3];\n\
+}\n";
+    let (t, out) = cape(src);
+    assert!(t.refused.is_empty(), "{:?}", t.refused);
+    let constructs: Vec<&str> = t.translated.iter().map(|r| r.construct.as_str()).collect();
+    assert_eq!(constructs, ["parallel", "parallel", "for (orphaned)"], "{out}");
+    // The stacked `for` is the region's block; the orphaned one shares its loop.
+    assert!(out.contains("#pragma omp parallel\n{\n{\nlong long cape_first_1_1"), "{out}");
+    assert!(out.contains("cape_for(cape_n_3_1, CAPE_BLOCK"), "{out}");
+    assert!(out.contains("static double keep[4]; { static int cape_once; if (!cape_once) { cape_once = 1; cape_register(&keep, sizeof keep, \"keep\"); } }"), "{out}");
 }
