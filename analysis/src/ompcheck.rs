@@ -119,6 +119,20 @@ fn reason_var<'a>(unit: &'a TranslationUnit, f: &Function, r: &Reason) -> Option
     })
 }
 
+/// The array an array-dependence reason is about: the variable under the subscripts of the
+/// access at its first span.
+fn reason_base_var<'a>(unit: &'a TranslationUnit, f: &Function, r: &Reason) -> Option<&'a str> {
+    let sp = *r.spans.first()?;
+    let mut e = f.exprs.iter().position(|e| e.span == sp && matches!(e.kind, ExprKind::Index { .. }))?;
+    while let ExprKind::Index { base, .. } = &f.exprs[e].kind {
+        e = base.index();
+    }
+    match f.exprs[e].kind {
+        ExprKind::Var(s) => Some(unit.sym(s).name.as_str()),
+        _ => None,
+    }
+}
+
 /// The `#pragma omp …` statement right before `loop_stmt` in its block, if any.
 pub fn user_directive(f: &Function, loop_stmt: StmtId) -> Option<(StmtId, &str)> {
     for s in &f.stmts {
@@ -224,6 +238,8 @@ pub fn check_user_directives(
         // (predetermined private), need no clause either.
         private.extend(threadprivate(unit));
         let have = clauses(text);
+        let user_private: HashSet<&str> =
+            listed(&have, &["private", "firstprivate", "lastprivate"]).into_iter().map(str::trim).collect();
         if let Some(n) = listed(&have, &["collapse"]).first().and_then(|n| n.parse::<usize>().ok()) {
             private.extend(collapsed_indices(unit, f, v.stmt, n));
         }
@@ -251,6 +267,12 @@ pub fn check_user_directives(
                 })
                 .filter(|r| {
                     r.code != codes::SCALAR_DEP || reason_var(unit, f, r).is_none_or(|n| !private.contains(n))
+                })
+                // A dependence on an array the directive privatizes (each thread has its
+                // own copy: NPB MG's scratch rows `private(r1, r2)`) is no race.
+                .filter(|r| {
+                    !matches!(r.code, codes::FLOW_DEP | codes::ANTI_DEP | codes::OUTPUT_DEP)
+                        || reason_base_var(unit, f, r).is_none_or(|n| !user_private.contains(n))
                 })
                 .collect();
             let wrong: Vec<&Reason> = blocking.iter().copied().filter(|r| PROVEN.contains(&r.code)).collect();
