@@ -219,6 +219,9 @@ pub struct Preprocessed {
     /// `text` (one expansion segment each). Code lowered from there is the headers': its
     /// declarations belong to the translation unit, its function bodies are not the file's.
     pub header_sites: Vec<Span>,
+    /// The `#pragma` lines of the local headers (text after `pragma`, trimmed), in the
+    /// order seen: their code is blanked, but a header's `omp threadprivate` still matters.
+    pub header_pragmas: Vec<String>,
     /// Original-text regions dropped by `#if`/`#ifdef`.
     pub inactive: Vec<Span>,
     pub diagnostics: Vec<Diagnostic>,
@@ -719,6 +722,7 @@ struct Pp<'o> {
     macro_defs: Vec<MacroDef>,
     includes: Vec<Include>,
     header_sites: Vec<Span>,
+    header_pragmas: Vec<String>,
     inactive: Vec<Span>,
     diagnostics: Vec<Diagnostic>,
     // includes
@@ -769,6 +773,7 @@ impl<'o> Pp<'o> {
             macro_defs: Vec::new(),
             includes: Vec::new(),
             header_sites: Vec::new(),
+            header_pragmas: Vec::new(),
             inactive: Vec::new(),
             diagnostics: Vec::new(),
             stack: Vec::new(),
@@ -1709,6 +1714,9 @@ impl<'o> Pp<'o> {
                 if !st.is_main && f[s..end].starts_with(b"once") {
                     self.once.insert(st.path.clone());
                 }
+                if !st.is_main && st.active {
+                    self.header_pragmas.push(String::from_utf8_lossy(&f[s..end]).trim().to_string());
+                }
             }
             _ => {}
         }
@@ -2277,6 +2285,7 @@ impl<'o> Pp<'o> {
             macros: self.macro_defs,
             includes: self.includes,
             header_sites: self.header_sites,
+            header_pragmas: self.header_pragmas,
             inactive: self.inactive,
             diagnostics: self.diagnostics,
         }

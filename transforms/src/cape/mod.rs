@@ -25,8 +25,9 @@ pub mod region;
 
 use crate::edit::Edit;
 use analysis::api::FileReport;
-use analysis::ir::{LineIndex, Severity, StmtKind, SymKind, TranslationUnit};
+use analysis::ir::{ExprKind, LineIndex, Severity, StmtKind, SymKind, TranslationUnit};
 use omp::Directive;
+use std::collections::HashMap;
 
 /// Check codes of the CAPE target (pages in `docs/checks/`).
 pub mod codes {
@@ -85,14 +86,15 @@ pub struct Translation {
     pub has_main: bool,
 }
 
-/// Translate the OpenMP constructs of `text` (the file `name`, whose front end gave `unit` and
-/// `lines`, and whose analysis is `report`) into CAPE. A file without regions, globals or
-/// `main` gets no edit.
+/// Translate the OpenMP constructs of `text` (the file `name`, whose front end gave `unit`,
+/// `lines` and the `#pragma`s of its local headers, and whose analysis is `report`) into CAPE.
+/// A file without regions, globals or `main` gets no edit.
 pub fn translate(
     name: &str,
     text: &str,
     unit: &TranslationUnit,
     lines: &LineIndex,
+    header_pragmas: &[String],
     report: &FileReport,
 ) -> Translation {
     let mut out = Translation::default();
@@ -107,7 +109,7 @@ pub fn translate(
         out.refused.push(d);
         return out;
     }
-    let tp = threadprivate(unit);
+    let tp = threadprivate(unit, header_pragmas);
     let mut counter = 0usize;
     let races: Vec<(u32, String)> = report
         .diagnostics
@@ -115,11 +117,51 @@ pub fn translate(
         .filter(|d| d.code == analysis::ompcheck::RACE)
         .map(|d| (d.range.line, d.message.clone()))
         .collect();
+    let no_taint = HashMap::new();
+    let mut refused_at: HashMap<String, u32> = HashMap::new();
+    // Orphaned worksharing constructs: outside every `parallel` of their function.
+    for f in unit.functions.iter().filter(|f| !f.has_errors()) {
+        let ctx =
+            region::Ctx { name, text, unit, f, lines, threadprivate: &tp, races: &races, tainted: &no_taint };
+        let parallels: Vec<analysis::ir::Span> = parallel_spans(f);
+        for st in &f.stmts {
+            let StmtKind::Compound(items) = &st.kind else { continue };
+            for (k, &p) in items.iter().enumerate() {
+                let StmtKind::Pragma(ptext) = &f.stmt(p).kind else { continue };
+                let Some(d) = Directive::parse(ptext) else { continue };
+                let first = d.construct.first().map(String::as_str).unwrap_or("");
+                if !matches!(first, "for" | "sections" | "single" | "master" | "masked" | "barrier")
+                    || parallels.iter().any(|s| s.contains(f.stmt(p).span))
+                {
+                    continue;
+                }
+                let stmt = if first == "barrier" { None } else { items.get(k + 1).copied() };
+                if stmt.is_some_and(|s| matches!(f.stmt(s).kind, StmtKind::Pragma(_))) {
+                    continue;
+                }
+                counter += 1;
+                match region::orphan(&ctx, &d, p, stmt, counter) {
+                    Ok((edit, t)) => {
+                        out.edits.push(edit);
+                        out.translated.push(t);
+                    }
+                    Err(r) => {
+                        refused_at.entry(f.name.clone()).or_insert(r.line);
+                        out.refused.push(r)
+                    }
+                }
+            }
+        }
+    }
+    // A region that calls (directly or not) a function whose orphaned construct stays plain
+    // OpenMP would run that construct whole on every node: the region is refused too.
+    let tainted = taint(unit, refused_at);
     for f in &unit.functions {
         if f.has_errors() {
             continue;
         }
-        let ctx = region::Ctx { name, text, unit, f, lines, threadprivate: &tp, races: &races };
+        let ctx =
+            region::Ctx { name, text, unit, f, lines, threadprivate: &tp, races: &races, tainted: &tainted };
         let mut done: Vec<analysis::ir::Span> = Vec::new();
         for st in &f.stmts {
             let StmtKind::Compound(items) = &st.kind else { continue };
@@ -152,45 +194,15 @@ pub fn translate(
             }
         }
     }
-    // Orphaned worksharing constructs: outside every `parallel` of their function.
-    for f in unit.functions.iter().filter(|f| !f.has_errors()) {
-        let ctx = region::Ctx { name, text, unit, f, lines, threadprivate: &tp, races: &races };
-        let parallels: Vec<analysis::ir::Span> = parallel_spans(f);
-        for st in &f.stmts {
-            let StmtKind::Compound(items) = &st.kind else { continue };
-            for (k, &p) in items.iter().enumerate() {
-                let StmtKind::Pragma(ptext) = &f.stmt(p).kind else { continue };
-                let Some(d) = Directive::parse(ptext) else { continue };
-                let first = d.construct.first().map(String::as_str).unwrap_or("");
-                if !matches!(first, "for" | "sections" | "single" | "master" | "masked" | "barrier")
-                    || parallels.iter().any(|s| s.contains(f.stmt(p).span))
-                {
-                    continue;
-                }
-                let stmt = if first == "barrier" { None } else { items.get(k + 1).copied() };
-                if stmt.is_some_and(|s| matches!(f.stmt(s).kind, StmtKind::Pragma(_))) {
-                    continue;
-                }
-                counter += 1;
-                match region::orphan(&ctx, &d, p, stmt, counter) {
-                    Ok((edit, t)) => {
-                        out.edits.push(edit);
-                        out.translated.push(t);
-                    }
-                    Err(r) => out.refused.push(r),
-                }
-            }
-        }
-    }
+    // Nested regions were skipped above only when their outer region came first in the
+    // statement arena: drop any translated region inside another.
+    dedup_nested(&mut out);
     // Not inside a translated construct (its edit replaces that text).
     let statics: Vec<Edit> = static_locals(unit)
         .into_iter()
         .filter(|e| !out.edits.iter().any(|r| r.start <= e.start && e.start < r.end))
         .collect();
     out.edits.extend(statics);
-    // Nested regions were skipped above only when their outer region came first in the
-    // statement arena: drop any translated region inside another.
-    dedup_nested(&mut out);
     let globals = globals(unit, &tp);
     // A `main` with a syntax error somewhere still starts the runtime (its regions stay
     // plain OpenMP): every node must run the program as one of the nodes.
@@ -245,6 +257,36 @@ fn dedup_nested(out: &mut Translation) {
     });
 }
 
+/// The functions whose calls would run a plain-OpenMP orphaned construct: those with one
+/// (`refused`: function → the construct's line) and, transitively, their callers in the
+/// file; each with the function and line to name.
+fn taint(unit: &TranslationUnit, refused: HashMap<String, u32>) -> HashMap<String, (String, u32)> {
+    let mut out: HashMap<String, (String, u32)> =
+        refused.into_iter().map(|(f, l)| (f.clone(), (f, l))).collect();
+    loop {
+        let mut grew = false;
+        for f in &unit.functions {
+            if out.contains_key(&f.name) {
+                continue;
+            }
+            let hit = f.exprs.iter().find_map(|e| match &e.kind {
+                ExprKind::Call { callee, .. } => match &f.expr(*callee).kind {
+                    ExprKind::FuncName(n) => out.get(n).cloned(),
+                    _ => None,
+                },
+                _ => None,
+            });
+            if let Some(h) = hit {
+                out.insert(f.name.clone(), h);
+                grew = true;
+            }
+        }
+        if !grew {
+            return out;
+        }
+    }
+}
+
 /// The spans of the `parallel` constructs of `f` (directive and statement).
 fn parallel_spans(f: &analysis::ir::Function) -> Vec<analysis::ir::Span> {
     let mut out = Vec::new();
@@ -295,12 +337,15 @@ fn static_locals(unit: &TranslationUnit) -> Vec<Edit> {
     out
 }
 
-/// The variables of the file's `#pragma omp threadprivate(…)` directives.
-fn threadprivate(unit: &TranslationUnit) -> Vec<String> {
+/// The variables of the `#pragma omp threadprivate(…)` directives of the file and of its
+/// local headers (NPB BT declares its scratch arrays threadprivate in `header.h`).
+fn threadprivate(unit: &TranslationUnit, header_pragmas: &[String]) -> Vec<String> {
     unit.pragmas
         .iter()
-        .filter_map(|p| {
-            let t = p.text.trim_start().trim_start_matches('#').trim_start();
+        .map(|p| p.text.as_str())
+        .chain(header_pragmas.iter().map(String::as_str))
+        .filter_map(|t| {
+            let t = t.trim_start().trim_start_matches('#').trim_start();
             let t = t.strip_prefix("pragma").unwrap_or(t);
             Directive::parse(t)
         })

@@ -23,6 +23,9 @@ pub struct Ctx<'a> {
     pub threadprivate: &'a [String],
     /// The analysis' proven races on the user's directives of `f`: (line, evidence).
     pub races: &'a [(u32, String)],
+    /// Functions that run a plain-OpenMP orphaned construct when called: the function that
+    /// holds it and its line.
+    pub tainted: &'a std::collections::HashMap<String, (String, u32)>,
 }
 
 /// Clauses the translator keeps on the node's directives (every other one is refused).
@@ -103,6 +106,8 @@ pub fn translate(
         syncs,
     };
     check_clauses(d, line).map_err(refuse)?;
+    let whole = f.stmt(pragma).span.cover(f.stmt(body).span);
+    conditionals(&ctx.text[whole.range()], line, d).map_err(refuse)?;
     if d.construct.get(1).map(String::as_str) == Some("for") {
         g.canonical(d, body, line).map_err(refuse)?;
     }
@@ -157,6 +162,8 @@ pub fn orphan(
     };
     let mut g = Gen { ctx, k, sub: 0, syncs: 0, worksharing: 0 };
     check_clauses(d, line).map_err(refuse)?;
+    let end = stmt.map_or(f.stmt(pragma).span.end, |s| f.stmt(s).span.end);
+    conditionals(&ctx.text[f.stmt(pragma).span.start as usize..end as usize], line, d).map_err(refuse)?;
     if let Some(st) = stmt {
         g.check_body(&[st], line, d).map_err(refuse)?;
     }
@@ -172,6 +179,27 @@ pub fn orphan(
     };
     let text = indent_like(ctx.text, f.stmt(pragma).span.start, &text);
     Ok((Edit { start: f.stmt(pragma).span.start, end, text }, t))
+}
+
+/// Refuse a construct with preprocessor conditionals inside (NPB LU's `#if defined(_OPENMP)`
+/// loop headers): the front end sees one branch, and a rewrite of that branch would drop the
+/// others.
+fn conditionals(text: &str, line: u32, d: &Directive) -> Result<(), Refusal> {
+    let found = text.lines().any(|l| {
+        l.trim_start().strip_prefix('#').is_some_and(|r| {
+            let r = r.trim_start();
+            ["if", "elif", "else", "endif"].iter().any(|k| r.starts_with(k))
+        })
+    });
+    if found {
+        return Err((
+            line,
+            codes::LOOP,
+            Severity::Warning,
+            format!("`#pragma omp {}` holds preprocessor conditionals (#if … #endif): ppo would rewrite one branch only; the construct runs as plain OpenMP on every node", d.name()),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuse the clauses the translator does not support.
@@ -348,6 +376,14 @@ impl Gen<'_, '_> {
                 _ => continue,
             };
             let l = self.ctx.lines.line_col(e.span.start).0;
+            if let Some((holder, at)) = self.ctx.tainted.get(name) {
+                return Err((
+                    l,
+                    codes::CONSTRUCT,
+                    Severity::Warning,
+                    format!("`{name}` is called inside the region of line {line}, and the worksharing construct of `{holder}` at line {at} stays plain OpenMP: every node would run it whole; the region runs as plain OpenMP on every node"),
+                ));
+            }
             if LOCK_CALLS.contains(&name) {
                 return Err((
                     l,

@@ -8,7 +8,7 @@ fn cape(src: &str) -> (Translation, String) {
     let loader = MemLoader::default();
     let report = analyze_source(path, src, &AnalyzeOptions::default(), &loader);
     let fe = analysis::frontend::parse_source(path, src, &PpOptions::default(), &loader);
-    let t = translate("t.c", src, &fe.unit, &fe.lines, &report);
+    let t = translate("t.c", src, &fe.unit, &fe.lines, &fe.pre.header_pragmas, &report);
     let out = crate::edit::apply(src, &t.edits).expect("edits apply");
     (t, out)
 }
@@ -168,7 +168,7 @@ fn an_unparsable_main_leaves_the_file_as_it_is() {
     let loader = MemLoader::default();
     let report = analyze_source(path, hdr, &AnalyzeOptions::default(), &loader);
     let fe = analysis::frontend::parse_source(path, hdr, &PpOptions::default(), &loader);
-    assert!(translate("g.h", hdr, &fe.unit, &fe.lines, &report).edits.is_empty());
+    assert!(translate("g.h", hdr, &fe.unit, &fe.lines, &[], &report).edits.is_empty());
 }
 
 #[test]
@@ -193,9 +193,53 @@ int main(void) {\n\
     let (t, out) = cape(src);
     assert!(t.refused.is_empty(), "{:?}", t.refused);
     let constructs: Vec<&str> = t.translated.iter().map(|r| r.construct.as_str()).collect();
-    assert_eq!(constructs, ["parallel", "parallel", "for (orphaned)"], "{out}");
+    assert_eq!(constructs, ["for (orphaned)", "parallel", "parallel"], "{out}");
     // The stacked `for` is the region's block; the orphaned one shares its loop.
-    assert!(out.contains("#pragma omp parallel\n{\n{\nlong long cape_first_1_1"), "{out}");
-    assert!(out.contains("cape_for(cape_n_3_1, CAPE_BLOCK"), "{out}");
+    assert!(out.contains("#pragma omp parallel\n{\n{\nlong long cape_first_2_1"), "{out}");
+    assert!(out.contains("cape_for(cape_n_1_1, CAPE_BLOCK"), "{out}");
     assert!(out.contains("static double keep[4]; { static int cape_once; if (!cape_once) { cape_once = 1; cape_register(&keep, sizeof keep, \"keep\"); } }"), "{out}");
+}
+
+#[test]
+fn threadprivate_globals_of_a_header_are_not_registered() {
+    let path = Path::new("t.c");
+    let loader = MemLoader::new([(
+        "tp.h",
+        "static double scratch[100];\n#pragma omp threadprivate(scratch)\nstatic double shared_v[100];\n",
+    )]);
+    let src = "#include \"tp.h\"\nint main(void) { return (int)(scratch[0] + shared_v[0]); }\n";
+    let report = analyze_source(path, src, &AnalyzeOptions::default(), &loader);
+    let fe = analysis::frontend::parse_source(path, src, &PpOptions::default(), &loader);
+    let t = translate("t.c", src, &fe.unit, &fe.lines, &fe.pre.header_pragmas, &report);
+    let out = crate::edit::apply(src, &t.edits).unwrap();
+    assert!(!out.contains("cape_register(&scratch"), "{out}");
+    assert!(out.contains("cape_register(&shared_v"), "{out}");
+}
+
+#[test]
+fn regions_calling_a_refused_orphaned_construct_are_refused() {
+    // `sweep`'s loop carries a dependence: refused; `step` calls it; the region calls `step`.
+    let src = "double v[100];\n\
+static void sweep(void) {\n\
+    int i;\n\
+#pragma omp for\n\
+    for (i = 1; i < 100; i++) v[i] = v[i - 1] + 1;\n\
+}\n\
+static void step(void) { sweep(); }\n\
+int main(void) {\n\
+#pragma omp parallel\n\
+    step();\n\
+    return (int)v[3];\n\
+}\n";
+    let (t, out) = cape(src);
+    assert!(t.translated.is_empty(), "{out}");
+    let got: Vec<(u32, &str)> = t.refused.iter().map(|r| (r.line, r.code)).collect();
+    assert_eq!(got, [(4, codes::BERNSTEIN), (10, codes::CONSTRUCT)], "{:?}", t.refused);
+    assert!(t.refused[1].message.contains("`step` is called inside the region of line 9, and the worksharing construct of `sweep` at line 4"), "{:?}", t.refused);
+    // Preprocessor conditionals inside a construct: refused, left as they are.
+    let src = "double v[100];\nint main(void) {\n    int i;\n#pragma omp parallel for\n#if defined(_OPENMP)\n    for (i = 99; i >= 0; i--)\n#else\n    for (i = 0; i < 100; i++)\n#endif\n        v[i] = i;\n    return 0;\n}\n";
+    let (t, out) = cape(src);
+    assert!(t.translated.is_empty(), "{out}");
+    assert_eq!(t.refused[0].code, codes::LOOP, "{:?}", t.refused);
+    assert!(out.contains("#if defined(_OPENMP)\n    for (i = 99; i >= 0; i--)\n#else"), "{out}");
 }
