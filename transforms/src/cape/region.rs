@@ -106,8 +106,7 @@ pub fn translate(
         syncs,
     };
     check_clauses(d, line).map_err(refuse)?;
-    let whole = f.stmt(pragma).span.cover(f.stmt(body).span);
-    conditionals(&ctx.text[whole.range()], line, d).map_err(refuse)?;
+    g.prefix_conditionals(pragma, chain[0], d).map_err(refuse)?;
     if d.construct.get(1).map(String::as_str) == Some("for") {
         g.canonical(d, body, line).map_err(refuse)?;
     }
@@ -162,8 +161,6 @@ pub fn orphan(
     };
     let mut g = Gen { ctx, k, sub: 0, syncs: 0, worksharing: 0 };
     check_clauses(d, line).map_err(refuse)?;
-    let end = stmt.map_or(f.stmt(pragma).span.end, |s| f.stmt(s).span.end);
-    conditionals(&ctx.text[f.stmt(pragma).span.start as usize..end as usize], line, d).map_err(refuse)?;
     if let Some(st) = stmt {
         g.check_body(&[st], line, d).map_err(refuse)?;
     }
@@ -181,9 +178,8 @@ pub fn orphan(
     Ok((Edit { start: f.stmt(pragma).span.start, end, text }, t))
 }
 
-/// Refuse a construct with preprocessor conditionals inside (NPB LU's `#if defined(_OPENMP)`
-/// loop headers): the front end sees one branch, and a rewrite of that branch would drop the
-/// others.
+/// Refuse preprocessor conditionals in `text` (part of a construct the translation rewrites):
+/// the front end sees one branch, and a rewrite of that branch would drop the others.
 fn conditionals(text: &str, line: u32, d: &Directive) -> Result<(), Refusal> {
     let found = text.lines().any(|l| {
         l.trim_start().strip_prefix('#').is_some_and(|r| {
@@ -196,7 +192,7 @@ fn conditionals(text: &str, line: u32, d: &Directive) -> Result<(), Refusal> {
             line,
             codes::LOOP,
             Severity::Warning,
-            format!("`#pragma omp {}` holds preprocessor conditionals (#if … #endif): ppo would rewrite one branch only; the construct runs as plain OpenMP on every node", d.name()),
+            format!("`#pragma omp {}` has preprocessor conditionals (#if … #endif) around its statement or loop header: ppo would rewrite one branch only; the construct runs as plain OpenMP on every node", d.name()),
         ));
     }
     Ok(())
@@ -303,6 +299,19 @@ struct Inner {
 }
 
 impl Gen<'_, '_> {
+    /// Refuse preprocessor conditionals in the text the translation rewrites: from the
+    /// directive to the statement, and for a loop its header (NPB LU's `#if
+    /// defined(_OPENMP)` headers); the body is copied as it is, conditionals and all.
+    fn prefix_conditionals(&self, pragma: StmtId, stmt: StmtId, d: &Directive) -> Result<(), Refusal> {
+        let f = self.ctx.f;
+        let start = f.stmt(pragma).span.start as usize;
+        let end = match &f.stmt(stmt).kind {
+            StmtKind::For { body, .. } => f.stmt(*body).span.start,
+            _ => f.stmt(stmt).span.start,
+        } as usize;
+        conditionals(self.ctx.text.get(start..end.max(start)).unwrap_or(""), self.line(pragma), d)
+    }
+
     /// The text a chain of statements covers.
     fn span_of(&self, chain: &[StmtId]) -> Span {
         let f = self.ctx.f;
@@ -742,6 +751,9 @@ impl Gen<'_, '_> {
             "CAPE_BARRIER();\n".to_string()
         };
         let first = d.construct.first().map(String::as_str).unwrap_or("");
+        if let Some(st) = i.stmt {
+            self.prefix_conditionals(i.pragma, st, d)?;
+        }
         let stmt_text = |g: &Self| i.stmt.map(|s| g.src(g.ctx.f.stmt(s).span).to_string());
         match first {
             "barrier" => Ok(barrier(self)),
