@@ -65,6 +65,38 @@ pub struct VarReport {
     pub is_static: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub address_taken: bool,
+    /// What the declared type holds (not in the JSON: `type` spells it).
+    #[serde(skip)]
+    pub kind: VarKind,
+}
+
+/// What a variable's declared type holds: for the consumers that tell memory reached through
+/// a variable from the variable's own value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// A scalar, a structure or a union.
+    Value,
+    /// A pointer (to an object, an array row or a function).
+    Pointer,
+    /// An array; `of_pointers` when its elements, at any depth, are pointers.
+    Array { of_pointers: bool },
+}
+
+impl VarKind {
+    pub fn of(ty: &crate::ir::Type) -> VarKind {
+        match ty {
+            crate::ir::Type::Pointer { .. } => VarKind::Pointer,
+            crate::ir::Type::Array { elem, .. } => {
+                VarKind::Array { of_pointers: VarKind::of(elem).holds_addresses() }
+            }
+            _ => VarKind::Value,
+        }
+    }
+
+    /// A pointer, or an array of pointers: what the variable holds leads to other memory.
+    pub fn holds_addresses(self) -> bool {
+        matches!(self, VarKind::Pointer | VarKind::Array { of_pointers: true })
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -238,6 +270,10 @@ pub struct ReasonReport {
     pub message: String,
     /// The conflicting accesses or statements.
     pub ranges: Vec<Range>,
+    /// The variables the reason is about ([`crate::parallel::Reason::vars`]); not in the
+    /// JSON (the message names them).
+    #[serde(skip)]
+    pub vars: Vec<String>,
 }
 
 /// The parallelization verdict of a loop.
@@ -249,15 +285,12 @@ pub struct VerdictReport {
     pub parallelize: bool,
     /// The directive ppo inserts (`#pragma omp parallel for private(j)`), when it does.
     pub directive: Option<String>,
-    /// The data-sharing clauses of every legal loop, annotated or not (`private(j)
-    /// reduction(+:s)`; empty when none or not legal): what the language server's hover
-    /// classifies the variables by. Not in the JSON (the directive carries them).
+    /// How the variables of a legal loop, annotated or not, are shared (empty when not
+    /// legal): what the language server's hover classifies the variables by, the TBB and MPI
+    /// targets translate, and every directive is rendered from. Not in the JSON (the directive
+    /// carries it).
     #[serde(skip)]
-    pub clauses: String,
-    /// The data-sharing clauses alone (`clauses` without `collapse`, `schedule` and `if`):
-    /// what tuning renders a directive with another schedule or thread count from.
-    #[serde(skip)]
-    pub sharing: String,
+    pub sharing: crate::sharing::DataSharing,
     pub collapse: u32,
     pub schedule: crate::parallel::Schedule,
     /// The loop is legal only when pointers that may alias do not overlap: the condition of
@@ -265,6 +298,20 @@ pub struct VerdictReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_check: Option<String>,
     pub reasons: Vec<ReasonReport>,
+}
+
+impl VerdictReport {
+    /// The OpenMP clauses of the loop's directive, e.g. `private(j) reduction(+:s)`
+    /// ([`crate::sharing::verdict_clauses`]); empty when none or not legal.
+    pub fn clauses(&self) -> String {
+        crate::sharing::verdict_clauses(
+            self.legal,
+            &self.sharing,
+            self.collapse,
+            self.schedule,
+            self.runtime_check.as_deref(),
+        )
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -498,6 +545,7 @@ fn no_nested_regions(functions: &mut [FunctionReport]) {
                     code: crate::parallel::codes::INNER,
                     message: format!("inside parallelized loop {id}, through the call to {call}"),
                     ranges: vec![*header],
+                    vars: Vec::new(),
                 });
                 changed = true;
             }
@@ -522,6 +570,7 @@ fn var_report(fe: &Frontend, s: SymId) -> VarReport {
         line: fe.lines.line_col(sym.span.start).0,
         is_static: sym.is_static,
         address_taken: sym.address_taken,
+        kind: VarKind::of(&sym.ty),
     }
 }
 
@@ -830,14 +879,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
         Some(v) => VerdictReport {
             legal: v.legal,
             parallelize: v.parallelize,
-            directive: v.parallelize.then(|| {
-                if v.clauses.is_empty() {
-                    "#pragma omp parallel for".to_string()
-                } else {
-                    format!("#pragma omp parallel for {}", v.clauses)
-                }
-            }),
-            clauses: v.clauses.clone(),
+            directive: v.parallelize.then(|| crate::sharing::parallel_for(&v.clauses())),
             sharing: v.sharing.clone(),
             collapse: v.collapse,
             schedule: v.schedule,
@@ -849,6 +891,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
                     code: r.code,
                     message: r.message.clone(),
                     ranges: r.spans.iter().map(|s| range(fe, *s)).collect(),
+                    vars: r.vars.clone(),
                 })
                 .collect(),
         },
@@ -856,8 +899,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             legal: false,
             parallelize: false,
             directive: None,
-            clauses: String::new(),
-            sharing: String::new(),
+            sharing: Default::default(),
             collapse: 1,
             schedule: crate::parallel::Schedule::Static,
             runtime_check: None,
@@ -865,6 +907,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
                 code: crate::parallel::codes::NOT_CANONICAL,
                 message: "loop not modelled (inside a statement expression)".into(),
                 ranges: Vec::new(),
+                vars: Vec::new(),
             }],
         },
     }

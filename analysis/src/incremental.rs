@@ -841,7 +841,7 @@ impl Relocate for DiagnosticReport {
 
 impl Relocate for VarReport {
     fn relocate(&mut self, m: &Mover) {
-        let VarReport { name: _, ty: _, line, is_static: _, address_taken: _ } = self;
+        let VarReport { name: _, ty: _, line, is_static: _, address_taken: _, kind: _ } = self;
         *line = m.line(*line);
     }
 }
@@ -941,7 +941,6 @@ impl Relocate for LoopReport {
             legal: _,
             parallelize: _,
             directive: _,
-            clauses: _,
             sharing: _,
             collapse: _,
             schedule: _,

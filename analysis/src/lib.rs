@@ -31,6 +31,7 @@ pub mod privarray;
 pub mod reaching;
 pub mod rtcheck;
 pub mod scalars;
+pub mod sharing;
 pub mod ssa;
 pub mod subscript;
 pub mod summary;

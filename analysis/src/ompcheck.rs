@@ -246,7 +246,7 @@ pub fn check_user_directives(
         // `ordered`: the carried updates sit in an `ordered` region that runs the iterations in
         // order; ppo does not model it.
         let ordered = text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "ordered");
-        if ordered && (!v.legal || !v.clauses.is_empty()) {
+        if ordered && (!v.legal || !v.clauses().is_empty()) {
             out.push(Diagnostic {
                 code: UNVERIFIED,
                 severity: Severity::Note,
@@ -310,7 +310,7 @@ pub fn check_user_directives(
             continue;
         }
         // The loop is parallel: the user's clauses must cover what it needs.
-        let need = clauses(&v.clauses);
+        let need = &v.sharing;
         // Parallel only when pointers that may alias do not overlap: whether they ever do
         // depends on the callers, which ppo cannot verify (a note, not a race report).
         if let Some(c) = &v.runtime_check {
@@ -334,36 +334,22 @@ pub fn check_user_directives(
         let have_last = listed(&have, &["lastprivate"]);
         let have_red = listed(&have, &["reduction"]);
         let mut missing = Vec::new();
-        let need: Vec<(String, Vec<String>)> = need
-            .into_iter()
-            .map(|(k, vs)| {
-                // `reduction` items are `op:var`, `linear` items `var:step`.
-                let var = |v: &String| -> String {
-                    let v = v.as_str();
-                    match k.as_str() {
-                        "reduction" => v.rsplit(':').next().unwrap_or(v),
-                        "linear" => v.split(':').next().unwrap_or(v),
-                        _ => v,
-                    }
-                    .trim()
-                    .to_string()
-                };
-                let vs = vs.into_iter().filter(|v| !private.contains(&var(v))).collect();
-                (k, vs)
-            })
-            .collect();
-        for var in listed(&need, &["private"]) {
-            if !have_priv.contains(&var) {
+        // Variables already private to each thread need no clause.
+        let needed = |vs: &'_ [String]| -> Vec<String> {
+            vs.iter().filter(|v| !private.contains(v.as_str())).cloned().collect()
+        };
+        for var in needed(&need.private) {
+            if !have_priv.contains(&var.as_str()) {
                 missing.push(format!("private({var})"));
             }
         }
-        for var in listed(&need, &["lastprivate"]) {
-            if !have_last.contains(&var) {
+        for var in needed(&need.lastprivate) {
+            if !have_last.contains(&var.as_str()) {
                 missing.push(format!("lastprivate({var})"));
             }
         }
-        for var in listed(&need, &["lastprivate_conditional"]) {
-            if !have_cond.contains(&var) {
+        for var in needed(&need.lastprivate_conditional) {
+            if !have_cond.contains(&var.as_str()) {
                 missing.push(format!("lastprivate(conditional: {var})"));
             }
         }
@@ -378,16 +364,20 @@ pub fn check_user_directives(
                 have_lin.push(format!("{var}:{step}"));
             }
         }
-        for lin in listed(&need, &["linear"]) {
-            if !have_lin.iter().any(|h| h == lin) {
+        for (var, step) in need.linear.iter().filter(|(v, _)| !private.contains(v)) {
+            let lin = format!("{var}:{step}");
+            if !have_lin.contains(&lin) {
                 missing.push(format!("linear({lin})"));
             }
         }
-        for red in listed(&need, &["reduction"]) {
-            // `+` and `-` reductions combine alike.
-            let alt = red.replacen("+:", "-:", 1);
-            if !have_red.contains(&red) && !have_red.contains(&alt.as_str()) {
-                missing.push(format!("reduction({red})"));
+        for (op, vars) in &need.reductions {
+            for var in vars.iter().filter(|v| !private.contains(&v.name)) {
+                let red = format!("{op}:{}", var.name);
+                // `+` and `-` reductions combine alike.
+                let minus = op == "+" && have_red.contains(&format!("-:{}", var.name).as_str());
+                if !have_red.contains(&red.as_str()) && !minus {
+                    missing.push(format!("reduction({red})"));
+                }
             }
         }
         if !missing.is_empty() {
@@ -453,6 +443,36 @@ mod tests {
         }
         let step1 = "double b[400];\nint f(void) { int k = 0;\n #pragma omp parallel for linear(j, k)\n for (int i = 0; i < 100; i++) { b[k] = i; k++; }\n return k; }";
         assert!(check(step1).is_empty());
+    }
+
+    /// The clauses ppo renders for the first loop of `src`.
+    fn rendered(src: &str) -> String {
+        use crate::frontend::parse_source;
+        use crate::preprocess::{MemLoader, PpOptions};
+        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let fe = parse_source(std::path::Path::new("t.c"), src, &PpOptions::default(), &loader);
+        let sums = crate::summary::summarize(&fe.unit);
+        crate::parallel::function_verdicts(&fe.unit, &fe.unit.functions[0], &sums)[0].clauses()
+    }
+
+    #[test]
+    fn rendered_clauses_read_back_as_the_verdict() {
+        // Every data-sharing kind, rendered from the typed verdict and read back by the
+        // user-directive parser: the directive misses nothing; without it, it misses them.
+        for (src, want) in [
+            ("double f(double *restrict a, double *restrict b, int n) { int i; double t, s = 0, m = 0;\n PRAGMA\n for (i = 0; i < n; i++) { t = b[i] * 2; a[i] = t; s += t; if (t > m) m = t; } return s + m; }", "private(t) reduction(+:s) reduction(max:m)"),
+            ("int f(int *restrict a, int n) { int i, x = -1;\n PRAGMA\n for (i = 0; i < n; i++) { x = 3 * i; a[i] = x; } return x + i; }", "firstprivate(x) lastprivate(i, x)"),
+            ("int f(int *restrict a, int n) { int i, y = 0;\n PRAGMA\n for (i = 0; i < n; i++) { if (a[i] > 0) y = i; a[i] = 0; } return y; }", "lastprivate(conditional: y)"),
+            ("double a[100], b[400];\nint f(void) { int k = 0;\n PRAGMA\n for (int i = 0; i < 100; i++) { b[k] = a[i]; k += 2; }\n return k; }", "linear(k:2)"),
+            ("void f(int *restrict key, int h[64], int n) { int i;\n PRAGMA\n for (i = 0; i < n; i++) h[key[i]]++; }", "reduction(+:h[0:64])"),
+        ] {
+            let c = rendered(&src.replace("PRAGMA", ""));
+            assert_eq!(c, want);
+            let m = check(&src.replace("PRAGMA", &format!("#pragma omp parallel for {c}")));
+            assert!(m.is_empty(), "{c}: {m:?}");
+            let m = check(&src.replace("PRAGMA", "#pragma omp parallel for"));
+            assert!(m.len() == 1 && m[0].starts_with(MISSING_CLAUSE), "{c}: {m:?}");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! INTERFACE — implementation in progress.
 
 use crate::ir::{Span, StmtId};
+use crate::sharing::{verdict_clauses, DataSharing, ReductionVar};
 use serde::Serialize;
 
 /// Stable check codes of the parallelizer (each has a page in `docs/checks/`).
@@ -44,6 +45,22 @@ pub struct Reason {
     pub message: String,
     /// The accesses or statements involved (conflicting accesses for a dependence).
     pub spans: Vec<Span>,
+    /// The variables the reason is about: the array of a dependence, the pointers that may
+    /// alias, the carried scalar, the variable a call reads (empty for the loop's shape, an
+    /// exit, a call's side effects, profitability).
+    pub vars: Vec<String>,
+}
+
+impl Reason {
+    /// The reason, about `vars`.
+    fn about(mut self, vars: impl IntoIterator<Item = String>) -> Reason {
+        for v in vars {
+            if !self.vars.contains(&v) {
+                self.vars.push(v);
+            }
+        }
+        self
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -64,13 +81,9 @@ pub struct LoopVerdict {
     pub legal: bool,
     /// The loop gets a directive (legal, profitable, outermost parallel loop of its nest).
     pub parallelize: bool,
-    /// Clauses in the order `private(...) firstprivate(...) lastprivate(...)
-    /// lastprivate(conditional: ...) linear(k:c) reduction(...) collapse(n) schedule(...)
-    /// if(...)`, e.g. `private(j) reduction(+:s)`; empty when none.
-    pub clauses: String,
-    /// The data-sharing part of `clauses` (`private` … `reduction`): what a directive with
-    /// another schedule, thread count or `if` clause is rendered from (tuning).
-    pub sharing: String,
+    /// How the variables are shared (empty when not legal): what every directive, with this
+    /// schedule or another, is rendered from.
+    pub sharing: DataSharing,
     /// The loop is legal only when pointers that may alias do not overlap: the C condition
     /// of its `if(...)` clause (the accessed ranges are disjoint), evaluated before the loop.
     pub runtime_check: Option<String>,
@@ -79,6 +92,20 @@ pub struct LoopVerdict {
     pub schedule: Schedule,
     /// Why the loop is sequential (empty when `parallelize`).
     pub reasons: Vec<Reason>,
+}
+
+impl LoopVerdict {
+    /// The OpenMP clauses of the loop's directive ([`verdict_clauses`]), e.g. `private(j)
+    /// reduction(+:s)`; empty when none or not legal.
+    pub fn clauses(&self) -> String {
+        verdict_clauses(
+            self.legal,
+            &self.sharing,
+            self.collapse,
+            self.schedule,
+            self.runtime_check.as_deref(),
+        )
+    }
 }
 
 // ---------------------------------------------------------------- implementation
@@ -95,7 +122,6 @@ use crate::privarray::private_arrays;
 use crate::scalars::{array_reductions, classify_scalars, LoopCtx, ScalarClass};
 use crate::ssa::build_ssa;
 use crate::summary::Summaries;
-use std::collections::BTreeMap;
 
 /// Profitability thresholds (configurable: `--min-trip-count`, `--min-body-stmts`,
 /// `--collapse-max-outer-trip`).
@@ -152,14 +178,8 @@ pub struct VerdictFacts<'a> {
 /// Legality facts of one loop, before placement.
 struct Legal {
     reasons: Vec<Reason>,
-    private: Vec<String>,
-    firstprivate: Vec<String>,
-    lastprivate: Vec<String>,
-    /// `lastprivate(conditional: …)`.
-    lastprivate_cond: Vec<String>,
-    /// `linear(k:c)`: derived induction variables and their steps.
-    linear: Vec<(String, i64)>,
-    reductions: Vec<(String, String)>,
+    /// Not yet normalized (lists in discovery order, one reduction entry per variable).
+    sharing: DataSharing,
     has_refs: bool,
     runtime_check: Option<String>,
 }
@@ -182,6 +202,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                     code: codes::INNER,
                     message: format!("inside parallelized loop {}", infos[p].id),
                     spans: vec![infos[p].header_span],
+                    vars: Vec::new(),
                 });
             } else if let Some(r) = unprofitable(f, info, lg, &facts.thresholds) {
                 reasons.push(r);
@@ -196,7 +217,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         // Collapse.
         let mut collapse = 1u32;
         // `linear` steps count iterations of the loop itself, not of a collapsed nest.
-        if parallelize && !triangular && lg.linear.is_empty() {
+        if parallelize && !triangular && lg.sharing.linear.is_empty() {
             // Only when the outer loop is known to be too short to feed the threads: a
             // collapsed nest computes its indices per iteration, which keeps the compiler
             // from vectorizing the inner loop (2.5x slower on a stencil of unknown size).
@@ -221,54 +242,12 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                 cur = c;
             }
         }
-        let mut clauses = Vec::new();
-        let list = |name: &str, v: &[String]| -> Option<String> {
-            if v.is_empty() {
-                None
-            } else {
-                let mut v = v.to_vec();
-                v.sort();
-                v.dedup();
-                Some(format!("{name}({})", v.join(", ")))
-            }
-        };
-        clauses.extend(list("private", &lg.private));
-        clauses.extend(list("firstprivate", &lg.firstprivate));
-        clauses.extend(list("lastprivate", &lg.lastprivate));
-        clauses
-            .extend(list("lastprivate", &lg.lastprivate_cond).map(|c| c.replacen('(', "(conditional: ", 1)));
-        let mut lin = lg.linear.clone();
-        lin.sort();
-        for (v, step) in lin {
-            clauses.push(format!("linear({v}:{step})"));
-        }
-        // One `reduction(op: a, b)` per operator, operators and names sorted.
-        let mut reds: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for (op, v) in &lg.reductions {
-            reds.entry(op.as_str()).or_default().push(v.as_str());
-        }
-        for (op, mut vs) in reds {
-            vs.sort();
-            vs.dedup();
-            clauses.push(format!("reduction({op}:{})", vs.join(", ")));
-        }
-        let sharing = clauses.join(" ");
-        if collapse > 1 {
-            clauses.push(format!("collapse({collapse})"));
-        }
-        if schedule == Schedule::Dynamic {
-            clauses.push("schedule(dynamic)".to_string());
-        }
-        if let Some(c) = &lg.runtime_check {
-            clauses.push(format!("if({c})"));
-        }
         out.push(LoopVerdict {
             stmt: info.stmt,
             id: info.id.clone(),
             legal: is_legal,
             parallelize,
-            clauses: if is_legal { clauses.join(" ") } else { String::new() },
-            sharing: if is_legal { sharing } else { String::new() },
+            sharing: if is_legal { lg.sharing.clone().normalized() } else { DataSharing::default() },
             runtime_check: if is_legal { lg.runtime_check.clone() } else { None },
             collapse,
             schedule,
@@ -332,6 +311,7 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
                 code: codes::NOT_PROFITABLE,
                 message: format!("only {n} iterations"),
                 spans: vec![info.header_span],
+                vars: Vec::new(),
             });
         }
     }
@@ -350,6 +330,7 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
             code: codes::NOT_PROFITABLE,
             message: "an innermost loop of unknown trip count inside a sequential loop: a parallel region per iteration of the enclosing loop, for work that cannot be bounded".into(),
             spans: vec![info.header_span],
+vars: Vec::new(),
         });
     }
     if info.children.is_empty() && info.calls.is_empty() {
@@ -373,6 +354,7 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
                         if n == 1 { "" } else { "s" }
                     ),
                     spans: vec![info.header_span],
+                    vars: Vec::new(),
                 });
             }
         }
@@ -381,6 +363,7 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
                 code: codes::NOT_PROFITABLE,
                 message: "too little work per iteration".to_string(),
                 spans: vec![info.header_span],
+                vars: Vec::new(),
             });
         }
     }
@@ -388,23 +371,28 @@ fn unprofitable(f: &Function, info: &LoopInfo, lg: &Legal, th: &Thresholds) -> O
 }
 
 fn reason(code: &'static str, message: String, spans: Vec<crate::ir::Span>) -> Reason {
-    Reason { code, message, spans }
+    Reason { code, message, spans, vars: Vec::new() }
+}
+
+/// The variables read or written in the expression at `span`, each once.
+fn vars_in(unit: &TranslationUnit, f: &Function, span: Span) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in &f.exprs {
+        if let ExprKind::Var(s) = e.kind {
+            let name = &unit.sym(s).name;
+            if span.contains(e.span) && !out.contains(name) {
+                out.push(name.clone());
+            }
+        }
+    }
+    out
 }
 
 fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &LoopInfo) -> Legal {
     let mut rs = Vec::new();
     let hs = vec![info.header_span];
-    let mut lg = Legal {
-        reasons: Vec::new(),
-        private: Vec::new(),
-        firstprivate: Vec::new(),
-        lastprivate: Vec::new(),
-        linear: Vec::new(),
-        lastprivate_cond: Vec::new(),
-        reductions: Vec::new(),
-        has_refs: false,
-        runtime_check: None,
-    };
+    let mut lg =
+        Legal { reasons: Vec::new(), sharing: DataSharing::default(), has_refs: false, runtime_check: None };
     match info.kind {
         LoopKind::For if info.counted.is_some() => {}
         LoopKind::For => {
@@ -485,11 +473,14 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                     if what.is_empty() {
                         what.push("has side effects".to_string());
                     }
-                    rs.push(reason(
-                        codes::IMPURE_CALL,
-                        format!("call to {name}, which {}", what.join(", ")),
-                        hs.clone(),
-                    ));
+                    rs.push(
+                        reason(
+                            codes::IMPURE_CALL,
+                            format!("call to {name}, which {}", what.join(", ")),
+                            hs.clone(),
+                        )
+                        .about(s.writes_global_names.iter().cloned()),
+                    );
                 }
                 None => {
                     rs.push(reason(codes::IMPURE_CALL, format!("call to {name} (no summary)"), hs.clone()))
@@ -542,17 +533,23 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         let loop_writes_memory = d.nest.refs.iter().any(|r| r.write) || info.writes_memory;
         for (span, write, text) in &d.nest.untraced {
             if *write {
-                rs.push(reason(
-                    codes::UNKNOWN_WRITE,
-                    format!("write through `{text}`, an address the analysis cannot follow"),
-                    vec![*span],
-                ));
+                rs.push(
+                    reason(
+                        codes::UNKNOWN_WRITE,
+                        format!("write through `{text}`, an address the analysis cannot follow"),
+                        vec![*span],
+                    )
+                    .about(vars_in(unit, f, *span)),
+                );
             } else if loop_writes_memory {
-                rs.push(reason(
-                    codes::MAY_ALIAS,
-                    format!("`{text}` reads through an address the analysis cannot follow, and the loop writes memory"),
-                    vec![*span],
-                ));
+                rs.push(
+                    reason(
+                        codes::MAY_ALIAS,
+                        format!("`{text}` reads through an address the analysis cannot follow, and the loop writes memory"),
+                        vec![*span],
+                    )
+                    .about(vars_in(unit, f, *span)),
+                );
             }
         }
         written.extend(d.nest.written.iter().copied());
@@ -562,21 +559,17 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         for pa in private_arrays(unit, f, facts.infos, &d.nest) {
             red_spans.extend(pa.spans.iter().copied());
             if pa.first {
-                lg.firstprivate.push(pa.name);
+                lg.sharing.firstprivate.push(pa.name);
             } else {
-                lg.private.push(pa.name);
+                lg.sharing.private.push(pa.name);
             }
         }
         for r in &ared {
             // The whole array (it has a constant size): clang does not privatize an array
             // section of a file-scope array (`h[0:64]`), the array form works everywhere.
             // A parameter declared `int h[K]` is a pointer: it needs the section.
-            let item = if matches!(unit.sym(r.sym).kind, crate::ir::SymKind::Param) {
-                format!("{}[0:{}]", r.name, r.len)
-            } else {
-                r.name.clone()
-            };
-            lg.reductions.push((r.op.into(), item));
+            let section = matches!(unit.sym(r.sym).kind, crate::ir::SymKind::Param).then_some(r.len);
+            lg.sharing.reductions.push((r.op.into(), vec![ReductionVar { name: r.name.clone(), section }]));
             sections.push((r.sym, r.len));
         }
         if let Err(bs) = d.parallel_at(1) {
@@ -594,7 +587,8 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 if b.kind == DepKind::MayAlias {
                     alias.push((rs.len(), d.nest.refs[b.source].base, d.nest.refs[b.sink].base));
                 }
-                rs.push(reason(code, b.message, vec![b.source_span, b.sink_span]));
+                let bases = [b.source, b.sink].map(|r| unit.sym(d.nest.refs[r].base).name.clone());
+                rs.push(reason(code, b.message, vec![b.source_span, b.sink_span]).about(bases));
             }
         }
         // Calls reading memory the loop writes.
@@ -618,14 +612,15 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                                         || (d.nest.written.contains(v) && unit.sym(*v).ty.is_pointer())
                                 })
                             {
-                                rs.push(reason(
-                                    codes::IMPURE_CALL,
-                                    format!(
-                                        "call to {cname} may read {}, which the loop writes",
-                                        unit.sym(v).name
-                                    ),
-                                    vec![f.expr(x).span],
-                                ));
+                                let name = unit.sym(v).name.clone();
+                                rs.push(
+                                    reason(
+                                        codes::IMPURE_CALL,
+                                        format!("call to {cname} may read {name}, which the loop writes"),
+                                        vec![f.expr(x).span],
+                                    )
+                                    .about([name]),
+                                );
                             }
                         }
                     }
@@ -656,19 +651,22 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
             if let Some(i) = index {
                 let sy = unit.sym(i);
                 if sy.is_global_storage() || sy.address_taken {
-                    rs.push(reason(
-                        codes::SCALAR_DEP,
-                        format!(
-                            "loop index {} is {}",
-                            sy.name,
-                            if sy.address_taken { "address-taken" } else { "a global" }
-                        ),
-                        hs.clone(),
-                    ));
+                    rs.push(
+                        reason(
+                            codes::SCALAR_DEP,
+                            format!(
+                                "loop index {} is {}",
+                                sy.name,
+                                if sy.address_taken { "address-taken" } else { "a global" }
+                            ),
+                            hs.clone(),
+                        )
+                        .about([sy.name.clone()]),
+                    );
                 } else if facts.cfg.is_reachable(b.exit) && facts.liveness.is_live_in(b.exit, i) {
                     // OpenMP gives the loop variable its sequential final value (also for a
                     // zero-trip loop) under `lastprivate`; exits are refused above.
-                    lg.lastprivate.push(sy.name.clone());
+                    lg.sharing.lastprivate.push(sy.name.clone());
                 }
             }
             let sc = classify_scalars(unit, f, &cx);
@@ -677,54 +675,70 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 let global = unit.sym(v.sym).is_global_storage();
                 written.push(v.sym);
                 if global && user_calls {
-                    rs.push(reason(
-                        codes::SCALAR_DEP,
-                        format!("global {} is written in a loop that calls functions", v.name),
-                        v.spans.clone(),
-                    ));
+                    rs.push(
+                        reason(
+                            codes::SCALAR_DEP,
+                            format!("global {} is written in a loop that calls functions", v.name),
+                            v.spans.clone(),
+                        )
+                        .about([v.name.clone()]),
+                    );
                     continue;
                 }
                 match &v.class {
-                    ScalarClass::Shared | ScalarClass::Private => lg.private.push(v.name.clone()),
+                    ScalarClass::Shared | ScalarClass::Private => lg.sharing.private.push(v.name.clone()),
                     ScalarClass::LastPrivate { first } => {
-                        lg.lastprivate.push(v.name.clone());
+                        lg.sharing.lastprivate.push(v.name.clone());
                         if *first {
-                            lg.firstprivate.push(v.name.clone());
+                            lg.sharing.firstprivate.push(v.name.clone());
                         }
                     }
-                    ScalarClass::FirstPrivate => lg.firstprivate.push(v.name.clone()),
-                    ScalarClass::ConditionalLastPrivate => lg.lastprivate_cond.push(v.name.clone()),
-                    ScalarClass::Reduction(op) => lg.reductions.push((op.to_string(), v.name.clone())),
+                    ScalarClass::FirstPrivate => lg.sharing.firstprivate.push(v.name.clone()),
+                    ScalarClass::ConditionalLastPrivate => {
+                        lg.sharing.lastprivate_conditional.push(v.name.clone())
+                    }
+                    ScalarClass::Reduction(op) => {
+                        lg.sharing.reductions.push((op.to_string(), vec![ReductionVar::whole(&v.name)]))
+                    }
                     ScalarClass::Induction { step } => {
                         let ivs = ivs.get_or_insert_with(|| linear_ivs(unit, f, info));
                         match ivs.get(v.sym) {
-                            Some(iv) => lg.linear.push((v.name.clone(), iv.step)),
-                            None => rs.push(reason(
-                                codes::DERIVED_IV,
-                                format!(
-                                    "induction variable {n} updated in the loop ({n} = {n}0 + {step} per iteration) is not a `linear` variable: {why}",
-                                    n = v.name,
-                                    why = ivs.refusal(v.sym).unwrap_or(if info.counted.is_none() {
-                                        "the loop is not a counted `for` loop"
-                                    } else {
-                                        "its update is not a constant step of its own"
-                                    })
-                                ),
-                                v.spans.clone(),
-                            )),
+                            Some(iv) => lg.sharing.linear.push((v.name.clone(), iv.step)),
+                            None => rs.push(
+                                reason(
+                                    codes::DERIVED_IV,
+                                    format!(
+                                        "induction variable {n} updated in the loop ({n} = {n}0 + {step} per iteration) is not a `linear` variable: {why}",
+                                        n = v.name,
+                                        why = ivs.refusal(v.sym).unwrap_or(if info.counted.is_none() {
+                                            "the loop is not a counted `for` loop"
+                                        } else {
+                                            "its update is not a constant step of its own"
+                                        })
+                                    ),
+                                    v.spans.clone(),
+                                )
+                                .about([v.name.clone()]),
+                            ),
                         }
                     }
-                    ScalarClass::Carried(m) => rs.push(reason(codes::SCALAR_DEP, m.clone(), v.spans.clone())),
+                    ScalarClass::Carried(m) => {
+                        rs.push(reason(codes::SCALAR_DEP, m.clone(), v.spans.clone()).about([v.name.clone()]))
+                    }
                 }
             }
             // Scalars read through a call's global reads while the loop writes them.
             for g in &call_reads_globals {
                 if written.contains(g) {
-                    rs.push(reason(
-                        codes::IMPURE_CALL,
-                        format!("a called function reads {}, which the loop writes", unit.sym(*g).name),
-                        hs.clone(),
-                    ));
+                    let name = unit.sym(*g).name.clone();
+                    rs.push(
+                        reason(
+                            codes::IMPURE_CALL,
+                            format!("a called function reads {name}, which the loop writes"),
+                            hs.clone(),
+                        )
+                        .about([name]),
+                    );
                 }
             }
             // Address-taken scalars read while memory is written through pointers.
@@ -732,14 +746,17 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 for &s in &sc.shared {
                     let sy = unit.sym(s);
                     if sy.address_taken && !sy.is_const {
-                        rs.push(reason(
-                            codes::MAY_ALIAS,
-                            format!(
-                                "{} (address taken) may be written through a pointer in the loop",
-                                sy.name
-                            ),
-                            hs.clone(),
-                        ));
+                        rs.push(
+                            reason(
+                                codes::MAY_ALIAS,
+                                format!(
+                                    "{} (address taken) may be written through a pointer in the loop",
+                                    sy.name
+                                ),
+                                hs.clone(),
+                            )
+                            .about([sy.name.clone()]),
+                        );
                     }
                 }
             }
@@ -796,14 +813,14 @@ mod tests {
     fn doall_and_private() {
         let v = verdicts("void f(double *restrict a, double *restrict b, int n) { int i; double t;\n for (i = 0; i < n; i++) { t = b[i] * 2; a[i] = t + 1; } }");
         assert!(v[0].parallelize, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "private(t)");
+        assert_eq!(v[0].clauses(), "private(t)");
     }
 
     #[test]
     fn reductions() {
         let v = verdicts("double f(double *a, int n) { int i; double s = 0, m = 0;\n for (i = 0; i < n; i++) { s += a[i]; if (a[i] > m) m = a[i]; } return s + m; }");
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "reduction(+:s) reduction(max:m)");
+        assert_eq!(v[0].clauses(), "reduction(+:s) reduction(max:m)");
     }
 
     #[test]
@@ -813,17 +830,17 @@ mod tests {
         assert!(codes_of(&v[0]).contains(&codes::SCALAR_DEP));
         // k is linear and a[k] = a[k0 + 2*i] is independent across iterations.
         assert!(v[1].legal, "{:?}", v[1].reasons);
-        assert_eq!(v[1].clauses, "linear(k:2)");
+        assert_eq!(v[1].clauses(), "linear(k:2)");
     }
 
     #[test]
     fn lastprivate_and_conditional() {
         let v = verdicts("int f(int *restrict a, int n) { int i, x = -1, y = 0;\n for (i = 0; i < n; i++) { x = 3 * i; a[i] = x; }\n for (i = 0; i < n; i++) { if (a[i] > 0) y = i; a[i] = 0; } return x + y; }");
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "firstprivate(x) lastprivate(x)");
+        assert_eq!(v[0].clauses(), "firstprivate(x) lastprivate(x)");
         // Written in some iterations only: the last writer's value.
         assert!(v[1].legal, "{:?}", v[1].reasons);
-        assert_eq!(v[1].clauses, "lastprivate(conditional: y)");
+        assert_eq!(v[1].clauses(), "lastprivate(conditional: y)");
     }
 
     #[test]
@@ -833,7 +850,7 @@ mod tests {
  for (i = 0; i < n; i++) a[i] = 0; return i; }",
         );
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "lastprivate(i)");
+        assert_eq!(v[0].clauses(), "lastprivate(i)");
         let v = verdicts(
             "int i;
 void f(int *restrict a, int n) {
@@ -849,15 +866,15 @@ void f(int *restrict a, int n) {
  for (i = 0; i < n; i++) if (a[i] == key && i < first) first = i; return first; }",
         );
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "reduction(min:first)");
+        assert_eq!(v[0].clauses(), "reduction(min:first)");
         let v = verdicts(
             "void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;
  for (i = 0; i < n; i++) if (w[i] > hm[key[i]]) hm[key[i]] = w[i]; }",
         );
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "reduction(max:hm)");
+        assert_eq!(v[0].clauses(), "reduction(max:hm)");
         let v = verdicts("void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;\n for (i = 0; i < n; i++) if (hm[key[i]] > w[i]) hm[key[i]] = w[i]; }");
-        assert_eq!(v[0].clauses, "reduction(min:hm)");
+        assert_eq!(v[0].clauses(), "reduction(min:hm)");
         // The guard may not read the reduction variable.
         let v = verdicts(
             "int f(int *a, int n) { int i, m = 0;
@@ -883,9 +900,9 @@ void f(int *restrict a, int n) {
         assert!(v[0].parallelize, "{:?}", v[0].reasons);
         // No collapse over an outer loop of unknown size (it would stop the inner loop's
         // vectorization); a short constant outer loop is collapsed.
-        assert_eq!(v[0].clauses, "private(j)");
+        assert_eq!(v[0].clauses(), "private(j)");
         let c = verdicts("void f(double a[100][100], int n) { int i, j;\n for (i = 0; i < 16; i++)\n  for (j = 0; j < n; j++)\n   a[i][j] = 0; }");
-        assert_eq!(c[0].clauses, "private(j) collapse(2)");
+        assert_eq!(c[0].clauses(), "private(j) collapse(2)");
         assert!(v[1].legal && !v[1].parallelize);
         assert_eq!(codes_of(&v[1]), vec![codes::INNER]);
         assert_eq!(codes_of(&v[2]), vec![codes::NOT_PROFITABLE]);
@@ -904,14 +921,14 @@ void f(int *restrict a, int n) {
         assert!(v[0].parallelize, "{:?}", v[0].reasons);
         let c = "(const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a";
         assert_eq!(v[0].runtime_check.as_deref(), Some(c));
-        assert_eq!(v[0].clauses, format!("if({c})"));
+        assert_eq!(v[0].clauses(), format!("if({c})"));
         // Offsets, two references of one base merged, other clauses first.
         let v = verdicts(
             "double f(int n, double *a, double *b) { int i; double t, s = 0;\n for (i = 1; i < n - 1; i++) { t = b[i - 1] + b[i + 1]; a[i + 1] = t; s += t; } return s; }",
         );
         assert!(v[0].legal, "{:?}", v[0].reasons);
         assert_eq!(
-            v[0].clauses,
+            v[0].clauses(),
             "private(t) reduction(+:s) if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)(a + 2))"
         );
     }
@@ -1032,7 +1049,7 @@ void f(int *restrict a, int n) {
         );
         for (x, want) in v.iter().zip(["linear(k:2)", "linear(j:-1)", "linear(k:6)", "linear(k:1)"]) {
             assert!(x.parallelize, "{want}: {:?}", x.reasons);
-            assert_eq!(x.clauses, want);
+            assert_eq!(x.clauses(), want);
         }
     }
 
@@ -1054,7 +1071,7 @@ void f(int *restrict a, int n) {
             "double b[100][100];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 100; j++) b[i][j] = k; k += 3; } return k; }",
         );
         assert!(v[0].parallelize, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "private(j) linear(k:3)");
+        assert_eq!(v[0].clauses(), "private(j) linear(k:3)");
         assert_eq!(v[0].collapse, 1);
     }
 
@@ -1086,7 +1103,7 @@ void f(int *restrict a, int n) {
         assert!(v[0].reasons[0].message.contains("no integer closed form"), "{:?}", v[0].reasons);
         let v = verdicts("double b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[i] = k; k++; } return k; }");
         assert!(v[0].parallelize, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "linear(k:1)");
+        assert_eq!(v[0].clauses(), "linear(k:1)");
     }
 
     #[test]
@@ -1113,7 +1130,7 @@ void f(int *restrict a, int n) {
             "void f(int *restrict key, int h[64], int n) { int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
         );
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert!(v[0].clauses.starts_with("reduction(+:h[0:64])"), "{}", v[0].clauses);
+        assert!(v[0].clauses().starts_with("reduction(+:h[0:64])"), "{}", v[0].clauses());
     }
 
     #[test]
@@ -1122,6 +1139,6 @@ void f(int *restrict a, int n) {
             "void f(int *restrict key, int n) { int h[64]; int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
         );
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert_eq!(v[0].clauses, "reduction(+:h)");
+        assert_eq!(v[0].clauses(), "reduction(+:h)");
     }
 }

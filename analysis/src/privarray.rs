@@ -298,7 +298,7 @@ mod tests {
             .flat_map(|f| function_verdicts(&fe.unit, f, &sums))
             .map(|v| {
                 let why = v.reasons.iter().map(|r| r.code).collect::<Vec<_>>().join(",");
-                (v.legal, v.clauses, why)
+                (v.legal, v.clauses(), why)
             })
             .collect()
     }

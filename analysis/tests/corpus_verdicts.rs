@@ -53,7 +53,7 @@ fn corpus_precision_and_recall() {
                         let l = fe.lines.line_col(f.stmt(v.stmt).span.start).0;
                         let rs: Vec<String> =
                             v.reasons.iter().map(|r| format!("{} {}", r.code, r.message)).collect();
-                        t.insert(l, (v.legal, v.clauses.clone(), rs.join("; "), v.runtime_check.clone()));
+                        t.insert(l, (v.legal, v.clauses(), rs.join("; "), v.runtime_check.clone()));
                     }
                 }
                 t

@@ -4,8 +4,9 @@
 use crate::actions::{short_message, ActionContext, ActionRegistry, Offer};
 use crate::config::Settings;
 use crate::engine::{Analysis, Facts, State};
-use analysis::api::{FunctionReport, LoopReport, ReasonReport};
+use analysis::api::{FunctionReport, LoopReport, ReasonReport, VarKind};
 use analysis::ir::Severity;
+use analysis::sharing::DataSharing;
 use serde_json::json;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -281,52 +282,46 @@ pub struct VarClass {
     pub why: String,
 }
 
-/// `private(a, b) reduction(+:s)` → [("private", "", ["a", "b"]), ("reduction", "+", ["s"])].
-fn parse_clauses(c: &str) -> Vec<(String, String, Vec<String>)> {
-    let mut out = Vec::new();
-    let mut rest = c.trim();
-    while let Some(open) = rest.find('(') {
-        let name = rest[..open].trim().to_string();
-        let mut depth = 0;
-        let mut close = None;
-        for (i, ch) in rest[open..].char_indices() {
-            match ch {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        close = Some(open + i);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let Some(close) = close else { break };
-        let inner = &rest[open + 1..close];
-        let (modifier, list) = match inner.split_once(':') {
-            Some((m, l)) if name != "linear" => (m.trim().to_string(), l),
-            _ => (String::new(), inner),
-        };
-        let vars = list
-            .split(',')
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-            .map(|v| v.split(['[', ':']).next().unwrap_or(v).trim().to_string())
-            .collect();
-        out.push((name, modifier, vars));
-        rest = &rest[close + 1..];
-    }
-    out
+/// The data-sharing class of `n` in a legal loop and why, from the verdict's clauses (the
+/// first that lists it, in clause order).
+fn sharing_class(s: &DataSharing, n: &str) -> Option<(String, String)> {
+    let has = |vs: &[String]| vs.iter().any(|v| v == n);
+    let (class, why) = if has(&s.private) {
+        (
+            "private".to_string(),
+            "written before it is read in every iteration, dead after the loop".to_string(),
+        )
+    } else if has(&s.firstprivate) {
+        (
+            "firstprivate".to_string(),
+            "every read sees the value it had before the loop (a constant that the writes store again)"
+                .to_string(),
+        )
+    } else if has(&s.lastprivate) {
+        (
+            "lastprivate".to_string(),
+            "written before read in every iteration and used after the loop: the last iteration's value is kept".to_string(),
+        )
+    } else if has(&s.lastprivate_conditional) {
+        (
+            "lastprivate(conditional)".to_string(),
+            "written before read where written, only in some iterations, and used after the loop".to_string(),
+        )
+    } else if s.linear.iter().any(|(v, _)| v == n) {
+        ("linear".to_string(), "stepped by a constant in every iteration".to_string())
+    } else {
+        let m = s.reduction_of(n)?;
+        (
+            format!("reduction({m})"),
+            format!("only updated as `{n} = {n} {m} …` (or its min/max form): each thread accumulates its own copy"),
+        )
+    };
+    Some((class, why))
 }
 
 /// PPO101–PPO105: dependences through arrays and memory.
 fn is_dependence(code: &str) -> bool {
     matches!(code, "PPO101" | "PPO102" | "PPO103" | "PPO104" | "PPO105")
-}
-
-fn is_word_in(name: &str, text: &str) -> bool {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == name)
 }
 
 /// The classification of every variable the loop reads or writes: from the data-sharing
@@ -335,41 +330,20 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
     let mut names: Vec<String> = l.reads.iter().chain(&l.writes).cloned().collect();
     names.sort();
     names.dedup();
-    let clauses = parse_clauses(&l.parallel.clauses);
     let index = l.counted.as_ref().map(|c| c.var.as_str());
     // Declared in the loop's body (or its header, for an index): each iteration has its own.
     let declared_inside = |n: &str| {
         f.locals.iter().any(|v| v.name == n && v.line >= l.range.line && v.line <= l.range.end_line)
     };
-    let is_array = |n: &str| {
-        f.locals.iter().chain(&f.params).any(|v| v.name == n && (v.ty.contains('[') || v.ty.contains('*')))
+    let declared = |n: &str, kind: fn(VarKind) -> bool| {
+        f.locals.iter().chain(&f.params).any(|v| v.name == n && kind(v.kind))
     };
-    let is_pointer = |n: &str| f.locals.iter().chain(&f.params).any(|v| v.name == n && v.ty.contains('*'));
+    let is_array = |n: &str| declared(n, |k| k != VarKind::Value);
+    let is_pointer = |n: &str| declared(n, VarKind::holds_addresses);
     let mut out = Vec::new();
     for n in names {
-        let clause = clauses.iter().find(|(_, _, vs)| vs.contains(&n));
-        let (class, why) = if let Some((c, m, _)) = clause {
-            match c.as_str() {
-                "private" => ("private".to_string(), "written before it is read in every iteration, dead after the loop".to_string()),
-                "firstprivate" => (
-                    "firstprivate".to_string(),
-                    "every read sees the value it had before the loop (a constant that the writes store again)".to_string(),
-                ),
-                "lastprivate" if m.contains("conditional") => (
-                    "lastprivate(conditional)".to_string(),
-                    "written before read where written, only in some iterations, and used after the loop".to_string(),
-                ),
-                "lastprivate" => (
-                    "lastprivate".to_string(),
-                    "written before read in every iteration and used after the loop: the last iteration's value is kept".to_string(),
-                ),
-                "reduction" => (
-                    format!("reduction({m})"),
-                    format!("only updated as `{n} = {n} {m} …` (or its min/max form): each thread accumulates its own copy"),
-                ),
-                "linear" => ("linear".to_string(), "stepped by a constant in every iteration".to_string()),
-                other => (other.to_string(), "data-sharing clause of the directive".to_string()),
-            }
+        let (class, why) = if let Some(c) = sharing_class(&l.parallel.sharing, &n) {
+            c
         } else if Some(n.as_str()) == index {
             let why = if l.parallel.legal {
                 "the index of a parallel loop: OpenMP gives each thread its own"
@@ -377,15 +351,12 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
                 "the loop's counter"
             };
             ("private (loop index)".to_string(), why.to_string())
-        } else if let Some(r) = l
-            .parallel
-            .reasons
-            .iter()
-            .find(|r| matches!(r.code, "PPO106" | "PPO111") && is_word_in(&n, &r.message))
+        } else if let Some(r) =
+            l.parallel.reasons.iter().find(|r| matches!(r.code, "PPO106" | "PPO111") && r.vars.contains(&n))
         {
             ("carried".to_string(), format!("{} {}", r.code, short_message(&r.message)))
         } else if let Some(r) =
-            l.parallel.reasons.iter().find(|r| is_dependence(r.code) && is_word_in(&n, &r.message))
+            l.parallel.reasons.iter().find(|r| is_dependence(r.code) && r.vars.contains(&n))
         {
             ("dependence".to_string(), format!("{} {}", r.code, short_message(&r.message)))
         } else if declared_inside(&n) {
@@ -590,26 +561,36 @@ mod tests {
         assert_eq!(n.why, "only read in the loop");
     }
 
-    #[test]
-    fn clauses_parse() {
-        let c = parse_clauses("private(j, t) lastprivate(conditional: x) reduction(+:s, u) reduction(max:m) linear(k:2) reduction(+:h[0:8]) collapse(2)");
-        let names: Vec<(&str, &str, Vec<&str>)> = c
-            .iter()
-            .map(|(n, m, v)| (n.as_str(), m.as_str(), v.iter().map(String::as_str).collect()))
-            .collect();
-        assert_eq!(
-            names,
-            vec![
-                ("private", "", vec!["j", "t"]),
-                ("lastprivate", "conditional", vec!["x"]),
-                ("reduction", "+", vec!["s", "u"]),
-                ("reduction", "max", vec!["m"]),
-                ("linear", "", vec!["k"]),
-                ("reduction", "+", vec!["h"]),
-                ("collapse", "", vec!["2"]),
-            ]
+    fn classes(src: &str) -> Vec<Vec<(String, String)>> {
+        let r = analysis::api::analyze_source(
+            std::path::Path::new("t.c"),
+            src,
+            &analysis::api::AnalyzeOptions::default(),
+            &analysis::preprocess::MemLoader::default(),
         );
-        assert!(parse_clauses("").is_empty());
-        assert_eq!(parse_clauses("private(a").len(), 0);
+        r.functions
+            .iter()
+            .map(|f| classify(f, &f.loops[0]).into_iter().map(|c| (c.name, c.class)).collect())
+            .collect()
+    }
+
+    fn class_of<'a>(cs: &'a [(String, String)], n: &str) -> &'a str {
+        &cs.iter().find(|c| c.0 == n).unwrap_or_else(|| panic!("{n} in {cs:?}")).1
+    }
+
+    #[test]
+    fn classes_come_from_the_typed_verdict() {
+        let c = classes("double f(double *restrict a, const double *restrict b, int n) {\n  double s = 0, t;\n  int y = 0;\n  for (int i = 0; i < n; i++) {\n    t = b[i] * 2.0;\n    a[i] = t;\n    s += t;\n    if (b[i] > 0) y = i;\n  }\n  return s + y;\n}\ndouble g(double *a, int n, int k) {\n  for (int i = 8; i < n; i++)\n    a[i] = a[i - k] + 1.0;\n  return a[0];\n}\nint h(int *restrict key, int hist[64], int n) {\n  int i;\n  for (i = 0; i < n; i++)\n    hist[key[i]]++;\n  return i;\n}\n");
+        assert_eq!(class_of(&c[0], "t"), "private");
+        assert_eq!(class_of(&c[0], "s"), "reduction(+)");
+        assert_eq!(class_of(&c[0], "y"), "lastprivate(conditional)");
+        assert_eq!(class_of(&c[0], "i"), "private (loop index)");
+        assert_eq!(class_of(&c[0], "b"), "shared");
+        // The dependence is about the array; `k`, in its subscript, is only read.
+        assert_eq!(class_of(&c[1], "a"), "dependence");
+        assert_eq!(class_of(&c[1], "k"), "shared");
+        // A reduction over the section `hist[0:64]` of a parameter; the index used after the loop.
+        assert_eq!(class_of(&c[2], "hist"), "reduction(+)");
+        assert_eq!(class_of(&c[2], "i"), "lastprivate");
     }
 }

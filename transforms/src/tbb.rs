@@ -14,8 +14,9 @@
 
 use crate::diff::LineIndex;
 use crate::edit::{self, Edit};
-use analysis::api::{FileReport, FunctionReport, LoopReport};
+use analysis::api::{FileReport, FunctionReport, LoopReport, VerdictReport};
 use analysis::cxx::{ForShape, VarFacts};
+use analysis::sharing::DataSharing;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -438,71 +439,27 @@ impl Headers {
     }
 }
 
-/// The clauses of an OpenMP directive, as the verdict wrote them.
-#[derive(Debug, Default)]
-struct Clauses {
-    private: Vec<String>,
-    firstprivate: Vec<String>,
-    lastprivate: Vec<String>,
-    reductions: Vec<(String, String)>,
-    collapse: usize,
-}
-
-fn parse_clauses(directive: &str) -> Result<Clauses, (&'static str, String)> {
-    let rest = directive
-        .trim()
-        .strip_prefix("#pragma omp parallel for")
-        .ok_or((codes::CLAUSE, format!("not a `parallel for` directive: {directive}")))?;
-    let mut c = Clauses { collapse: 1, ..Clauses::default() };
-    let mut s = rest.trim();
-    while !s.is_empty() {
-        let open = s.find('(').ok_or((codes::CLAUSE, format!("clause `{s}` is not translated to TBB")))?;
-        let name = s[..open].trim();
-        let mut depth = 0;
-        let mut close = None;
-        for (i, ch) in s.char_indices().skip(open) {
-            match ch {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        close = Some(i);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let close = close.ok_or((codes::CLAUSE, format!("unbalanced clause in {directive}")))?;
-        let arg = s[open + 1..close].trim();
-        let list = |a: &str| {
-            a.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect::<Vec<_>>()
-        };
-        match name {
-            "private" => c.private.extend(list(arg)),
-            "firstprivate" => c.firstprivate.extend(list(arg)),
-            "lastprivate" if arg.starts_with("conditional") => {
-                return Err((
-                    codes::CLAUSE,
-                    format!("lastprivate(conditional: …) of {}: the last writing iteration is not tracked in the TBB translation", arg.split(':').nth(1).unwrap_or("").trim()),
-                ))
-            }
-            "lastprivate" => c.lastprivate.extend(list(arg)),
-            "reduction" => {
-                let (op, vars) = arg.split_once(':').ok_or((codes::REDUCTION, format!("reduction({arg})")))?;
-                for v in list(vars) {
-                    c.reductions.push((op.trim().to_string(), v));
-                }
-            }
-            "collapse" => c.collapse = arg.parse().map_err(|_| (codes::CLAUSE, format!("collapse({arg})")))?,
-            "schedule" => {} // TBB's auto_partitioner balances the load itself.
-            other => {
-                return Err((codes::CLAUSE, format!("clause `{other}({arg})` has no TBB translation here")));
-            }
-        }
-        s = s[close + 1..].trim();
+/// The verdict's data sharing, when TBB expresses all of it: `lastprivate(conditional:)`,
+/// `linear` and a run-time `if` keep the loop sequential (the first in clause order is named).
+/// The schedule needs no translation: TBB's auto_partitioner balances the load itself.
+fn tbb_sharing(v: &VerdictReport) -> Result<&DataSharing, (&'static str, String)> {
+    let s = &v.sharing;
+    if !s.lastprivate_conditional.is_empty() {
+        return Err((
+            codes::CLAUSE,
+            format!(
+                "lastprivate(conditional: …) of {}: the last writing iteration is not tracked in the TBB translation",
+                s.lastprivate_conditional.join(", ")
+            ),
+        ));
     }
-    Ok(c)
+    if let Some((k, step)) = s.linear.first() {
+        return Err((codes::CLAUSE, format!("clause `linear({k}:{step})` has no TBB translation here")));
+    }
+    if let Some(c) = &v.runtime_check {
+        return Err((codes::CLAUSE, format!("clause `if({c})` has no TBB translation here")));
+    }
+    Ok(s)
 }
 
 /// One dimension of the iteration space.
@@ -572,7 +529,6 @@ impl Gen<'_> {
         fixes: &[Fix],
         used: &mut Headers,
     ) -> Result<Translated, (&'static str, String)> {
-        let directive = l.parallel.directive.as_deref().unwrap_or_default();
         let start =
             self.lines.line_start(l.range.line).ok_or((codes::HEADER, "loop line not found".to_string()))?
                 + l.range.column as usize
@@ -587,9 +543,9 @@ impl Gen<'_> {
             codes::HEADER,
             "not a `for (i = a; i OP b; i += c)` loop the translation recognizes".to_string(),
         ))?;
-        let cl = parse_clauses(directive)?;
+        let cl = tbb_sharing(&l.parallel)?;
         // The collapsed nest.
-        let levels = cl.collapse.clamp(1, 3);
+        let levels = (l.parallel.collapse as usize).clamp(1, 3);
         let mut nest = vec![outer];
         while nest.len() < levels {
             let cur = nest.last().unwrap();
@@ -691,12 +647,14 @@ impl Gen<'_> {
         }
         // Reductions.
         let mut reds: Vec<(String, String, &VarFacts)> = Vec::new();
-        for (op, v) in &cl.reductions {
+        for (op, rv) in cl.reductions.iter().flat_map(|(op, vs)| vs.iter().map(move |v| (op, v))) {
+            let v = &rv.name;
             let vf = var_facts(v).ok_or((codes::REDUCTION, format!("reduction variable {v} not found")))?;
-            if vf.array {
+            // A section `h[0:K]` reduces an array through a parameter.
+            if vf.array || rv.section.is_some() {
                 return Err((
                     codes::REDUCTION,
-                    format!("array reduction reduction({op}:{v}) is not translated"),
+                    format!("array reduction reduction({op}:{}) is not translated", rv.openmp()),
                 ));
             }
             if !["+", "-", "*", "&", "|", "^", "&&", "||", "min", "max"].contains(&op.as_str()) {
@@ -1177,9 +1135,57 @@ mod tests {
         assert!(r[0].1.starts_with("lastprivate(conditional: …) of y"), "{r:?}");
         let r = refused("void f(int *restrict key, int n) {\n  int h[64];\n  int i;\n  for (i = 0; i < n; i++)\n    h[key[i]]++;\n}\n");
         assert_eq!(r, [(codes::REDUCTION, "array reduction reduction(+:h) is not translated".to_string())]);
-        let c = parse_clauses("#pragma omp parallel for linear(k:2)").unwrap_err();
-        assert_eq!(c.0, codes::CLAUSE);
-        assert!(parse_clauses("#pragma omp parallel for if(a + n <= b)").is_err());
+        // A parameter declared as an array is a pointer: its reduction is over a section.
+        let r = refused("void f(int *restrict key, int h[64], int n) {\n  int i;\n  for (i = 0; i < n; i++)\n    h[key[i]]++;\n}\n");
+        assert_eq!(
+            r,
+            [(codes::REDUCTION, "array reduction reduction(+:h[0:64]) is not translated".to_string())]
+        );
+    }
+
+    fn verdict(sharing: DataSharing, runtime_check: Option<&str>) -> VerdictReport {
+        VerdictReport {
+            legal: true,
+            parallelize: true,
+            directive: None,
+            sharing,
+            collapse: 1,
+            schedule: analysis::parallel::Schedule::Static,
+            runtime_check: runtime_check.map(str::to_string),
+            reasons: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn typed_verdicts_tbb_refuses_name_the_first_clause() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let linear = DataSharing { linear: vec![("k".into(), 2)], ..DataSharing::default() };
+        assert_eq!(
+            tbb_sharing(&verdict(linear.clone(), None)).unwrap_err(),
+            (codes::CLAUSE, "clause `linear(k:2)` has no TBB translation here".to_string())
+        );
+        assert_eq!(
+            tbb_sharing(&verdict(DataSharing::default(), Some("a + n <= b"))).unwrap_err(),
+            (codes::CLAUSE, "clause `if(a + n <= b)` has no TBB translation here".to_string())
+        );
+        let cond = DataSharing { lastprivate_conditional: names(&["x", "y"]), ..linear };
+        assert_eq!(
+            tbb_sharing(&verdict(cond, Some("a + n <= b"))).unwrap_err(),
+            (
+                codes::CLAUSE,
+                "lastprivate(conditional: …) of x, y: the last writing iteration is not tracked in the TBB translation"
+                    .to_string()
+            )
+        );
+        let ok = DataSharing {
+            private: names(&["t"]),
+            firstprivate: names(&["x"]),
+            lastprivate: names(&["x"]),
+            reductions: vec![("+".into(), vec![analysis::sharing::ReductionVar::whole("s")])],
+            ..DataSharing::default()
+        };
+        let v = verdict(ok.clone(), None);
+        assert_eq!(tbb_sharing(&v), Ok(&ok));
     }
 
     #[test]

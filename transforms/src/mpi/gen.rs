@@ -3,7 +3,7 @@
 
 use super::codes;
 use super::directives::{Directives, Kind, Sched};
-use analysis::api::{FileReport, FunctionReport, LoopReport};
+use analysis::api::{FileReport, FunctionReport, LoopReport, VerdictReport};
 use analysis::cxx::ForShape;
 use analysis::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -562,33 +562,10 @@ impl<'a> Gen<'a> {
         // The verdict: a directive on a loop with a dependence is refused with the evidence,
         // unless it is the global model (below).
         let v = &lr.parallel;
-        let clauses = if v.legal { v.clauses.clone() } else { String::new() };
         let deps: Vec<String> = v.reasons.iter().map(|r| format!("{}: {}", r.code, r.message)).collect();
         let only_deps = !v.reasons.is_empty()
             && v.reasons.iter().all(|r| matches!(r.code, "PPO101" | "PPO102" | "PPO103"));
-        if clauses.contains("lastprivate") || clauses.contains("linear(") {
-            return Err((
-                codes::UNSUPPORTED,
-                format!("`{clauses}`: a value of the last iteration stays on the rank that ran it"),
-            ));
-        }
-        let mut private = BTreeSet::new();
-        let mut reductions = Vec::new();
-        for c in clauses.split(") ") {
-            let c = c.trim().trim_end_matches(')');
-            if let Some(r) = c.strip_prefix("reduction(") {
-                let (op, vars) = r.split_once(':').unwrap_or(("", r));
-                for v in vars.split(',') {
-                    let v = v.trim();
-                    if v.contains('[') {
-                        return Err((codes::UNSUPPORTED, format!("array reduction `{v}`")));
-                    }
-                    reductions.push((v.to_string(), op.trim().to_string()));
-                }
-            } else if let Some(p) = c.strip_prefix("private(").or_else(|| c.strip_prefix("firstprivate(")) {
-                private.extend(p.split(',').map(|x| x.trim().to_string()));
-            }
-        }
+        let RankSharing { private, reductions } = distributed_sharing(v)?;
         let iv = {
             let mut found = None;
             for e in self.f.exprs_under_stmt(s) {
@@ -991,6 +968,38 @@ impl<'a> Gen<'a> {
             .into_iter()
             .find_map(|e| self.f.as_var(e).filter(|v| self.sym(*v).name == name))
     }
+}
+
+/// What the ranks of a distributed loop keep to themselves.
+#[derive(Debug, PartialEq, Eq)]
+struct RankSharing {
+    /// The private and firstprivate variables.
+    private: BTreeSet<String>,
+    /// (variable, operator), in clause order.
+    reductions: Vec<(String, String)>,
+}
+
+/// [`RankSharing`] from the verdict's data sharing. A `lastprivate` or `linear` value (its
+/// last iteration runs on one rank only) and a reduction over an array section are refused.
+fn distributed_sharing(v: &VerdictReport) -> Result<RankSharing, (&'static str, String)> {
+    let s = &v.sharing;
+    if !s.lastprivate.is_empty() || !s.lastprivate_conditional.is_empty() || !s.linear.is_empty() {
+        return Err((
+            codes::UNSUPPORTED,
+            format!("`{}`: a value of the last iteration stays on the rank that ran it", v.clauses()),
+        ));
+    }
+    let private: BTreeSet<String> = s.private.iter().chain(&s.firstprivate).cloned().collect();
+    let mut reductions = Vec::new();
+    for (op, vars) in &s.reductions {
+        for rv in vars {
+            if rv.section.is_some() {
+                return Err((codes::UNSUPPORTED, format!("array reduction `{}`", rv.openmp())));
+            }
+            reductions.push((rv.name.clone(), op.clone()));
+        }
+    }
+    Ok(RankSharing { private, reductions })
 }
 
 trait StmtExprs {
@@ -2234,6 +2243,65 @@ fn is_feature_macro(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use analysis::sharing::{DataSharing, ReductionVar};
+
+    fn verdict(sharing: DataSharing) -> VerdictReport {
+        VerdictReport {
+            legal: true,
+            parallelize: true,
+            directive: None,
+            sharing,
+            collapse: 1,
+            schedule: analysis::parallel::Schedule::Static,
+            runtime_check: None,
+            reasons: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn typed_verdicts_give_the_ranks_their_sharing() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let s = DataSharing {
+            private: names(&["j", "t"]),
+            firstprivate: names(&["x"]),
+            reductions: vec![
+                ("+".into(), vec![ReductionVar::whole("s"), ReductionVar::whole("u")]),
+                ("max".into(), vec![ReductionVar::whole("m")]),
+            ],
+            ..DataSharing::default()
+        };
+        let r = distributed_sharing(&verdict(s.clone())).unwrap();
+        assert_eq!(r.private, names(&["j", "t", "x"]).into_iter().collect());
+        assert_eq!(
+            r.reductions,
+            [("s", "+"), ("u", "+"), ("m", "max")].map(|(v, op)| (v.to_string(), op.to_string())).to_vec()
+        );
+        // A value of the last iteration, or a linear one, is refused with the directive's clauses.
+        for (last, want) in [
+            (DataSharing { lastprivate: names(&["i"]), ..s.clone() }, "lastprivate(i)"),
+            (
+                DataSharing { lastprivate_conditional: names(&["y"]), ..s.clone() },
+                "lastprivate(conditional: y)",
+            ),
+            (DataSharing { linear: vec![("k".into(), 3)], ..s.clone() }, "linear(k:3)"),
+        ] {
+            let (code, why) = distributed_sharing(&verdict(last)).unwrap_err();
+            assert_eq!(code, codes::UNSUPPORTED);
+            assert!(
+                why.contains(want)
+                    && why.ends_with("a value of the last iteration stays on the rank that ran it"),
+                "{why}"
+            );
+        }
+        let section = DataSharing {
+            reductions: vec![("+".into(), vec![ReductionVar { name: "h".into(), section: Some(64) }])],
+            ..DataSharing::default()
+        };
+        assert_eq!(
+            distributed_sharing(&verdict(section)).unwrap_err(),
+            (codes::UNSUPPORTED, "array reduction `h[0:64]`".to_string())
+        );
+    }
 
     #[test]
     fn normalization_trip_counts_and_indices() {

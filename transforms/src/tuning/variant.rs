@@ -2,6 +2,7 @@
 
 use analysis::api::VerdictReport;
 use analysis::parallel::Schedule;
+use analysis::sharing::{openmp_clauses, parallel_for};
 use serde::Serialize;
 use std::fmt;
 
@@ -125,38 +126,18 @@ pub fn variant_space(default: Variant, cpus: u32) -> Vec<Variant> {
 /// data-sharing clauses, `collapse`, the variant's schedule and thread count, and the
 /// run-time overlap test.
 pub fn directive(v: &VerdictReport, variant: Variant) -> String {
-    let mut parts = vec!["#pragma omp parallel for".to_string()];
-    if !v.sharing.is_empty() {
-        parts.push(v.sharing.clone());
-    }
-    if v.collapse > 1 {
-        parts.push(format!("collapse({})", v.collapse));
-    }
-    parts.extend(variant.schedule_clause());
+    let mut schedule: Vec<String> = variant.schedule_clause().into_iter().collect();
     if variant.threads > 0 {
-        parts.push(format!("num_threads({})", variant.threads));
+        schedule.push(format!("num_threads({})", variant.threads));
     }
-    if let Some(c) = &v.runtime_check {
-        parts.push(format!("if({c})"));
-    }
-    parts.join(" ")
+    parallel_for(&openmp_clauses(&v.sharing, v.collapse, &schedule, v.runtime_check.as_deref()))
 }
 
 /// The directive of an instrumented loop `id`: the schedule and thread count come from the
 /// runtime header's table (the sequential variant runs a copy of the loop without it).
 pub fn instrumented_directive(v: &VerdictReport, id: u32) -> String {
-    let mut parts = vec!["#pragma omp parallel for".to_string()];
-    if !v.sharing.is_empty() {
-        parts.push(v.sharing.clone());
-    }
-    if v.collapse > 1 {
-        parts.push(format!("collapse({})", v.collapse));
-    }
-    parts.push(format!("schedule(runtime) num_threads(ppo_tune_threads({id}))"));
-    if let Some(c) = &v.runtime_check {
-        parts.push(format!("if({c})"));
-    }
-    parts.join(" ")
+    let schedule = [format!("schedule(runtime) num_threads(ppo_tune_threads({id}))")];
+    parallel_for(&openmp_clauses(&v.sharing, v.collapse, &schedule, v.runtime_check.as_deref()))
 }
 
 #[cfg(test)]
