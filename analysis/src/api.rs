@@ -297,6 +297,11 @@ pub struct VerdictReport {
     /// the directive's `if(...)` clause (absent when the loop needs no run-time test).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_check: Option<String>,
+    /// The size test of a nest run once per iteration of a sequential loop, part of the
+    /// `if(...)` clause (see `LoopVerdict::work_check`). Not in the JSON (the directive
+    /// carries it).
+    #[serde(skip)]
+    pub work_check: Option<String>,
     pub reasons: Vec<ReasonReport>,
 }
 
@@ -309,6 +314,7 @@ impl VerdictReport {
             &self.sharing,
             self.collapse,
             self.schedule,
+            self.work_check.as_deref(),
             self.runtime_check.as_deref(),
         )
     }
@@ -884,6 +890,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             collapse: v.collapse,
             schedule: v.schedule,
             runtime_check: v.runtime_check.clone(),
+            work_check: v.work_check.clone(),
             reasons: v
                 .reasons
                 .iter()
@@ -903,6 +910,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             collapse: 1,
             schedule: crate::parallel::Schedule::Static,
             runtime_check: None,
+            work_check: None,
             reasons: vec![ReasonReport {
                 code: crate::parallel::codes::NOT_CANONICAL,
                 message: "loop not modelled (inside a statement expression)".into(),

@@ -4,8 +4,13 @@
 //! (one level). A static block partition then gives the last rank most of the work; a
 //! cyclic or self-scheduled one balances it. A heuristic for placement only: it never
 //! decides legality.
+//!
+//! Also the work of one run of a loop nest ([`region_work`]): what a parallel region around
+//! it has to repay, as a constant or as a C expression the `if(...)` clause evaluates at
+//! run time.
 
-use crate::ir::{ExprId, ExprKind, Function, StmtId, StmtKind, SymId, TranslationUnit};
+use crate::ir::{ExprId, ExprKind, Function, Span, StmtId, StmtKind, SymId, SymKind, TranslationUnit};
+use crate::loops::{LoopInfo, TripCount};
 
 /// Whether expression `e` (or a sub-expression) reads a variable named `name`.
 fn reads(unit: &TranslationUnit, f: &Function, e: ExprId, name: &str) -> bool {
@@ -55,6 +60,130 @@ pub fn grows_with_index(unit: &TranslationUnit, f: &Function, l: StmtId, index: 
         }
     }
     false
+}
+
+/// The work of one run of a loop nest: iterations of the nest times the statements of its
+/// innermost body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegionWork {
+    Const(u64),
+    /// `factors` (C expressions over values at the nest's entry) multiplied, times `scale`.
+    Symbolic {
+        factors: Vec<String>,
+        scale: u64,
+    },
+    /// Calls, loops of unknown trip count, or a trip count not computable before the nest:
+    /// no estimate.
+    Unbounded,
+}
+
+impl RegionWork {
+    /// The C condition "the work is at least `min`" (`fftblock * d[0] > 4095`), or `None`
+    /// when the work is not symbolic or always reaches `min`.
+    pub fn condition(&self, min: u64) -> Option<String> {
+        let RegionWork::Symbolic { factors, scale } = self else { return None };
+        let per_unit = min.div_ceil((*scale).max(1));
+        if per_unit <= 1 {
+            return None;
+        }
+        let simple = |e: &str| e.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '[' | ']' | '.'));
+        let product: Vec<String> =
+            factors.iter().map(|e| if simple(e) { e.clone() } else { format!("({e})") }).collect();
+        Some(format!("{} > {}", product.join(" * "), per_unit - 1))
+    }
+}
+
+/// The work of one run of loop `infos[k]` of `f`: a chain of loops (each holding at most one
+/// loop) without calls, whose trip counts are constants or expressions of variables visible
+/// before the loop and not written in it.
+pub fn region_work(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], k: usize) -> RegionWork {
+    let outer = &infos[k];
+    let mut factors = Vec::new();
+    let mut scale: u64 = 1;
+    let mut cur = k;
+    loop {
+        let info = &infos[cur];
+        if !info.calls.is_empty() || info.calls_indirect || info.opaque {
+            return RegionWork::Unbounded;
+        }
+        match &info.trip_count {
+            TripCount::Const(n) => scale = scale.saturating_mul(*n),
+            TripCount::Symbolic(e) if computable_before(unit, f, outer, e) => factors.push(e.clone()),
+            _ => return RegionWork::Unbounded,
+        }
+        match info.children.as_slice() {
+            [] => break,
+            [c] => cur = *c,
+            _ => return RegionWork::Unbounded,
+        }
+    }
+    let body = match &f.stmt(infos[cur].stmt).kind {
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => *body,
+        _ => return RegionWork::Unbounded,
+    };
+    let stmts =
+        f.stmts_under(body).into_iter().filter(|&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_))).count();
+    scale = scale.saturating_mul(stmts.max(1) as u64);
+    if factors.is_empty() {
+        RegionWork::Const(scale)
+    } else {
+        RegionWork::Symbolic { factors, scale }
+    }
+}
+
+/// Whether C expression `e` can be evaluated before loop `l`: every identifier in it names a
+/// parameter, a global, or a local declared in a block around `l`, and none is written in `l`.
+fn computable_before(unit: &TranslationUnit, f: &Function, l: &LoopInfo, e: &str) -> bool {
+    let bytes = e.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let word = &e[start..i];
+            // A member name (`p->n`, `s.n`) is not a variable.
+            let before = e[..start].trim_end();
+            if before.ends_with('.') || before.ends_with("->") {
+                continue;
+            }
+            if l.writes.iter().any(|w| w == word) || !visible_before(unit, f, l.span, word) {
+                return false;
+            }
+        } else if c.is_ascii_digit() {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    true
+}
+
+/// Whether `name` is a parameter of `f`, a local declared before `at` in a block that holds
+/// `at`, or a global.
+fn visible_before(unit: &TranslationUnit, f: &Function, at: Span, name: &str) -> bool {
+    if f.params.iter().any(|&p| unit.sym(p).name == name) {
+        return true;
+    }
+    let local =
+        f.locals.iter().rev().map(|&s| unit.sym(s)).find(|s| s.name == name && s.span.start < at.start);
+    if let Some(sym) = local {
+        // The innermost block (or `for` with a declaration) holding the declaration must hold
+        // the loop too.
+        let scope = f
+            .stmts_under(f.body)
+            .into_iter()
+            .map(|s| f.stmt(s))
+            .filter(|s| matches!(s.kind, StmtKind::Compound(_) | StmtKind::For { .. }))
+            .filter(|s| s.span.start <= sym.span.start && sym.span.end <= s.span.end)
+            .min_by_key(|s| s.span.end - s.span.start);
+        return scope.is_none_or(|s| s.span.start <= at.start && at.end <= s.span.end);
+    }
+    unit.globals.iter().any(|&g| unit.sym(g).name == name && unit.sym(g).kind == SymKind::Global)
 }
 
 #[cfg(test)]

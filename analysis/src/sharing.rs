@@ -137,20 +137,31 @@ pub fn openmp_clauses(
     out.join(" ")
 }
 
+/// The condition of a verdict's `if(...)` clause: the size test of a nest inside a sequential
+/// loop (`work_check`) and the overlap test of pointers that may alias (`runtime_check`).
+pub fn if_condition(work_check: Option<&str>, runtime_check: Option<&str>) -> Option<String> {
+    match (work_check, runtime_check) {
+        (Some(w), Some(c)) => Some(format!("{w} && ({c})")),
+        (Some(c), None) | (None, Some(c)) => Some(c.to_string()),
+        (None, None) => None,
+    }
+}
+
 /// The clauses of a verdict's own directive: its data sharing, `collapse`, its schedule and its
-/// run-time check ([`openmp_clauses`]); empty when the loop is not legal.
+/// `if` clause ([`openmp_clauses`], [`if_condition`]); empty when the loop is not legal.
 pub fn verdict_clauses(
     legal: bool,
     sharing: &DataSharing,
     collapse: u32,
     schedule: Schedule,
+    work_check: Option<&str>,
     runtime_check: Option<&str>,
 ) -> String {
     if !legal {
         return String::new();
     }
     let schedule: Vec<String> = schedule_clause(schedule).into_iter().collect();
-    openmp_clauses(sharing, collapse, &schedule, runtime_check)
+    openmp_clauses(sharing, collapse, &schedule, if_condition(work_check, runtime_check).as_deref())
 }
 
 /// `#pragma omp parallel for` with `clauses` (from [`openmp_clauses`]).
@@ -212,12 +223,21 @@ mod tests {
     #[test]
     fn verdict_clauses_follow_legality_and_schedule() {
         let s = DataSharing { private: names(&["j"]), ..DataSharing::default() };
-        assert_eq!(verdict_clauses(true, &s, 1, Schedule::Static, None), "private(j)");
+        assert_eq!(verdict_clauses(true, &s, 1, Schedule::Static, None, None), "private(j)");
         assert_eq!(
-            verdict_clauses(true, &s, 3, Schedule::Dynamic, None),
+            verdict_clauses(true, &s, 3, Schedule::Dynamic, None, None),
             "private(j) collapse(3) schedule(dynamic)"
         );
-        assert_eq!(verdict_clauses(false, &s, 1, Schedule::Dynamic, Some("c")), "");
+        assert_eq!(verdict_clauses(false, &s, 1, Schedule::Dynamic, None, Some("c")), "");
+        // The size test and the overlap test share the one `if` clause.
+        assert_eq!(
+            verdict_clauses(true, &s, 1, Schedule::Static, Some("n * m > 99"), None),
+            "private(j) if(n * m > 99)"
+        );
+        assert_eq!(
+            verdict_clauses(true, &s, 1, Schedule::Static, Some("n > 99"), Some("a + n <= b || b + n <= a")),
+            "private(j) if(n > 99 && (a + n <= b || b + n <= a))"
+        );
         assert_eq!(parallel_for(""), "#pragma omp parallel for");
         assert_eq!(parallel_for("private(j)"), "#pragma omp parallel for private(j)");
     }

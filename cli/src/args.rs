@@ -32,6 +32,7 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-min-body-stmts", "--min-body-stmts"),
     ("-collapse-max-outer-trip", "--collapse-max-outer-trip"),
     ("-min-work", "--min-work"),
+    ("-min-region-work", "--min-region-work"),
     ("-perf", "--perf"),
     ("-learn", "--learn"),
     ("-tune", "--tune"),
@@ -510,6 +511,12 @@ pub struct ThresholdArgs {
     /// of at least N (PPO112)
     #[arg(long = "min-work", value_name = "N", default_value_t = Thresholds::default().min_work)]
     pub min_work: u64,
+
+    /// Loop nests run once per iteration of a sequential loop need iterations × statements of
+    /// at least N per run: below it a constant nest stays sequential (PPO112), a nest sized at
+    /// run time gets an `if(...)` clause testing its size
+    #[arg(long = "min-region-work", value_name = "N", default_value_t = Thresholds::default().min_region_work)]
+    pub min_region_work: u64,
 }
 
 impl ThresholdArgs {
@@ -520,6 +527,7 @@ impl ThresholdArgs {
             collapse_max_outer_trip: self.collapse_max_outer_trip,
             min_work: self.min_work,
             region_costs: true,
+            min_region_work: self.min_region_work,
         }
     }
 }

@@ -310,9 +310,13 @@ fn profitability_thresholds_are_configurable() {
     assert!(low.lines().nth(3).unwrap().contains("#pragma omp parallel for"), "{low}");
     // The j loop (8 iterations) is the only parallel one of the second nest: annotated
     // with --min-work 8; raising --min-trip-count above 8 keeps it sequential.
-    let work8 = run("o3", &["--min-work", "8"]);
+    let work8 = run("o3", &["--min-work", "8", "--min-region-work", "0"]);
     let annotated_j = work8.lines().filter(|l| l.contains("pragma")).count();
     assert_eq!(annotated_j, 1, "{work8}");
-    let high = run("o4", &["--min-work", "8", "--min-trip-count", "9"]);
+    let high = run("o4", &["--min-work", "8", "--min-region-work", "0", "--min-trip-count", "9"]);
+    // The j loop runs once per iteration of the sequential i loop: 8 statements per run
+    // are less than a region costs (--min-region-work, default 16384).
+    let region = run("o5", &["--min-work", "8"]);
+    assert!(!region.contains("pragma"), "{region}");
     assert!(high.lines().filter(|l| l.contains("pragma")).count() < annotated_j, "{work8}\n---\n{high}");
 }

@@ -159,16 +159,21 @@ impl Settings {
             }
         }
         if let Some(t) = obj.get("thresholds") {
-            for (key, field) in
-                [("minTripCount", 0), ("minBodyStmts", 1), ("collapseMaxOuterTrip", 2), ("minWork", 3)]
-            {
+            for (key, field) in [
+                ("minTripCount", 0),
+                ("minBodyStmts", 1),
+                ("collapseMaxOuterTrip", 2),
+                ("minWork", 3),
+                ("minRegionWork", 4),
+            ] {
                 let Some(x) = t.get(key) else { continue };
                 match x.as_u64() {
                     Some(n) => match field {
                         0 => s.thresholds.min_trip_count = n,
                         1 => s.thresholds.min_body_stmts = n as usize,
                         2 => s.thresholds.collapse_max_outer_trip = n,
-                        _ => s.thresholds.min_work = n,
+                        3 => s.thresholds.min_work = n,
+                        _ => s.thresholds.min_region_work = n,
                     },
                     None => wrong(&format!("thresholds.{key}"), "a non-negative integer"),
                 }

@@ -1152,6 +1152,7 @@ mod tests {
             collapse: 1,
             schedule: analysis::parallel::Schedule::Static,
             runtime_check: runtime_check.map(str::to_string),
+            work_check: None,
             reasons: Vec::new(),
         }
     }

@@ -2254,6 +2254,7 @@ mod tests {
             collapse: 1,
             schedule: analysis::parallel::Schedule::Static,
             runtime_check: None,
+            work_check: None,
             reasons: Vec::new(),
         }
     }
