@@ -5,7 +5,7 @@ use crate::actions::{short_message, ActionContext, ActionRegistry, Offer};
 use crate::config::Settings;
 use crate::engine::{Analysis, Facts, State};
 use analysis::api::{FunctionReport, LoopReport, ReasonReport};
-use analysis::ir::Severity;
+use analysis::ir::{Code, Severity};
 use serde_json::json;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -16,8 +16,6 @@ use tower_lsp::lsp_types::{
 
 /// `source` of every diagnostic.
 pub const SOURCE: &str = "ppo";
-/// The code of the hint on a loop ppo would parallelize (`docs/checks/PPO130.md`).
-pub const PARALLELIZABLE: &str = "PPO130";
 /// The command a code lens runs.
 pub const EXPLAIN_LOOP: &str = "ppo.explainLoop";
 
@@ -149,7 +147,8 @@ fn severity(s: Severity) -> DiagnosticSeverity {
     match s {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,
-        Severity::Note => DiagnosticSeverity::INFORMATION,
+        Severity::Note | Severity::Info => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
     }
 }
 
@@ -157,7 +156,7 @@ fn diagnostic(
     settings: &Settings,
     range: Range,
     sev: DiagnosticSeverity,
-    code: &str,
+    code: Code,
     message: String,
 ) -> Diagnostic {
     Diagnostic {
@@ -214,7 +213,7 @@ pub fn diagnostics(a: &Analysis, uri: &Url) -> Vec<Diagnostic> {
     for d in &report.diagnostics {
         let mut diag =
             diagnostic(s, a.lines.range(&a.text, &d.range), severity(d.severity), d.code, d.message.clone());
-        if d.code.starts_with("PPO12") {
+        if matches!(d.code, Code::Race | Code::MissingClause | Code::Unverified) {
             // A directive check: the loop is the first one after the directive.
             if let Some((_, l)) = facts.loops().find(|(_, l)| l.range.line > d.range.line) {
                 let rs: Vec<&ReasonReport> = distinct_reasons(&l.parallel.reasons);
@@ -231,7 +230,7 @@ pub fn diagnostics(a: &Analysis, uri: &Url) -> Vec<Diagnostic> {
                 s,
                 a.lines.range(&a.text, &l.header),
                 sev,
-                PARALLELIZABLE,
+                Code::Parallelizable,
                 format!("this loop can run in parallel: {}", p.directive),
             );
             d.data = Some(json!({ "loop": l.id }));
@@ -243,7 +242,7 @@ pub fn diagnostics(a: &Analysis, uri: &Url) -> Vec<Diagnostic> {
                 s,
                 a.lines.range(&a.text, &l.header),
                 sev,
-                transforms::openmp::NOT_PLACED,
+                Code::NotPlaced,
                 format!("this loop can run in parallel, but the directive cannot be placed: {}", k.why),
             );
             d.data = Some(json!({ "loop": l.id }));
@@ -321,8 +320,8 @@ fn parse_clauses(c: &str) -> Vec<(String, String, Vec<String>)> {
 }
 
 /// PPO101–PPO105: dependences through arrays and memory.
-fn is_dependence(code: &str) -> bool {
-    matches!(code, "PPO101" | "PPO102" | "PPO103" | "PPO104" | "PPO105")
+fn is_dependence(code: Code) -> bool {
+    matches!(code, Code::FlowDep | Code::AntiDep | Code::OutputDep | Code::UnknownWrite | Code::MayAlias)
 }
 
 fn is_word_in(name: &str, text: &str) -> bool {
@@ -381,7 +380,7 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
             .parallel
             .reasons
             .iter()
-            .find(|r| matches!(r.code, "PPO106" | "PPO111") && is_word_in(&n, &r.message))
+            .find(|r| matches!(r.code, Code::ScalarDep | Code::DerivedIv) && is_word_in(&n, &r.message))
         {
             ("carried".to_string(), format!("{} {}", r.code, short_message(&r.message)))
         } else if let Some(r) =
@@ -420,7 +419,7 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
     out
 }
 
-fn code_link(s: &Settings, code: &str) -> String {
+fn code_link(s: &Settings, code: Code) -> String {
     match s.doc_url(code) {
         Some(u) => format!("[{code}]({u})"),
         None => code.to_string(),

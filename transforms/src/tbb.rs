@@ -15,32 +15,21 @@
 use crate::diff::LineIndex;
 use crate::edit::{self, Edit};
 use analysis::api::{FileReport, FunctionReport, LoopReport};
+use analysis::codes::Code;
 use analysis::cxx::{ForShape, VarFacts};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// Check codes of the TBB target (pages in `docs/checks/`).
-pub mod codes {
-    /// A clause of the loop's verdict that the TBB translation does not express
-    /// (`lastprivate(conditional:)`, `linear`, a run-time `if`, …): the loop stays sequential.
-    pub const CLAUSE: &str = "PPO240";
-    /// A reduction TBB code is not generated for (array reductions, unknown operators).
-    pub const REDUCTION: &str = "PPO241";
-    /// A loop header the translation cannot map to a range (non-integer index, non-constant
-    /// step, header produced by a macro, …).
-    pub const HEADER: &str = "PPO242";
-    /// A private, firstprivate or lastprivate variable that cannot be copied into the lambda
-    /// (a variable-length array, the index of a collapsed inner loop used after the nest).
-    pub const PRIVATE: &str = "PPO243";
-    /// The file is not valid C++ and cannot be converted (the construct and line are named).
-    pub const NOT_CXX: &str = "PPO244";
-    /// The loop already has the user's OpenMP directive, or sits in a header: not translated.
-    pub const KEPT: &str = "PPO245";
-    /// A C→C++ conversion applied (a cast, a rename, a parameter rewrite): a note.
-    pub const CONVERTED: &str = "PPO246";
-    /// Every code of the TBB target.
-    pub const ALL: [&str; 7] = [CLAUSE, REDUCTION, HEADER, PRIVATE, NOT_CXX, KEPT, CONVERTED];
-}
+/// Every check code of the TBB target (pages in `docs/checks/`).
+pub const CODES: [Code; 7] = [
+    Code::TbbClause,
+    Code::TbbReduction,
+    Code::TbbHeader,
+    Code::TbbPrivate,
+    Code::NotCxx,
+    Code::TbbKept,
+    Code::CxxConverted,
+];
 
 /// A loop rewritten for TBB.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,7 +47,7 @@ pub struct Translated {
 pub struct Refused {
     pub loop_id: String,
     pub line: u32,
-    pub code: &'static str,
+    pub code: Code,
     pub why: String,
 }
 
@@ -98,7 +87,7 @@ pub struct NotCxx {
 
 impl std::fmt::Display for NotCxx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "[{}] not valid C++ and not converted: ", codes::NOT_CXX)?;
+        write!(f, "[{}] not valid C++ and not converted: ", Code::NotCxx)?;
         let all: Vec<String> = self.constructs.iter().map(|(l, c)| format!("line {l}: {c}")).collect();
         f.write_str(&all.join("; "))
     }
@@ -344,15 +333,11 @@ pub fn plan(name: &str, text: &str, lines: &LineIndex, report: &FileReport) -> R
             if l.parallel.directive.is_none() {
                 continue;
             }
-            let refuse = |code: &'static str, why: String| Refused {
-                loop_id: l.id.clone(),
-                line: l.range.line,
-                code,
-                why,
-            };
+            let refuse =
+                |code: Code, why: String| Refused { loop_id: l.id.clone(), line: l.range.line, code, why };
             if header_file {
                 plan.refused.push(refuse(
-                    codes::KEPT,
+                    Code::TbbKept,
                     "loops in headers are not translated (the header stays C-compatible)".into(),
                 ));
                 continue;
@@ -448,15 +433,15 @@ struct Clauses {
     collapse: usize,
 }
 
-fn parse_clauses(directive: &str) -> Result<Clauses, (&'static str, String)> {
+fn parse_clauses(directive: &str) -> Result<Clauses, (Code, String)> {
     let rest = directive
         .trim()
         .strip_prefix("#pragma omp parallel for")
-        .ok_or((codes::CLAUSE, format!("not a `parallel for` directive: {directive}")))?;
+        .ok_or((Code::TbbClause, format!("not a `parallel for` directive: {directive}")))?;
     let mut c = Clauses { collapse: 1, ..Clauses::default() };
     let mut s = rest.trim();
     while !s.is_empty() {
-        let open = s.find('(').ok_or((codes::CLAUSE, format!("clause `{s}` is not translated to TBB")))?;
+        let open = s.find('(').ok_or((Code::TbbClause, format!("clause `{s}` is not translated to TBB")))?;
         let name = s[..open].trim();
         let mut depth = 0;
         let mut close = None;
@@ -473,7 +458,7 @@ fn parse_clauses(directive: &str) -> Result<Clauses, (&'static str, String)> {
                 _ => {}
             }
         }
-        let close = close.ok_or((codes::CLAUSE, format!("unbalanced clause in {directive}")))?;
+        let close = close.ok_or((Code::TbbClause, format!("unbalanced clause in {directive}")))?;
         let arg = s[open + 1..close].trim();
         let list = |a: &str| {
             a.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect::<Vec<_>>()
@@ -483,21 +468,21 @@ fn parse_clauses(directive: &str) -> Result<Clauses, (&'static str, String)> {
             "firstprivate" => c.firstprivate.extend(list(arg)),
             "lastprivate" if arg.starts_with("conditional") => {
                 return Err((
-                    codes::CLAUSE,
+                    Code::TbbClause,
                     format!("lastprivate(conditional: …) of {}: the last writing iteration is not tracked in the TBB translation", arg.split(':').nth(1).unwrap_or("").trim()),
                 ))
             }
             "lastprivate" => c.lastprivate.extend(list(arg)),
             "reduction" => {
-                let (op, vars) = arg.split_once(':').ok_or((codes::REDUCTION, format!("reduction({arg})")))?;
+                let (op, vars) = arg.split_once(':').ok_or((Code::TbbReduction, format!("reduction({arg})")))?;
                 for v in list(vars) {
                     c.reductions.push((op.trim().to_string(), v));
                 }
             }
-            "collapse" => c.collapse = arg.parse().map_err(|_| (codes::CLAUSE, format!("collapse({arg})")))?,
+            "collapse" => c.collapse = arg.parse().map_err(|_| (Code::TbbClause, format!("collapse({arg})")))?,
             "schedule" => {} // TBB's auto_partitioner balances the load itself.
             other => {
-                return Err((codes::CLAUSE, format!("clause `{other}({arg})` has no TBB translation here")));
+                return Err((Code::TbbClause, format!("clause `{other}({arg})` has no TBB translation here")));
             }
         }
         s = s[close + 1..].trim();
@@ -550,18 +535,18 @@ impl Gen<'_> {
 
     /// The text of `start..end` with the fixes inside it applied. `Err` if a fix straddles
     /// the boundary.
-    fn fixed(&self, start: u32, end: u32, fixes: &[Fix]) -> Result<String, (&'static str, String)> {
+    fn fixed(&self, start: u32, end: u32, fixes: &[Fix]) -> Result<String, (Code, String)> {
         let mut inner = Vec::new();
         for f in fixes {
             let (s, e) = (f.edit.start, f.edit.end);
             if start <= s && e <= end && !(s == end && e == end) {
                 inner.push(Edit { start: s - start, end: e - start, text: f.edit.text.clone() });
             } else if s < end && start < e {
-                return Err((codes::HEADER, "a C++ conversion crosses the loop's boundary".into()));
+                return Err((Code::TbbHeader, "a C++ conversion crosses the loop's boundary".into()));
             }
         }
         edit::apply(&self.text[start as usize..end as usize], &inner)
-            .ok_or((codes::HEADER, "overlapping C++ conversions in the loop".into()))
+            .ok_or((Code::TbbHeader, "overlapping C++ conversions in the loop".into()))
     }
 
     fn translate(
@@ -571,20 +556,22 @@ impl Gen<'_> {
         shapes: &[ForShape],
         fixes: &[Fix],
         used: &mut Headers,
-    ) -> Result<Translated, (&'static str, String)> {
+    ) -> Result<Translated, (Code, String)> {
         let directive = l.parallel.directive.as_deref().unwrap_or_default();
-        let start =
-            self.lines.line_start(l.range.line).ok_or((codes::HEADER, "loop line not found".to_string()))?
-                + l.range.column as usize
-                - 1;
+        let start = self
+            .lines
+            .line_start(l.range.line)
+            .ok_or((Code::TbbHeader, "loop line not found".to_string()))?
+            + l.range.column as usize
+            - 1;
         // The user's own OpenMP directive on the line before.
         let before = self.text[..self.lines.line_start(l.range.line).unwrap_or(0)].trim_end();
         let prev = before.rsplit('\n').next().unwrap_or("").trim_start();
         if prev.starts_with("#pragma omp") || prev.starts_with("# pragma omp") {
-            return Err((codes::KEPT, "the loop has the user's OpenMP directive; kept as written".into()));
+            return Err((Code::TbbKept, "the loop has the user's OpenMP directive; kept as written".into()));
         }
         let outer = shapes.iter().find(|s| s.span.start as usize == start).ok_or((
-            codes::HEADER,
+            Code::TbbHeader,
             "not a `for (i = a; i OP b; i += c)` loop the translation recognizes".to_string(),
         ))?;
         let cl = parse_clauses(directive)?;
@@ -597,7 +584,7 @@ impl Gen<'_> {
                 .iter()
                 .filter(|s| cur.body.contains(s.span))
                 .min_by_key(|s| s.span.start)
-                .ok_or((codes::HEADER, "collapsed inner loop not recognized".to_string()))?;
+                .ok_or((Code::TbbHeader, "collapsed inner loop not recognized".to_string()))?;
             nest.push(next);
         }
         let var_facts = |n: &str| outer.vars.iter().find(|v| v.name == n);
@@ -612,11 +599,11 @@ impl Gen<'_> {
         let mut decls: Vec<String> = Vec::new();
         let mut tail: Vec<String> = Vec::new();
         let mut after: Vec<String> = Vec::new();
-        let check_copyable = |v: &str| -> Result<&VarFacts, (&'static str, String)> {
-            let vf = var_facts(v).ok_or((codes::PRIVATE, format!("{v} is not a variable of the loop")))?;
+        let check_copyable = |v: &str| -> Result<&VarFacts, (Code, String)> {
+            let vf = var_facts(v).ok_or((Code::TbbPrivate, format!("{v} is not a variable of the loop")))?;
             if vf.vla {
                 return Err((
-                    codes::PRIVATE,
+                    Code::TbbPrivate,
                     format!("{v} is a variable-length array: no lambda-local copy"),
                 ));
             }
@@ -630,7 +617,7 @@ impl Gen<'_> {
             if let Some(d) = nest_vars.iter().position(|n| n == v) {
                 if d > 0 {
                     return Err((
-                        codes::PRIVATE,
+                        Code::TbbPrivate,
                         format!("lastprivate({v}): the index of a collapsed inner loop"),
                     ));
                 }
@@ -639,7 +626,7 @@ impl Gen<'_> {
             }
             let vf = check_copyable(v)?;
             if vf.array {
-                return Err((codes::PRIVATE, format!("lastprivate array {v}")));
+                return Err((Code::TbbPrivate, format!("lastprivate array {v}")));
             }
             let n = self.name(v);
             prelude.push(format!("auto& {p}out_{n} = {n};"));
@@ -675,13 +662,13 @@ impl Gen<'_> {
             let pat = v.vm.as_deref().unwrap_or_default();
             if pat.is_empty() {
                 return Err((
-                    codes::PRIVATE,
+                    Code::TbbPrivate,
                     format!("{} has a variably-modified type without a simple spelling", v.name),
                 ));
             }
             if cl.private.contains(&v.name) || cl.firstprivate.contains(&v.name) {
                 return Err((
-                    codes::PRIVATE,
+                    Code::TbbPrivate,
                     format!("{} is a variable-length array: no lambda-local copy", v.name),
                 ));
             }
@@ -692,15 +679,15 @@ impl Gen<'_> {
         // Reductions.
         let mut reds: Vec<(String, String, &VarFacts)> = Vec::new();
         for (op, v) in &cl.reductions {
-            let vf = var_facts(v).ok_or((codes::REDUCTION, format!("reduction variable {v} not found")))?;
+            let vf = var_facts(v).ok_or((Code::TbbReduction, format!("reduction variable {v} not found")))?;
             if vf.array {
                 return Err((
-                    codes::REDUCTION,
+                    Code::TbbReduction,
                     format!("array reduction reduction({op}:{v}) is not translated"),
                 ));
             }
             if !["+", "-", "*", "&", "|", "^", "&&", "||", "min", "max"].contains(&op.as_str()) {
-                return Err((codes::REDUCTION, format!("reduction operator {op}")));
+                return Err((Code::TbbReduction, format!("reduction operator {op}")));
             }
             if matches!(op.as_str(), "min" | "max") {
                 used.limits = true;
@@ -801,7 +788,7 @@ impl Gen<'_> {
             };
             let _ = write!(out, "{cur_ind}for ({} {it} = {b}; {it} != {e}; ++{it})", dim.range_ty);
             if dim.setup.is_some() && d + 1 < dims.len() {
-                return Err((codes::HEADER, "collapsed loop with a step other than 1 or -1".into()));
+                return Err((Code::TbbHeader, "collapsed loop with a step other than 1 or -1".into()));
             }
         }
         // The body, with its fixes, re-indented to its new depth.
@@ -892,14 +879,14 @@ impl Gen<'_> {
         s: &ForShape,
         fixes: &[Fix],
         prelude: &mut Vec<String>,
-    ) -> Result<Dim, (&'static str, String)> {
+    ) -> Result<Dim, (Code, String)> {
         let ty = s
             .var_type
             .clone()
-            .ok_or((codes::HEADER, format!("loop index {} is not of an integer type", s.var)))?;
-        let step = s.step.ok_or((codes::HEADER, format!("the step of {} is not a constant", s.var)))?;
+            .ok_or((Code::TbbHeader, format!("loop index {} is not of an integer type", s.var)))?;
+        let step = s.step.ok_or((Code::TbbHeader, format!("the step of {} is not a constant", s.var)))?;
         if !s.clean {
-            return Err((codes::HEADER, "the loop header comes from a macro".into()));
+            return Err((Code::TbbHeader, "the loop header comes from a macro".into()));
         }
         let var = self.name(&s.var);
         // An index declared before the loop keeps its declared type, and stays "used" for
@@ -926,7 +913,7 @@ impl Gen<'_> {
                 (-1, ">=") => (hi.clone(), format!("{lo} + 1"), format!("std::min<{ty}>({lo}, {hi} - 1)")),
                 _ => {
                     return Err((
-                        codes::HEADER,
+                        Code::TbbHeader,
                         format!("the comparison {op} does not match the step {step}"),
                     ))
                 }
@@ -939,7 +926,7 @@ impl Gen<'_> {
             return Ok(Dim { var, range_ty: ty, begin: b, end, setup: None, last });
         }
         if op == "!=" {
-            return Err((codes::HEADER, format!("`!=` with step {step}")));
+            return Err((Code::TbbHeader, format!("`!=` with step {step}")));
         }
         let a = step.unsigned_abs();
         let n = match (step > 0, op) {
@@ -947,7 +934,9 @@ impl Gen<'_> {
             (true, "<=") => format!("{hi} >= {lo} ? ((long long){hi} - {lo}) / {a} + 1 : 0"),
             (false, ">") => format!("{lo} > {hi} ? ((long long){lo} - {hi} + {}) / {a} : 0", a - 1),
             (false, ">=") => format!("{lo} >= {hi} ? ((long long){lo} - {hi}) / {a} + 1 : 0"),
-            _ => return Err((codes::HEADER, format!("the comparison {op} does not match the step {step}"))),
+            _ => {
+                return Err((Code::TbbHeader, format!("the comparison {op} does not match the step {step}")))
+            }
         };
         prelude.push(format!("const long long {p}n{d} = {n};"));
         Ok(Dim {
@@ -1043,7 +1032,7 @@ pub fn ps(
         .iter()
         .map(|f| {
             Event::new(Stage::Ps, action::CXX_FIX)
-                .code(codes::CONVERTED)
+                .code(Code::CxxConverted)
                 .reason(f.what.clone())
                 .lines(f.line, lines.line_of(f.edit.end as usize))
                 .text(f.edit.text.clone())
@@ -1086,7 +1075,7 @@ pub fn ps(
                 loop_id: r.loop_id.clone(),
                 line: r.line,
                 why: format!("{}: {}", r.code, r.why),
-                user_directive: r.code == codes::KEPT && r.why.contains("OpenMP"),
+                user_directive: r.code == Code::TbbKept && r.why.contains("OpenMP"),
             })
             .collect(),
         events,
@@ -1110,7 +1099,7 @@ mod tests {
         Ok((p, new))
     }
 
-    fn refused(src: &str) -> Vec<(&'static str, String)> {
+    fn refused(src: &str) -> Vec<(Code, String)> {
         run(src).unwrap().0.refused.into_iter().map(|r| (r.code, r.why)).collect()
     }
 
@@ -1173,12 +1162,12 @@ mod tests {
     fn clauses_tbb_does_not_express_keep_the_loop_sequential() {
         let r = refused("int f(int *restrict a, int n) {\n  int i, y = 0;\n  for (i = 0; i < n; i++) {\n    if (a[i] > 0) y = i;\n    a[i] = 0;\n  }\n  return y;\n}\n");
         assert_eq!(r.len(), 1);
-        assert_eq!(r[0].0, codes::CLAUSE);
+        assert_eq!(r[0].0, Code::TbbClause);
         assert!(r[0].1.starts_with("lastprivate(conditional: …) of y"), "{r:?}");
         let r = refused("void f(int *restrict key, int n) {\n  int h[64];\n  int i;\n  for (i = 0; i < n; i++)\n    h[key[i]]++;\n}\n");
-        assert_eq!(r, [(codes::REDUCTION, "array reduction reduction(+:h) is not translated".to_string())]);
+        assert_eq!(r, [(Code::TbbReduction, "array reduction reduction(+:h) is not translated".to_string())]);
         let c = parse_clauses("#pragma omp parallel for linear(k:2)").unwrap_err();
-        assert_eq!(c.0, codes::CLAUSE);
+        assert_eq!(c.0, Code::TbbClause);
         assert!(parse_clauses("#pragma omp parallel for if(a + n <= b)").is_err());
     }
 
