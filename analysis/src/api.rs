@@ -48,7 +48,7 @@ pub struct Range {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct DiagnosticReport {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub message: String,
     #[serde(flatten)]
@@ -266,7 +266,7 @@ pub struct LoopExits {
 #[derive(Clone, Debug, Serialize)]
 pub struct ReasonReport {
     /// Stable check code (`PPO1nn`, documented in `docs/checks/`).
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     /// The conflicting accesses or statements.
     pub ranges: Vec<Range>,
@@ -548,7 +548,7 @@ fn no_nested_regions(functions: &mut [FunctionReport]) {
                 v.parallelize = false;
                 v.directive = None;
                 v.reasons.push(ReasonReport {
-                    code: crate::parallel::codes::INNER,
+                    code: Code::InnerOfParallel,
                     message: format!("inside parallelized loop {id}, through the call to {call}"),
                     ranges: vec![*header],
                     vars: Vec::new(),
@@ -912,7 +912,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             runtime_check: None,
             work_check: None,
             reasons: vec![ReasonReport {
-                code: crate::parallel::codes::NOT_CANONICAL,
+                code: Code::NotCanonical,
                 message: "loop not modelled (inside a statement expression)".into(),
                 ranges: Vec::new(),
                 vars: Vec::new(),
@@ -973,11 +973,7 @@ impl FileReport {
         let mut s = String::new();
         let _ = writeln!(s, "{}", self.summary_line());
         for d in &self.diagnostics {
-            let sev = match d.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Note => "note",
-            };
+            let sev = d.severity;
             let _ = writeln!(
                 s,
                 "{}:{}:{}: {sev}[{}]: {}",

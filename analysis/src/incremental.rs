@@ -187,7 +187,7 @@ impl IncrState {
                 dir_diags: dir_diags[i].clone(),
             });
         }
-        if unit.diagnostics.iter().any(|d| d.code == "PPO010") {
+        if unit.diagnostics.iter().any(|d| d.code == Code::SyntaxError) {
             ineligible.get_or_insert("syntax errors");
         }
         if text.contains("__COUNTER__") {
@@ -547,7 +547,7 @@ impl Blanked {
                 }
             }
         }
-        if unit.diagnostics.iter().any(|d| d.code == "PPO010") {
+        if unit.diagnostics.iter().any(|d| d.code == Code::SyntaxError) {
             return Err(Fallback("syntax errors"));
         }
         // Address-taken globals: the blanked bodies' contributions, from before.

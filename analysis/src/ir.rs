@@ -8,6 +8,7 @@
 //! Variables are resolved to [`SymId`]s during lowering: shadowing is already decided, and
 //! two distinct declarations with the same name are two distinct symbols.
 
+pub use crate::codes::{Code, Severity};
 use serde::Serialize;
 use std::fmt;
 
@@ -760,19 +761,10 @@ pub struct Pragma {
     pub span: Span,
 }
 
-/// Severity of a front-end diagnostic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Note,
-    Warning,
-    Error,
-}
-
 /// A message about the source, with a stable code (see `docs/checks/`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Diagnostic {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub message: String,
     pub span: Span,

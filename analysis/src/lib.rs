@@ -1,6 +1,7 @@
 //! The analysis crate: C front end and the classic analyses of ppo's SPPS stage.
 pub mod api;
 pub mod cfg;
+pub mod codes;
 pub mod compact;
 pub mod constprop;
 pub mod cost;

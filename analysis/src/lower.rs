@@ -258,7 +258,7 @@ fn adjust_param(t: Type) -> (Type, Option<Box<Type>>) {
 
 fn syntax_error(span: Span, what: &str) -> Diagnostic {
     Diagnostic {
-        code: "PPO010",
+        code: Code::SyntaxError,
         severity: Severity::Error,
         message: format!("syntax error: {what}; this code is not analysed"),
         span,
@@ -400,7 +400,7 @@ fn collect_top<'t>(
                     // Nested definitions are not addressable by (chunk, index): report them.
                     if ch.kind() == "function_definition" {
                         fs.diagnostics.push(Diagnostic {
-                            code: "PPO011",
+                            code: Code::OpaqueConstruct,
                             severity: Severity::Note,
                             message: "function inside `extern \"C\"` block is not analysed".into(),
                             span: cx.span(ch),
@@ -1213,7 +1213,7 @@ impl<'a> FnLower<'a> {
         let sp = cx.span(n);
         self.error_spans.push(sp);
         self.diags.push(Diagnostic {
-            code: "PPO011",
+            code: Code::OpaqueConstruct,
             severity: Severity::Note,
             message: format!("code nested more than {MAX_NESTING} levels deep is treated as opaque"),
             span: sp,
@@ -1400,7 +1400,7 @@ impl<'a> FnLower<'a> {
             "comment" | ";" => self.push_stmt(StmtKind::Empty, sp),
             "function_definition" => {
                 self.diags.push(Diagnostic {
-                    code: "PPO011",
+                    code: Code::OpaqueConstruct,
                     severity: Severity::Note,
                     message: "nested function definition (GNU extension) is not analysed".into(),
                     span: sp,
@@ -1542,7 +1542,7 @@ impl<'a> FnLower<'a> {
             let sp = cx.span(n);
             self.error_spans.push(sp);
             self.diags.push(Diagnostic {
-                code: "PPO011",
+                code: Code::OpaqueConstruct,
                 severity: Severity::Note,
                 message: format!(
                     "expression nested more than {MAX_NESTING} levels deep is treated as opaque"
@@ -1780,7 +1780,7 @@ impl<'a> FnLower<'a> {
                     }
                 }
                 self.diags.push(Diagnostic {
-                    code: "PPO011",
+                    code: Code::OpaqueConstruct,
                     severity: Severity::Note,
                     message: format!("`{}` is treated as an opaque expression", n.kind()),
                     span: sp,
@@ -1789,7 +1789,7 @@ impl<'a> FnLower<'a> {
             }
             _ => {
                 self.diags.push(Diagnostic {
-                    code: "PPO011",
+                    code: Code::OpaqueConstruct,
                     severity: Severity::Note,
                     message: format!("unsupported expression `{}` is treated as opaque", n.kind()),
                     span: sp,
@@ -1901,7 +1901,7 @@ mod tests {
     fn syntax_errors_are_opaque_and_reported() {
         let src = "int f(int n) {\n  int s = 0;\n  for (i = 0; i < n; i++ { s += 1; }\n  return s;\n}\n";
         let u = lower_str(src);
-        assert!(u.diagnostics.iter().any(|d| d.code == "PPO010"));
+        assert!(u.diagnostics.iter().any(|d| d.code == Code::SyntaxError));
         let f = &u.functions[0];
         assert!(f.has_errors());
         // The broken loop is not lowered as a loop.
@@ -1984,7 +1984,7 @@ mod tests {
         let u = lower_str(&src);
         let f = &u.functions[0];
         assert!(f.has_errors());
-        assert!(u.diagnostics.iter().any(|d| d.code == "PPO011"));
+        assert!(u.diagnostics.iter().any(|d| d.code == Code::OpaqueConstruct));
         let src = format!("int f(int x) {{ {} x++; }}\n", "if (x) ".repeat(2000));
         let u = lower_str(&src);
         assert!(u.functions[0].has_errors());

@@ -2,29 +2,17 @@
 //! do): a `parallel for` on a loop with a dependence, or one that misses a `private`,
 //! `lastprivate` or `reduction` clause the loop needs, is reported with the evidence.
 
-use crate::ir::{Diagnostic, ExprKind, Function, Severity, Span, StmtId, StmtKind, SymKind, TranslationUnit};
-use crate::parallel::{codes, LoopVerdict, Reason};
+use crate::ir::{
+    Code, Diagnostic, ExprKind, Function, Severity, Span, StmtId, StmtKind, SymKind, TranslationUnit,
+};
+use crate::parallel::{LoopVerdict, Reason};
 use std::collections::HashSet;
-
-/// A user's `parallel for` on a loop that is not parallel: a proven dependence.
-pub const RACE: &str = "PPO120";
-/// A user's `parallel for` that misses a data-sharing clause the loop needs.
-pub const MISSING_CLAUSE: &str = "PPO121";
-/// A user's directive the analysis cannot verify (pointers, calls, subscripts it cannot
-/// follow): a note, never a warning.
-pub const UNVERIFIED: &str = "PPO122";
 
 /// Reasons that prove a directive wrong: a dependence between iterations with its evidence.
 /// The others (an address the analysis cannot follow, pointers that may alias, a call whose
 /// effects are unknown, opaque code) only say that the analysis cannot tell.
-const PROVEN: [&str; 6] = [
-    codes::FLOW_DEP,
-    codes::ANTI_DEP,
-    codes::OUTPUT_DEP,
-    codes::SCALAR_DEP,
-    codes::EARLY_EXIT,
-    codes::DERIVED_IV,
-];
+const PROVEN: [Code; 6] =
+    [Code::FlowDep, Code::AntiDep, Code::OutputDep, Code::ScalarDep, Code::EarlyExit, Code::DerivedIv];
 
 /// Variables private to each thread at a worksharing `omp for` without `parallel`: those
 /// declared inside the enclosing `#pragma omp parallel` region or listed in its privatizing
@@ -248,7 +236,7 @@ pub fn check_user_directives(
         let ordered = text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "ordered");
         if ordered && (!v.legal || !v.clauses().is_empty()) {
             out.push(Diagnostic {
-                code: UNVERIFIED,
+                code: Code::Unverified,
                 severity: Severity::Note,
                 message: format!("`#pragma {text}`: ppo does not check loops with `ordered` regions"),
                 span,
@@ -261,17 +249,17 @@ pub fn check_user_directives(
                 .reasons
                 .iter()
                 .filter(|r| {
-                    r.code != codes::NOT_PROFITABLE
-                        && r.code != codes::INNER
-                        && r.code != codes::NOT_CANONICAL
+                    r.code != Code::NotProfitable
+                        && r.code != Code::InnerOfParallel
+                        && r.code != Code::NotCanonical
                 })
                 .filter(|r| {
-                    r.code != codes::SCALAR_DEP || reason_var(unit, f, r).is_none_or(|n| !private.contains(n))
+                    r.code != Code::ScalarDep || reason_var(unit, f, r).is_none_or(|n| !private.contains(n))
                 })
                 // A dependence on an array the directive privatizes (each thread has its
                 // own copy: NPB MG's scratch rows `private(r1, r2)`) is no race.
                 .filter(|r| {
-                    !matches!(r.code, codes::FLOW_DEP | codes::ANTI_DEP | codes::OUTPUT_DEP)
+                    !matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep)
                         || reason_base_var(unit, f, r).is_none_or(|n| !user_private.contains(n))
                 })
                 .collect();
@@ -279,7 +267,7 @@ pub fn check_user_directives(
             if wrong.is_empty() {
                 if let Some(r) = blocking.first() {
                     out.push(Diagnostic {
-                        code: UNVERIFIED,
+                        code: Code::Unverified,
                         severity: Severity::Note,
                         message: format!(
                             "`#pragma {text}`: ppo cannot verify that the iterations are independent: {} [{}]",
@@ -292,7 +280,7 @@ pub fn check_user_directives(
             }
             if let Some(r) = wrong.first() {
                 out.push(Diagnostic {
-                    code: RACE,
+                    code: Code::Race,
                     severity: Severity::Warning,
                     message: format!(
                         "`#pragma {text}` on a loop that is not parallel: {} [{}]{}",
@@ -316,12 +304,12 @@ pub fn check_user_directives(
         if let Some(c) = &v.runtime_check {
             if !have.iter().any(|(k, _)| k == "if") {
                 out.push(Diagnostic {
-                    code: UNVERIFIED,
+                    code: Code::Unverified,
                     severity: Severity::Note,
                     message: format!(
                         "`#pragma {text}` on a loop that is parallel only when its pointers do not overlap: \
                          ppo cannot verify that they never do; add if({c}), or declare the pointers restrict [{}]",
-                        codes::MAY_ALIAS
+                        Code::MayAlias
                     ),
                     span,
                 });
@@ -382,7 +370,7 @@ pub fn check_user_directives(
         }
         if !missing.is_empty() {
             out.push(Diagnostic {
-                code: MISSING_CLAUSE,
+                code: Code::MissingClause,
                 severity: Severity::Warning,
                 message: format!(
                     "`#pragma {text}` misses {}: without it the iterations race on {}",
@@ -471,7 +459,7 @@ mod tests {
             let m = check(&src.replace("PRAGMA", &format!("#pragma omp parallel for {c}")));
             assert!(m.is_empty(), "{c}: {m:?}");
             let m = check(&src.replace("PRAGMA", "#pragma omp parallel for"));
-            assert!(m.len() == 1 && m[0].starts_with(MISSING_CLAUSE), "{c}: {m:?}");
+            assert!(m.len() == 1 && m[0].starts_with(Code::MissingClause.as_str()), "{c}: {m:?}");
         }
     }
 

@@ -3,44 +3,14 @@
 //!
 //! INTERFACE — implementation in progress.
 
-use crate::ir::{Span, StmtId};
+use crate::ir::{Code, Span, StmtId};
 use crate::sharing::{verdict_clauses, DataSharing, ReductionVar};
 use serde::Serialize;
-
-/// Stable check codes of the parallelizer (each has a page in `docs/checks/`).
-pub mod codes {
-    /// Loop-carried flow (true) dependence on an array.
-    pub const FLOW_DEP: &str = "PPO101";
-    /// Loop-carried anti dependence on an array.
-    pub const ANTI_DEP: &str = "PPO102";
-    /// Loop-carried output dependence on an array.
-    pub const OUTPUT_DEP: &str = "PPO103";
-    /// A write through a subscript the analysis cannot follow (`a[idx[i]] = …`, `a[i*i]`).
-    pub const UNKNOWN_WRITE: &str = "PPO104";
-    /// Pointers that may alias (no `restrict`, not provably distinct).
-    pub const MAY_ALIAS: &str = "PPO105";
-    /// A scalar carries a value from one iteration to the next (not private, not a reduction).
-    pub const SCALAR_DEP: &str = "PPO106";
-    /// A call with side effects (I/O, writes to globals or shared memory, unknown function).
-    pub const IMPURE_CALL: &str = "PPO107";
-    /// `break`, `return`, `goto` out of the loop, `exit()`.
-    pub const EARLY_EXIT: &str = "PPO108";
-    /// Not a canonical counted `for` loop (OpenMP needs `for (i = a; i < b; i += c)`).
-    pub const NOT_CANONICAL: &str = "PPO109";
-    /// Inline asm, statement expressions or code with syntax errors in the loop.
-    pub const OPAQUE: &str = "PPO110";
-    /// An induction variable updated inside the body (`k += 2`) that is not rewritten.
-    pub const DERIVED_IV: &str = "PPO111";
-    /// Parallel but not worth it: small constant trip count or almost no work.
-    pub const NOT_PROFITABLE: &str = "PPO112";
-    /// Parallel, but inside a loop that is parallelized (no nested parallel regions).
-    pub const INNER: &str = "PPO113";
-}
 
 /// Why a loop is not parallelized.
 #[derive(Clone, Debug, Serialize)]
 pub struct Reason {
-    pub code: &'static str,
+    pub code: Code,
     /// e.g. `loop-carried flow dependence on a[i] (distance 1) between line 12 and line 12`.
     pub message: String,
     /// The accesses or statements involved (conflicting accesses for a dependence).
@@ -212,7 +182,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         if is_legal {
             if let Some(p) = enclosing {
                 reasons.push(Reason {
-                    code: codes::INNER,
+                    code: Code::InnerOfParallel,
                     message: format!("inside parallelized loop {}", infos[p].id),
                     spans: vec![infos[p].header_span],
                     vars: Vec::new(),
@@ -370,7 +340,7 @@ fn unprofitable(
     if let TripCount::Const(n) = info.trip_count {
         if n < th.min_trip_count {
             return Some(Reason {
-                code: codes::NOT_PROFITABLE,
+                code: Code::NotProfitable,
                 message: format!("only {n} iterations"),
                 spans: vec![info.header_span],
                 vars: Vec::new(),
@@ -389,7 +359,7 @@ fn unprofitable(
         && !matches!(info.trip_count, TripCount::Const(_))
     {
         return Some(Reason {
-            code: codes::NOT_PROFITABLE,
+            code: Code::NotProfitable,
             message: "an innermost loop of unknown trip count inside a sequential loop: a parallel region per iteration of the enclosing loop, for work that cannot be bounded".into(),
             spans: vec![info.header_span],
 vars: Vec::new(),
@@ -399,7 +369,7 @@ vars: Vec::new(),
         if let RegionWork::Const(w) = region_work(unit, f, infos, k) {
             if w < th.min_region_work {
                 return Some(Reason {
-                    code: codes::NOT_PROFITABLE,
+                    code: Code::NotProfitable,
                     message: format!(
                         "inside a sequential loop, a parallel region per run of this loop for {w} statement executions: less work than starting the region"
                     ),
@@ -424,7 +394,7 @@ vars: Vec::new(),
             let work = trip.saturating_mul(n.max(1) as u64);
             if work < th.min_work {
                 return Some(Reason {
-                    code: codes::NOT_PROFITABLE,
+                    code: Code::NotProfitable,
                     message: format!(
                         "{trip} iterations of {n} statement{}: less work than starting a parallel region",
                         if n == 1 { "" } else { "s" }
@@ -436,7 +406,7 @@ vars: Vec::new(),
         }
         if !lg.has_refs && n < th.min_body_stmts {
             return Some(Reason {
-                code: codes::NOT_PROFITABLE,
+                code: Code::NotProfitable,
                 message: "too little work per iteration".to_string(),
                 spans: vec![info.header_span],
                 vars: Vec::new(),
@@ -446,7 +416,7 @@ vars: Vec::new(),
     None
 }
 
-fn reason(code: &'static str, message: String, spans: Vec<crate::ir::Span>) -> Reason {
+fn reason(code: Code, message: String, spans: Vec<crate::ir::Span>) -> Reason {
     Reason { code, message, spans, vars: Vec::new() }
 }
 
@@ -476,15 +446,15 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 TripCount::Unknown(r) => format!(": {r}"),
                 _ => String::new(),
             };
-            rs.push(reason(codes::NOT_CANONICAL, format!("for loop not in canonical form{why}"), hs.clone()));
+            rs.push(reason(Code::NotCanonical, format!("for loop not in canonical form{why}"), hs.clone()));
         }
         LoopKind::While => rs.push(reason(
-            codes::NOT_CANONICAL,
+            Code::NotCanonical,
             "while loop: OpenMP needs a canonical for loop".into(),
             hs.clone(),
         )),
         _ => rs.push(reason(
-            codes::NOT_CANONICAL,
+            Code::NotCanonical,
             "do-while loop: OpenMP needs a canonical for loop".into(),
             hs.clone(),
         )),
@@ -496,18 +466,18 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         (info.calls_exit, "the loop may call exit()"),
     ] {
         if flag {
-            rs.push(reason(codes::EARLY_EXIT, what.to_string(), hs.clone()));
+            rs.push(reason(Code::EarlyExit, what.to_string(), hs.clone()));
         }
     }
     if info.opaque {
         rs.push(reason(
-            codes::OPAQUE,
+            Code::OpaqueLoop,
             "inline asm, statement expression or unparsed code in the loop".into(),
             hs.clone(),
         ));
     }
     if info.calls_indirect {
-        rs.push(reason(codes::OPAQUE, "call through a function pointer".into(), hs.clone()));
+        rs.push(reason(Code::OpaqueLoop, "call through a function pointer".into(), hs.clone()));
     }
     // Calls.
     let mut user_calls = false;
@@ -551,21 +521,19 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                     }
                     rs.push(
                         reason(
-                            codes::IMPURE_CALL,
+                            Code::ImpureCall,
                             format!("call to {name}, which {}", what.join(", ")),
                             hs.clone(),
                         )
                         .about(s.writes_global_names.iter().cloned()),
                     );
                 }
-                None => {
-                    rs.push(reason(codes::IMPURE_CALL, format!("call to {name} (no summary)"), hs.clone()))
-                }
+                None => rs.push(reason(Code::ImpureCall, format!("call to {name} (no summary)"), hs.clone())),
             }
         } else if let Some(l) = crate::libc::lookup(name) {
             if !l.pure || !l.thread_safe {
                 rs.push(reason(
-                    codes::IMPURE_CALL,
+                    Code::ImpureCall,
                     format!("call to {name}, which has side effects ({:?})", l.effect).to_lowercase(),
                     hs.clone(),
                 ));
@@ -573,15 +541,15 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 call_reads_memory = true;
             }
         } else {
-            rs.push(reason(codes::IMPURE_CALL, format!("call to unknown function {name}"), hs.clone()));
+            rs.push(reason(Code::ImpureCall, format!("call to unknown function {name}"), hs.clone()));
         }
     }
     // Array dependences. Not examined for a loop that a cheaper check already keeps
     // sequential for good (its shape, an exit, opaque code, a side-effecting call): dependence
     // testing is the costly part, and interpreter-style loops are full of references.
-    let hopeless = rs.iter().any(|r| {
-        [codes::NOT_CANONICAL, codes::EARLY_EXIT, codes::OPAQUE, codes::IMPURE_CALL].contains(&r.code)
-    });
+    let hopeless = rs
+        .iter()
+        .any(|r| [Code::NotCanonical, Code::EarlyExit, Code::OpaqueLoop, Code::ImpureCall].contains(&r.code));
     let deps = if hopeless {
         None
     } else {
@@ -592,7 +560,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         let mapped = deps.as_ref().is_some_and(|d| !d.nest.unmodeled_calls.iter().any(|c| c == name));
         if !mapped {
             rs.push(reason(
-                codes::IMPURE_CALL,
+                Code::ImpureCall,
                 format!("call to {name}, which writes through pointers"),
                 hs.clone(),
             ));
@@ -611,7 +579,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
             if *write {
                 rs.push(
                     reason(
-                        codes::UNKNOWN_WRITE,
+                        Code::UnknownWrite,
                         format!("write through `{text}`, an address the analysis cannot follow"),
                         vec![*span],
                     )
@@ -620,7 +588,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
             } else if loop_writes_memory {
                 rs.push(
                     reason(
-                        codes::MAY_ALIAS,
+                        Code::MayAlias,
                         format!("`{text}` reads through an address the analysis cannot follow, and the loop writes memory"),
                         vec![*span],
                     )
@@ -654,11 +622,11 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                     continue;
                 }
                 let code = match b.kind {
-                    DepKind::Flow | DepKind::Input => codes::FLOW_DEP,
-                    DepKind::Anti => codes::ANTI_DEP,
-                    DepKind::Output => codes::OUTPUT_DEP,
-                    DepKind::Unknown => codes::UNKNOWN_WRITE,
-                    DepKind::MayAlias => codes::MAY_ALIAS,
+                    DepKind::Flow | DepKind::Input => Code::FlowDep,
+                    DepKind::Anti => Code::AntiDep,
+                    DepKind::Output => Code::OutputDep,
+                    DepKind::Unknown => Code::UnknownWrite,
+                    DepKind::MayAlias => Code::MayAlias,
                 };
                 if b.kind == DepKind::MayAlias {
                     alias.push((rs.len(), d.nest.refs[b.source].base, d.nest.refs[b.sink].base));
@@ -691,7 +659,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                                 let name = unit.sym(v).name.clone();
                                 rs.push(
                                     reason(
-                                        codes::IMPURE_CALL,
+                                        Code::ImpureCall,
                                         format!("call to {cname} may read {name}, which the loop writes"),
                                         vec![f.expr(x).span],
                                     )
@@ -704,7 +672,11 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
             }
         }
     } else if !hopeless {
-        rs.push(reason(codes::OPAQUE, "the loop's array references cannot be analysed".into(), hs.clone()));
+        rs.push(reason(
+            Code::OpaqueLoop,
+            "the loop's array references cannot be analysed".into(),
+            hs.clone(),
+        ));
     }
     // Scalars.
     let blocks = facts.cfg.loops.iter().find(|l| l.stmt == info.stmt);
@@ -729,7 +701,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 if sy.is_global_storage() || sy.address_taken {
                     rs.push(
                         reason(
-                            codes::SCALAR_DEP,
+                            Code::ScalarDep,
                             format!(
                                 "loop index {} is {}",
                                 sy.name,
@@ -753,7 +725,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 if global && user_calls {
                     rs.push(
                         reason(
-                            codes::SCALAR_DEP,
+                            Code::ScalarDep,
                             format!("global {} is written in a loop that calls functions", v.name),
                             v.spans.clone(),
                         )
@@ -782,7 +754,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                             Some(iv) => lg.sharing.linear.push((v.name.clone(), iv.step)),
                             None => rs.push(
                                 reason(
-                                    codes::DERIVED_IV,
+                                    Code::DerivedIv,
                                     format!(
                                         "induction variable {n} updated in the loop ({n} = {n}0 + {step} per iteration) is not a `linear` variable: {why}",
                                         n = v.name,
@@ -799,7 +771,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                         }
                     }
                     ScalarClass::Carried(m) => {
-                        rs.push(reason(codes::SCALAR_DEP, m.clone(), v.spans.clone()).about([v.name.clone()]))
+                        rs.push(reason(Code::ScalarDep, m.clone(), v.spans.clone()).about([v.name.clone()]))
                     }
                 }
             }
@@ -809,7 +781,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                     let name = unit.sym(*g).name.clone();
                     rs.push(
                         reason(
-                            codes::IMPURE_CALL,
+                            Code::ImpureCall,
                             format!("a called function reads {name}, which the loop writes"),
                             hs.clone(),
                         )
@@ -824,7 +796,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                     if sy.address_taken && !sy.is_const {
                         rs.push(
                             reason(
-                                codes::MAY_ALIAS,
+                                Code::MayAlias,
                                 format!(
                                     "{} (address taken) may be written through a pointer in the loop",
                                     sy.name
@@ -837,7 +809,9 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 }
             }
         }
-        _ => rs.push(reason(codes::OPAQUE, "the loop's control flow cannot be analysed".into(), hs.clone())),
+        _ => {
+            rs.push(reason(Code::OpaqueLoop, "the loop's control flow cannot be analysed".into(), hs.clone()))
+        }
     }
     // Pointers that may alias are the only obstacle: parallel when the accessed ranges are
     // disjoint, tested at run time.
@@ -881,7 +855,7 @@ mod tests {
         fe.unit.functions.iter().flat_map(|f| function_verdicts(&fe.unit, f, &sums)).collect()
     }
 
-    fn codes_of(v: &LoopVerdict) -> Vec<&'static str> {
+    fn codes_of(v: &LoopVerdict) -> Vec<Code> {
         v.reasons.iter().map(|r| r.code).collect()
     }
 
@@ -913,7 +887,7 @@ mod tests {
         // The same nest with constant sizes: 16 x 256 copies per run is too little.
         let v = verdicts("double x[64][64][256], y[256][16];\nvoid f(int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < 16; j++)\n   for (i = 0; i < 256; i++)\n    y[i][j] = x[k][j][i];\n  y[0][0] = y[0][1] * y[1][0];\n } }");
         assert!(!v[1].parallelize);
-        assert_eq!(codes_of(&v[1]), [codes::NOT_PROFITABLE]);
+        assert_eq!(codes_of(&v[1]), [Code::NotProfitable]);
         // A size computed in the sequential loop is tested where the region starts; a
         // triangular nest's size is not known before it; a loop outside any sequential loop
         // gets no test.
@@ -935,7 +909,7 @@ mod tests {
     fn carried_scalar_and_iv() {
         let v = verdicts("double f(double *a, int n) { int i, k = 0; double x = 1;\n for (i = 0; i < n; i++) { x = x * 2 + a[i]; }\n for (i = 0; i < n; i++) { a[k] = 0; k += 2; } return x; }");
         assert!(!v[0].legal);
-        assert!(codes_of(&v[0]).contains(&codes::SCALAR_DEP));
+        assert!(codes_of(&v[0]).contains(&Code::ScalarDep));
         // k is linear and a[k] = a[k0 + 2*i] is independent across iterations.
         assert!(v[1].legal, "{:?}", v[1].reasons);
         assert_eq!(v[1].clauses(), "linear(k:2)");
@@ -964,7 +938,7 @@ mod tests {
 void f(int *restrict a, int n) {
  for (i = 0; i < n; i++) a[i] = 0; }",
         );
-        assert!(codes_of(&v[0]).contains(&codes::SCALAR_DEP));
+        assert!(codes_of(&v[0]).contains(&Code::ScalarDep));
     }
 
     #[test]
@@ -996,10 +970,10 @@ void f(int *restrict a, int n) {
         let v = verdicts(
             "#include <stdio.h>\nvoid f(double *a, int n) { int i = 0;\n for (i = 1; i < n; i++) a[i] = a[i-1] + 1;\n for (i = 0; i < n; i++) { if (a[i] < 0) break; a[i] = 1; }\n for (i = 0; i < n; i++) printf(\"%f\", a[i]);\n while (i < n) { a[i] = 0; i++; } }",
         );
-        assert!(codes_of(&v[0]).contains(&codes::FLOW_DEP));
-        assert!(codes_of(&v[1]).contains(&codes::EARLY_EXIT));
-        assert!(codes_of(&v[2]).contains(&codes::IMPURE_CALL));
-        assert!(codes_of(&v[3]).contains(&codes::NOT_CANONICAL));
+        assert!(codes_of(&v[0]).contains(&Code::FlowDep));
+        assert!(codes_of(&v[1]).contains(&Code::EarlyExit));
+        assert!(codes_of(&v[2]).contains(&Code::ImpureCall));
+        assert!(codes_of(&v[3]).contains(&Code::NotCanonical));
     }
 
     #[test]
@@ -1012,12 +986,12 @@ void f(int *restrict a, int n) {
         let c = verdicts("void f(double a[100][100], int n) { int i, j;\n for (i = 0; i < 16; i++)\n  for (j = 0; j < n; j++)\n   a[i][j] = 0; }");
         assert_eq!(c[0].clauses(), "private(j) collapse(2)");
         assert!(v[1].legal && !v[1].parallelize);
-        assert_eq!(codes_of(&v[1]), vec![codes::INNER]);
-        assert_eq!(codes_of(&v[2]), vec![codes::NOT_PROFITABLE]);
+        assert_eq!(codes_of(&v[1]), vec![Code::InnerOfParallel]);
+        assert_eq!(codes_of(&v[2]), vec![Code::NotProfitable]);
     }
 
     fn alias_reason(v: &LoopVerdict) -> &str {
-        let r = v.reasons.iter().find(|r| r.code == codes::MAY_ALIAS).expect("a PPO105 reason");
+        let r = v.reasons.iter().find(|r| r.code == Code::MayAlias).expect("a PPO105 reason");
         &r.message
     }
 
@@ -1055,7 +1029,7 @@ void f(int *restrict a, int n) {
         assert_eq!(v[0].collapse, 1);
         // The inner loop is legal on its own test, and inside a parallelized loop.
         assert!(v[1].legal && !v[1].parallelize);
-        assert_eq!(codes_of(&v[1]), vec![codes::INNER]);
+        assert_eq!(codes_of(&v[1]), vec![Code::InnerOfParallel]);
         assert_eq!(
             v[1].runtime_check.as_deref(),
             Some("(const char *)(a + n) <= (const char *)(c + n*j) || (const char *)(c + (n*j + n)) <= (const char *)a")
@@ -1078,7 +1052,7 @@ void f(int *restrict a, int n) {
             "void f(int n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i * i]; }",
         );
         assert!(!v[0].legal && v[0].runtime_check.is_none());
-        assert_eq!(codes_of(&v[0]), vec![codes::MAY_ALIAS]);
+        assert_eq!(codes_of(&v[0]), vec![Code::MayAlias]);
         assert!(
             alias_reason(&v[0])
                 .contains("no run-time overlap test: `b[i * i]` is not affine in the loop index `i`"),
@@ -1168,12 +1142,12 @@ void f(int *restrict a, int n) {
             "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = b[k + 1]; k++; } }",
         );
         assert!(!v[0].legal);
-        assert_eq!(codes_of(&v[0]), vec![codes::ANTI_DEP]);
+        assert_eq!(codes_of(&v[0]), vec![Code::AntiDep]);
         // Before and after the update: the second write is the next iteration's first.
         let v = verdicts(
             "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = 0; k += 1; b[k] = 1; } }",
         );
-        assert_eq!(codes_of(&v[0]), vec![codes::OUTPUT_DEP]);
+        assert_eq!(codes_of(&v[0]), vec![Code::OutputDep]);
         // No collapse: the step counts iterations of the outer loop only.
         let v = verdicts(
             "double b[100][100];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 100; j++) b[i][j] = k; k += 3; } return k; }",
@@ -1188,7 +1162,7 @@ void f(int *restrict a, int n) {
         let why = |src: &str| -> String {
             let v = verdicts(src);
             assert!(!v[0].legal);
-            let r = v[0].reasons.iter().find(|r| r.code == codes::DERIVED_IV).expect("PPO111");
+            let r = v[0].reasons.iter().find(|r| r.code == Code::DerivedIv).expect("PPO111");
             r.message.clone()
         };
         let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) k += 2; b[i] = k; } return k; }");
@@ -1207,7 +1181,7 @@ void f(int *restrict a, int n) {
         let v = verdicts(
             "double b[400];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[k] = i; k++; } }",
         );
-        assert_eq!(codes_of(&v[0]), vec![codes::UNKNOWN_WRITE]);
+        assert_eq!(codes_of(&v[0]), vec![Code::UnknownWrite]);
         assert!(v[0].reasons[0].message.contains("no integer closed form"), "{:?}", v[0].reasons);
         let v = verdicts("double b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[i] = k; k++; } return k; }");
         assert!(v[0].parallelize, "{:?}", v[0].reasons);
@@ -1220,11 +1194,11 @@ void f(int *restrict a, int n) {
             "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { a[i] = b[i + 1]; (c ? b : d)[i] = 0; } }",
         );
         assert!(!v[0].legal);
-        assert!(codes_of(&v[0]).contains(&codes::UNKNOWN_WRITE), "{:?}", v[0].reasons);
+        assert!(codes_of(&v[0]).contains(&Code::UnknownWrite), "{:?}", v[0].reasons);
         let v = verdicts(
             "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { b[i] = (c ? b : d)[i + 1]; } }",
         );
-        assert!(codes_of(&v[0]).contains(&codes::MAY_ALIAS), "{:?}", v[0].reasons);
+        assert!(codes_of(&v[0]).contains(&Code::MayAlias), "{:?}", v[0].reasons);
         // Reads only: fine.
         let v = verdicts(
             "double g(int n, int c, double *restrict b, double *restrict d) { int i; double s = 0;\n for (i = 0; i < n; i++) { s += (c ? b : d)[i]; } return s; }",

@@ -25,7 +25,7 @@
 //! arguments or an unterminated argument list; the text is left unexpanded), `PPO005`
 //! (expansion or include limits reached).
 
-use crate::ir::{Diagnostic, Severity, Span};
+use crate::ir::{Code, Diagnostic, Severity, Span};
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
@@ -799,7 +799,7 @@ impl<'o> Pp<'o> {
         self.bloom[k >> 6] |= 1 << (k & 63);
     }
 
-    fn diag(&mut self, code: &'static str, severity: Severity, span: Span, message: String) {
+    fn diag(&mut self, code: Code, severity: Severity, span: Span, message: String) {
         self.diagnostics.push(Diagnostic { code, severity, message, span });
     }
 
@@ -808,7 +808,7 @@ impl<'o> Pp<'o> {
             self.exhausted = true;
             let span = Span::new(self.top_start as u32, self.top_start as u32);
             self.diag(
-                "PPO005",
+                Code::PpLimit,
                 Severity::Warning,
                 span,
                 "macro expansion limit reached; the remaining macros are not expanded".into(),
@@ -1445,7 +1445,7 @@ impl<'o> Pp<'o> {
         for c in &open {
             let span = c.span;
             self.diag(
-                "PPO001",
+                Code::PpConditional,
                 Severity::Warning,
                 span,
                 "unterminated conditional directive (missing #endif)".into(),
@@ -1522,13 +1522,13 @@ impl<'o> Pp<'o> {
                 let span = Span::new(s as u32, self.src_last as u32);
                 match e {
                     Abort::Args(n) => self.diag(
-                        "PPO004",
+                        Code::MacroArity,
                         Severity::Warning,
                         span,
                         format!("macro \"{n}\" called with the wrong number of arguments; left unexpanded"),
                     ),
                     Abort::Unterminated(n) if !n.is_empty() => self.diag(
-                        "PPO004",
+                        Code::MacroArity,
                         Severity::Warning,
                         span,
                         format!("unterminated argument list invoking macro \"{n}\"; left unexpanded"),
@@ -1537,7 +1537,7 @@ impl<'o> Pp<'o> {
                     Abort::Limit => self.limit_reached(),
                     Abort::TooDeep => {
                         self.diag(
-                            "PPO005",
+                            Code::PpLimit,
                             Severity::Warning,
                             span,
                             "macro invocation nested too deeply or too large; left unexpanded".into(),
@@ -1651,11 +1651,11 @@ impl<'o> Pp<'o> {
                 st.conds.push(Cond { parent: was_active, active, taken, seen_else: false, span });
             }
             b"elif" | b"elifdef" | b"elifndef" => match st.conds.len() {
-                0 => self.diag("PPO001", Severity::Warning, span, "#elif without #if".into()),
+                0 => self.diag(Code::PpConditional, Severity::Warning, span, "#elif without #if".into()),
                 n => {
                     let c = &st.conds[n - 1];
                     if c.seen_else {
-                        self.diag("PPO001", Severity::Warning, span, "#elif after #else".into());
+                        self.diag(Code::PpConditional, Severity::Warning, span, "#elif after #else".into());
                     }
                     let (parent, taken) = (c.parent, c.taken);
                     let v = if !parent || taken {
@@ -1674,19 +1674,19 @@ impl<'o> Pp<'o> {
                 }
             },
             b"else" => match st.conds.last_mut() {
-                None => self.diag("PPO001", Severity::Warning, span, "#else without #if".into()),
+                None => self.diag(Code::PpConditional, Severity::Warning, span, "#else without #if".into()),
                 Some(c) => {
                     let dup = c.seen_else;
                     c.seen_else = true;
                     c.active = c.parent && !c.taken;
                     c.taken = true;
                     if dup {
-                        self.diag("PPO001", Severity::Warning, span, "#else after #else".into());
+                        self.diag(Code::PpConditional, Severity::Warning, span, "#else after #else".into());
                     }
                 }
             },
             b"endif" if st.conds.pop().is_none() => {
-                self.diag("PPO001", Severity::Warning, span, "#endif without #if".into());
+                self.diag(Code::PpConditional, Severity::Warning, span, "#endif without #if".into());
             }
             b"endif" => {}
             _ if !was_active => {}
@@ -1706,7 +1706,7 @@ impl<'o> Pp<'o> {
             b"error" => {
                 let msg = String::from_utf8_lossy(&f[ne..end]).trim().to_string();
                 let where_ = if st.is_main { String::new() } else { format!(" (in {})", st.path.display()) };
-                self.diag("PPO002", Severity::Warning, span, format!("#error{where_}: {msg}"));
+                self.diag(Code::PpError, Severity::Warning, span, format!("#error{where_}: {msg}"));
             }
             b"pragma" => {
                 keep = st.is_main;
@@ -1761,7 +1761,7 @@ impl<'o> Pp<'o> {
             if j == i || !is_id_start(f[i]) {
                 let d = String::from_utf8_lossy(kind).into_owned();
                 self.diag(
-                    "PPO001",
+                    Code::PpConditional,
                     Severity::Warning,
                     span,
                     format!("#{d} without a macro name; treated as false"),
@@ -1775,7 +1775,7 @@ impl<'o> Pp<'o> {
             Ok(v) => v,
             Err(msg) => {
                 self.diag(
-                    "PPO001",
+                    Code::PpConditional,
                     Severity::Warning,
                     span,
                     format!("invalid #if expression: {msg}; treated as false"),
@@ -2158,7 +2158,7 @@ impl<'o> Pp<'o> {
                 self.include_system(&name);
             } else {
                 self.diag(
-                    "PPO003",
+                    Code::HeaderNotFound,
                     Severity::Warning,
                     span,
                     format!(
@@ -2174,7 +2174,7 @@ impl<'o> Pp<'o> {
         }
         if self.stack.len() > MAX_INCLUDE_DEPTH {
             self.diag(
-                "PPO005",
+                Code::PpLimit,
                 Severity::Warning,
                 span,
                 format!("#include nested too deeply; \"{name}\" skipped"),
@@ -2183,7 +2183,12 @@ impl<'o> Pp<'o> {
         }
         self.header_bytes += text.len();
         if self.header_bytes > self.max_out {
-            self.diag("PPO005", Severity::Warning, span, format!("too much header text; \"{name}\" skipped"));
+            self.diag(
+                Code::PpLimit,
+                Severity::Warning,
+                span,
+                format!("too much header text; \"{name}\" skipped"),
+            );
             return;
         }
         let saved_site = self.site;

@@ -48,7 +48,7 @@ fn squeeze(s: &str) -> String {
 }
 
 fn codes(r: &Preprocessed) -> Vec<&'static str> {
-    r.diagnostics.iter().map(|d| d.code).collect()
+    r.diagnostics.iter().map(|d| d.code.as_str()).collect()
 }
 
 #[test]

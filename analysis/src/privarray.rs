@@ -297,7 +297,7 @@ mod tests {
             .iter()
             .flat_map(|f| function_verdicts(&fe.unit, f, &sums))
             .map(|v| {
-                let why = v.reasons.iter().map(|r| r.code).collect::<Vec<_>>().join(",");
+                let why = v.reasons.iter().map(|r| r.code.as_str()).collect::<Vec<_>>().join(",");
                 (v.legal, v.clauses(), why)
             })
             .collect()

@@ -20,6 +20,7 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-cape", "--cape"),
     ("-optimize", "--optimize"),
     ("-report", "--report"),
+    ("-report-format", "--report-format"),
     ("-log-db", "--log-db"),
     ("-no-log", "--no-log"),
     ("-output", "--output"),
@@ -302,6 +303,12 @@ pub struct BatchArgs {
     #[arg(long = "report", value_name = "FILE.json", requires = "target")]
     pub report: Option<PathBuf>,
 
+    /// The format of the --report file: json (ppo's loop report) or sarif (SARIF 2.1.0, one
+    /// result per reason, for code-scanning tools)
+    #[arg(long = "report-format", value_name = "FORMAT", value_enum, default_value_t = ReportFormat::Json,
+          requires = "report")]
+    pub report_format: ReportFormat,
+
     /// Parallelize with oneTBB: write C++ (`NAME.c` becomes `NAME.cpp`) with
     /// `tbb::parallel_for`/`parallel_reduce` for every loop proven parallel
     #[arg(long = "tbb", conflicts_with = "omp")]
@@ -458,6 +465,11 @@ pub struct AnalyzeArgs {
     #[arg(long = "summary")]
     pub summary: bool,
 
+    /// Print the report in FORMAT: json (as --json) or sarif (SARIF 2.1.0: the diagnostics
+    /// and the loops' reasons, for code-scanning tools)
+    #[arg(long = "report-format", value_name = "FORMAT", value_enum, conflicts_with_all = ["json", "summary"])]
+    pub report_format: Option<ReportFormat>,
+
     /// Print the time spent in each phase to standard error
     #[arg(long = "timings")]
     pub timings: bool,
@@ -470,6 +482,15 @@ pub struct AnalyzeArgs {
 
     #[command(flatten)]
     pub thresholds: ThresholdArgs,
+}
+
+/// The format of a report (`--report-format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// ppo's own JSON (`docs/analyze-json.md`; the batch mode's loop report).
+    Json,
+    /// SARIF 2.1.0 (OASIS), for code-scanning tools.
+    Sarif,
 }
 
 /// Preprocessor options, as for a C compiler.

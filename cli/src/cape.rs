@@ -3,7 +3,7 @@
 
 use crate::batch::Sink;
 use crate::diag::Diag;
-use analysis::ir::Severity;
+use analysis::ir::{Code, Severity};
 use std::collections::BTreeMap;
 use std::path::Path;
 use transforms::pipeline::FileOutcome;
@@ -13,7 +13,7 @@ use transforms::pipeline::FileOutcome;
 pub struct Cape {
     pub translated: usize,
     /// Refusals by code.
-    pub refused: BTreeMap<&'static str, usize>,
+    pub refused: BTreeMap<Code, usize>,
     pub programs: usize,
 }
 

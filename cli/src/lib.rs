@@ -11,12 +11,13 @@ pub mod logging;
 pub mod mpi;
 pub mod omp;
 pub mod run;
+pub mod sarif;
 pub mod tbb;
 pub mod translated;
 pub mod tune;
 
 use analysis::api::AnalyzeOptions;
-use args::{AnalyzeArgs, BatchArgs, Cli, Command};
+use args::{AnalyzeArgs, BatchArgs, Cli, Command, ReportFormat};
 use clap::Parser;
 use diag::Diag;
 use std::ffi::OsString;
@@ -187,8 +188,11 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
                 } else {
                     omp.report()
                 };
-                let json = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
-                if let Err(e) = fsutil::write_atomic(path, None, &mut json.as_bytes()) {
+                let text = match a.report_format {
+                    ReportFormat::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
+                    ReportFormat::Sarif => sarif::render(&sarif::loop_findings(&report.loops), input),
+                };
+                if let Err(e) = fsutil::write_atomic(path, None, &mut text.as_bytes()) {
                     diag::error(format_args!("{}: cannot write the report: {e}", path.display()));
                     return EXIT_FILE_ERRORS;
                 }
@@ -293,7 +297,14 @@ fn analyze(a: &AnalyzeArgs) -> i32 {
     }
     let rendered = if a.summary {
         format!("{}\n", report.summary_line())
-    } else if a.json {
+    } else if a.report_format == Some(ReportFormat::Sarif) {
+        // The file relative to the directory it was named from (its own, when absolute).
+        let (root, file) = match (path.is_absolute(), path.parent(), path.file_name()) {
+            (true, Some(dir), Some(name)) => (dir, Path::new(name)),
+            _ => (Path::new("."), path.as_path()),
+        };
+        sarif::render(&sarif::file_findings(&report, file), root)
+    } else if a.json || a.report_format == Some(ReportFormat::Json) {
         match serde_json::to_string_pretty(&report) {
             Ok(mut s) => {
                 s.push('\n');

@@ -5,6 +5,7 @@ use crate::batch::Sink;
 use crate::diag::Diag;
 use crate::omp::{LoopEntry, Report};
 use crate::translated;
+use analysis::codes::Code;
 use std::path::Path;
 use transforms::pipeline::{action, FileOutcome};
 
@@ -20,10 +21,7 @@ impl Sink for Mpi {
     fn file(&mut self, _path: &Path, rel_path: &Path, _text: &str, outcome: &FileOutcome, _diag: &mut Diag) {
         let events = translated::ps_events(outcome);
         self.programs += events.iter().filter(|e| e.action == action::MPI_MAIN).count();
-        let codes = translated::Codes {
-            all: &transforms::mpi::codes::ALL,
-            fallback: transforms::mpi::codes::UNSUPPORTED,
-        };
+        let codes = translated::Codes { all: &transforms::mpi::CODES, fallback: Code::MpiUnsupported };
         self.loops.extend(translated::loop_entries(rel_path, outcome, &codes));
     }
 }
@@ -37,7 +35,7 @@ impl Mpi {
     pub fn summary_line(&self) -> String {
         format!(
             "{}; {} program{} converted to MPI",
-            translated::summary(&self.loops, "generated as MPI DOALL loops", "MPI", "PPO30"),
+            translated::summary(&self.loops, "generated as MPI DOALL loops", "MPI", &transforms::mpi::CODES),
             self.programs,
             if self.programs == 1 { "" } else { "s" }
         )

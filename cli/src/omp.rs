@@ -4,6 +4,7 @@
 use crate::batch::Sink;
 use crate::diag::Diag;
 use analysis::api::{Range, ReasonReport};
+use analysis::codes::Code;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -37,7 +38,7 @@ pub struct LoopEntry {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ReasonEntry {
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     pub ranges: Vec<Range>,
 }
@@ -86,11 +87,7 @@ impl Sink for OpenMp {
                     let why =
                         skipped.iter().find(|s| s.loop_id == l.id).map_or(String::new(), |s| s.why.clone());
                     self.not_placed.push(format!("{file}:{}: {}: {why}", l.range.line, l.id));
-                    reasons.push(ReasonEntry {
-                        code: transforms::openmp::NOT_PLACED,
-                        message: why,
-                        ranges: vec![],
-                    });
+                    reasons.push(ReasonEntry { code: Code::NotPlaced, message: why, ranges: vec![] });
                 }
                 self.loops.push(LoopEntry {
                     file: file.clone(),
@@ -127,7 +124,7 @@ impl OpenMp {
     pub fn summary_line(&self) -> String {
         let loops = &self.loops;
         let count = |v: &str| loops.iter().filter(|l| l.verdict == v).count();
-        let mut by_code: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut by_code: BTreeMap<Code, usize> = BTreeMap::new();
         for l in loops.iter().filter(|l| l.verdict == "sequential") {
             for r in &l.reasons {
                 *by_code.entry(r.code).or_default() += 1;

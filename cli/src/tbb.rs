@@ -5,6 +5,7 @@ use crate::batch::Sink;
 use crate::diag::Diag;
 use crate::omp::{LoopEntry, Report};
 use crate::translated;
+use analysis::codes::Code;
 use std::path::Path;
 use transforms::pipeline::{action, FileOutcome};
 
@@ -22,8 +23,7 @@ impl Sink for Tbb {
             .iter()
             .filter(|e| e.action == action::CXX_FIX && e.reason.as_deref() != Some("oneTBB headers"))
             .count();
-        let codes =
-            translated::Codes { all: &transforms::tbb::codes::ALL, fallback: transforms::tbb::codes::CLAUSE };
+        let codes = translated::Codes { all: &transforms::tbb::CODES, fallback: Code::TbbClause };
         self.loops.extend(translated::loop_entries(rel_path, outcome, &codes));
     }
 }
@@ -37,7 +37,7 @@ impl Tbb {
     pub fn summary_line(&self) -> String {
         format!(
             "{}; {} C→C++ conversion{}",
-            translated::summary(&self.loops, "translated to TBB", "TBB", "PPO24"),
+            translated::summary(&self.loops, "translated to TBB", "TBB", &transforms::tbb::CODES),
             self.conversions,
             if self.conversions == 1 { "" } else { "s" }
         )

@@ -3,14 +3,15 @@
 //! `translate-loop` / `refuse-loop` events of PS).
 
 use crate::omp::{LoopEntry, ReasonEntry};
+use analysis::codes::Code;
 use std::collections::BTreeMap;
 use std::path::Path;
 use transforms::pipeline::{action, Event, FileOutcome};
 
 /// A target's refusal codes: the refusal event's code is one of `all`, else `fallback`.
 pub struct Codes {
-    pub all: &'static [&'static str],
-    pub fallback: &'static str,
+    pub all: &'static [Code],
+    pub fallback: Code,
 }
 
 /// The PS events of the file (all of them: the caller counts its own actions).
@@ -37,11 +38,11 @@ pub fn loop_entries(rel_path: &Path, outcome: &FileOutcome, codes: &Codes) -> Ve
             let translated = ev.filter(|e| e.action == action::TRANSLATE_LOOP);
             let refused = ev.filter(|e| e.action == action::REFUSE_LOOP);
             if let Some(r) = refused {
-                let code = codes
-                    .all
-                    .iter()
-                    .find(|c| r.code.as_deref() == Some(**c))
-                    .copied()
+                let code = r
+                    .code
+                    .as_deref()
+                    .and_then(|c| c.parse().ok())
+                    .filter(|c| codes.all.contains(c))
                     .unwrap_or(codes.fallback);
                 reasons.push(ReasonEntry {
                     code,
@@ -78,14 +79,14 @@ pub fn loop_entries(rel_path: &Path, outcome: &FileOutcome, codes: &Codes) -> Ve
 
 /// `loops: 40 seen, 20 {translated}, 1 refused by the {target} target (PPO240 ×1), 3
 /// parallel not annotated, 16 sequential (PPO101 ×9, …)`: the refusals list the target's
-/// codes (those starting with `prefix`), the sequential loops the analysis' codes.
-pub fn summary(loops: &[LoopEntry], translated: &str, target: &str, prefix: &str) -> String {
+/// codes (`own`), the sequential loops the analysis' codes.
+pub fn summary(loops: &[LoopEntry], translated: &str, target: &str, own_codes: &[Code]) -> String {
     let count = |v: &str| loops.iter().filter(|l| l.verdict == v).count();
     let codes = |verdict: &str, own: bool| {
-        let mut by_code: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut by_code: BTreeMap<Code, usize> = BTreeMap::new();
         for l in loops.iter().filter(|l| l.verdict == verdict) {
             for r in &l.reasons {
-                if r.code.starts_with(prefix) == own {
+                if own_codes.contains(&r.code) == own {
                     *by_code.entry(r.code).or_default() += 1;
                 }
             }

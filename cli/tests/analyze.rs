@@ -166,22 +166,3 @@ fn batch_reports_syntax_errors_with_file_and_line() {
     // The file is still mirrored unchanged.
     assert_eq!(fs::read_to_string(out.join("bad.c")).unwrap(), bad);
 }
-
-/// The pages of the front end's and of the directive checker's codes: their "Triggers"
-/// example gets the code from `ppo analyze`, their "Does not trigger" example does not.
-#[test]
-fn check_pages_of_analyze_codes() {
-    let t = tempfile::tempdir().unwrap();
-    let docs = root().join("docs/checks");
-    for code in ["PPO003", "PPO120", "PPO121", "PPO122"] {
-        let page = fs::read_to_string(docs.join(format!("{code}.md"))).unwrap();
-        assert!(page.starts_with(&format!("# {code} — ")), "{code}: title");
-        for (marker, want) in [("Triggers", true), ("Does not trigger", false)] {
-            let f = write(t.path(), &format!("{code}-{want}.c"), page_block(&page, marker));
-            let r = ppo(&["analyze".as_ref(), f.as_os_str()]);
-            r.assert_no_panic();
-            let got = r.stdout.contains(&format!("[{code}]"));
-            assert_eq!(got, want, "{code} {marker}:\n{}{}", r.stdout, r.stderr);
-        }
-    }
-}

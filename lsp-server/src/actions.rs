@@ -11,6 +11,7 @@
 
 use crate::engine::{target_title, Analysis, Facts};
 use analysis::api::{FunctionReport, LoopReport};
+use analysis::codes::Code;
 use std::sync::Arc;
 use tower_lsp::lsp_types::CodeActionKind;
 use transforms::edit::Edit;
@@ -153,7 +154,7 @@ pub fn why_not_parallelized(facts: &Facts, l: &LoopReport) -> Option<String> {
             .iter()
             .find(|e| e.loop_id.as_deref() == Some(l.id.as_str()) && e.code.is_some())
             .and_then(|e| e.code.clone())
-            .unwrap_or_else(|| transforms::openmp::NOT_PLACED.to_string());
+            .unwrap_or_else(|| Code::NotPlaced.to_string());
         return Some(if s.user_directive {
             format!("{} (kept as written and checked: see PPO120/PPO121)", s.why)
         } else {

@@ -7,6 +7,7 @@
 //! type keeps its default and is reported (see [`Settings::from_json`]). Documented in
 //! `docs/lsp.md`.
 
+use analysis::codes::Code;
 use analysis::parallel::Thresholds;
 use analysis::preprocess::PpOptions;
 use serde_json::Value;
@@ -255,7 +256,7 @@ impl Settings {
     }
 
     /// The URL of a check's page.
-    pub fn doc_url(&self, code: &str) -> Option<tower_lsp::lsp_types::Url> {
+    pub fn doc_url(&self, code: Code) -> Option<tower_lsp::lsp_types::Url> {
         tower_lsp::lsp_types::Url::parse(&format!("{}{code}.md", self.docs_base_url)).ok()
     }
 }
@@ -494,7 +495,7 @@ mod tests {
         assert_eq!((s.parallelizable, s.sequential), (Level::Off, Level::Information));
         assert_eq!(s.defines, vec![("N".into(), "100".into()), ("FAST".into(), "1".into())]);
         assert_eq!(s.compile_commands, CompileCommandsSetting::Off);
-        assert_eq!(s.doc_url("PPO101").unwrap().as_str(), "https://example.org/checks/PPO101.md");
+        assert_eq!(s.doc_url(Code::FlowDep).unwrap().as_str(), "https://example.org/checks/PPO101.md");
         assert_eq!(s.debounce_ms, 5);
         let (flat, _) =
             Settings::from_json(&base, &json!({"target": "openmp", "hints": {"parallelizable": "warning"}}));
@@ -508,7 +509,7 @@ mod tests {
     #[test]
     fn default_docs_url_is_a_file_url_to_the_checks() {
         let s = Settings::default();
-        let u = s.doc_url("PPO101").unwrap();
+        let u = s.doc_url(Code::FlowDep).unwrap();
         assert_eq!(u.scheme(), "file");
         assert!(u.to_file_path().unwrap().is_file(), "{u}");
     }

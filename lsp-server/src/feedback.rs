@@ -5,7 +5,7 @@ use crate::actions::{short_message, ActionContext, ActionRegistry, Offer};
 use crate::config::Settings;
 use crate::engine::{Analysis, Facts, State};
 use analysis::api::{FunctionReport, LoopReport, ReasonReport, VarKind};
-use analysis::ir::Severity;
+use analysis::ir::{Code, Severity};
 use analysis::sharing::DataSharing;
 use serde_json::json;
 use std::collections::HashMap;
@@ -17,8 +17,6 @@ use tower_lsp::lsp_types::{
 
 /// `source` of every diagnostic.
 pub const SOURCE: &str = "ppo";
-/// The code of the hint on a loop ppo would parallelize (`docs/checks/PPO130.md`).
-pub const PARALLELIZABLE: &str = "PPO130";
 /// The command a code lens runs.
 pub const EXPLAIN_LOOP: &str = "ppo.explainLoop";
 
@@ -150,7 +148,8 @@ fn severity(s: Severity) -> DiagnosticSeverity {
     match s {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,
-        Severity::Note => DiagnosticSeverity::INFORMATION,
+        Severity::Note | Severity::Info => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
     }
 }
 
@@ -158,7 +157,7 @@ fn diagnostic(
     settings: &Settings,
     range: Range,
     sev: DiagnosticSeverity,
-    code: &str,
+    code: Code,
     message: String,
 ) -> Diagnostic {
     Diagnostic {
@@ -215,7 +214,7 @@ pub fn diagnostics(a: &Analysis, uri: &Url) -> Vec<Diagnostic> {
     for d in &report.diagnostics {
         let mut diag =
             diagnostic(s, a.lines.range(&a.text, &d.range), severity(d.severity), d.code, d.message.clone());
-        if d.code.starts_with("PPO12") {
+        if matches!(d.code, Code::Race | Code::MissingClause | Code::Unverified) {
             // A directive check: the loop is the first one after the directive.
             if let Some((_, l)) = facts.loops().find(|(_, l)| l.range.line > d.range.line) {
                 let rs: Vec<&ReasonReport> = distinct_reasons(&l.parallel.reasons);
@@ -232,7 +231,7 @@ pub fn diagnostics(a: &Analysis, uri: &Url) -> Vec<Diagnostic> {
                 s,
                 a.lines.range(&a.text, &l.header),
                 sev,
-                PARALLELIZABLE,
+                Code::Parallelizable,
                 format!("this loop can run in parallel: {}", p.directive),
             );
             d.data = Some(json!({ "loop": l.id }));
@@ -244,7 +243,7 @@ pub fn diagnostics(a: &Analysis, uri: &Url) -> Vec<Diagnostic> {
                 s,
                 a.lines.range(&a.text, &l.header),
                 sev,
-                transforms::openmp::NOT_PLACED,
+                Code::NotPlaced,
                 format!("this loop can run in parallel, but the directive cannot be placed: {}", k.why),
             );
             d.data = Some(json!({ "loop": l.id }));
@@ -320,8 +319,8 @@ fn sharing_class(s: &DataSharing, n: &str) -> Option<(String, String)> {
 }
 
 /// PPO101–PPO105: dependences through arrays and memory.
-fn is_dependence(code: &str) -> bool {
-    matches!(code, "PPO101" | "PPO102" | "PPO103" | "PPO104" | "PPO105")
+fn is_dependence(code: Code) -> bool {
+    matches!(code, Code::FlowDep | Code::AntiDep | Code::OutputDep | Code::UnknownWrite | Code::MayAlias)
 }
 
 /// The classification of every variable the loop reads or writes: from the data-sharing
@@ -351,8 +350,11 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
                 "the loop's counter"
             };
             ("private (loop index)".to_string(), why.to_string())
-        } else if let Some(r) =
-            l.parallel.reasons.iter().find(|r| matches!(r.code, "PPO106" | "PPO111") && r.vars.contains(&n))
+        } else if let Some(r) = l
+            .parallel
+            .reasons
+            .iter()
+            .find(|r| matches!(r.code, Code::ScalarDep | Code::DerivedIv) && r.vars.contains(&n))
         {
             ("carried".to_string(), format!("{} {}", r.code, short_message(&r.message)))
         } else if let Some(r) =
@@ -391,7 +393,7 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
     out
 }
 
-fn code_link(s: &Settings, code: &str) -> String {
+fn code_link(s: &Settings, code: Code) -> String {
     match s.doc_url(code) {
         Some(u) => format!("[{code}]({u})"),
         None => code.to_string(),

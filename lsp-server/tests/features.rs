@@ -236,7 +236,7 @@ impl LoopTransformation for FakeUnroll {
                 } else {
                     Outcome::Refusal(Refusal {
                         loops: vec![r],
-                        code: Some("PPO299"),
+                        code: Some(analysis::codes::Code::UnrollNotCanonical),
                         reason: "not a counted loop".into(),
                     })
                 }
@@ -275,7 +275,7 @@ async fn os_proposals_are_code_actions_and_optimize_applies_them() {
     assert!(new.contains("  /* unrolled by 2 */\n  for (int i = 0; i < 1000; i++)"), "{new}");
     // The refusal is in the hover of the loop it is about.
     let md = c.hover(uri, 8, 3).await["contents"]["value"].as_str().unwrap().to_string();
-    assert!(md.contains("~~unroll~~ not offered: not a counted loop [PPO299]"), "{md}");
+    assert!(md.contains("~~unroll~~ not offered: not a counted loop [PPO220]"), "{md}");
     // Only `auto` proposals are applied by -optimize: none here.
     let r = c
         .request("workspace/executeCommand", json!({"command": "ppo.optimizeFile", "arguments": [uri]}))

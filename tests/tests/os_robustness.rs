@@ -46,7 +46,7 @@ fn syntax_errors(path: &Path, text: &str) -> usize {
         .unit
         .diagnostics
         .iter()
-        .filter(|d| d.code == "PPO010")
+        .filter(|d| d.code == analysis::codes::Code::SyntaxError)
         .count()
 }
 

@@ -28,20 +28,13 @@
 use crate::edit::Edit;
 use crate::loopir::*;
 use crate::optimize::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal, Refusal};
+use analysis::codes::Code;
 use analysis::depend::DepKind;
 use analysis::ir::*;
 use analysis::loops::Affine;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{BTreeSet, BinaryHeap};
-
-/// Every statement of the loop is in one dependence cycle: nothing to distribute.
-pub const ONE_COMPONENT: &str = "PPO210";
-/// Scalars carry values between the statements (distribution would need scalar expansion).
-pub const SCALAR_TIES: &str = "PPO211";
-/// Index-set splitting is not possible (the bound is not loop-invariant and affine, the
-/// step is not 1, the condition is always true or false).
-pub const NO_SPLIT: &str = "PPO215";
 
 /// Most statements in a loop body fission considers.
 pub const MAX_STMTS: usize = 64;
@@ -348,12 +341,12 @@ fn distribute(ir: &FnIr, l: StmtId, target: bool) -> Option<Outcome> {
         return None;
     }
     let lref = ir.loop_ref(l)?;
-    let refuse = |code: &'static str, reason: String| {
+    let refuse = |code: Code, reason: String| {
         Some(Outcome::Refusal(Refusal { loops: vec![lref.clone()], code: Some(code), reason }))
     };
     let e = ir.effects(l);
     if let Some(why) = loop_obstacle(ir, l, &e, true) {
-        return refuse(crate::fusion::NOT_ELIGIBLE, format!("{}: {why}", rep.id));
+        return refuse(Code::NotRestructurable, format!("{}: {why}", rep.id));
     }
     let g = stmt_graph(ir, l, &tops)?;
     let comps = components(tops.len(), &g.edges);
@@ -367,7 +360,7 @@ fn distribute(ir: &FnIr, l: StmtId, target: bool) -> Option<Outcome> {
         if !g.ties.is_empty() && components(tops.len(), &no_scalars).len() > 1 {
             let names: Vec<String> = g.ties.iter().map(|n| format!("`{n}`")).collect();
             return refuse(
-                SCALAR_TIES,
+                Code::FissionScalarTies,
                 format!(
                     "{}: {} carr{} values between its statements; distributing them would need scalar expansion",
                     rep.id,
@@ -377,7 +370,7 @@ fn distribute(ir: &FnIr, l: StmtId, target: bool) -> Option<Outcome> {
             );
         }
         return refuse(
-            ONE_COMPONENT,
+            Code::FissionOneComponent,
             format!("{}: every statement is in one dependence cycle: there is nothing to distribute", rep.id),
         );
     }
@@ -510,22 +503,22 @@ fn split(ir: &FnIr, l: StmtId) -> Option<Outcome> {
     }
     let rep = ir.loop_report(l)?;
     let lref: LoopRef = ir.loop_ref(l)?;
-    let refuse = |code: &'static str, reason: String| {
+    let refuse = |code: Code, reason: String| {
         Some(Outcome::Refusal(Refusal { loops: vec![lref.clone()], code: Some(code), reason }))
     };
     let e = ir.effects(l);
     if let Some(why) = loop_obstacle(ir, l, &e, true) {
-        return refuse(crate::fusion::NOT_ELIGIBLE, format!("{}: {why}", rep.id));
+        return refuse(Code::NotRestructurable, format!("{}: {why}", rep.id));
     }
     if c.step != 1 {
-        return refuse(NO_SPLIT, format!("{}: step {} (splitting supports step 1)", rep.id, c.step));
+        return refuse(Code::NoSplit, format!("{}: step {} (splitting supports step 1)", rep.id, c.step));
     }
     // The bound: affine over variables the loop does not write, no memory, no calls.
     let bound_aff = analysis::loops::affine(ir.unit, f, bound);
     let written: BTreeSet<SymId> = e.writes.clone();
     let Some(bound_aff) = bound_aff.filter(|a| a.symbols().all(|s| !written.contains(&s))) else {
         return refuse(
-            NO_SPLIT,
+            Code::NoSplit,
             format!(
                 "{}: the bound `{}` of the test on `{}` is not an affine value the loop leaves unchanged",
                 rep.id,
@@ -536,7 +529,7 @@ fn split(ir: &FnIr, l: StmtId) -> Option<Outcome> {
     };
     if ir.live_after(l, c.var) {
         return refuse(
-            crate::fusion::INDEX_LIVE,
+            Code::IndexLive,
             format!(
                 "{}: the value of `{}` after the loop is used, and splitting changes it",
                 rep.id, c.var_name
@@ -554,7 +547,7 @@ fn split(ir: &FnIr, l: StmtId) -> Option<Outcome> {
     let end = hi.add_const(1)?;
     if const_diff(&p, &lo).is_some_and(|d| d <= 0) || const_diff(&end, &p).is_some_and(|d| d <= 0) {
         return refuse(
-            NO_SPLIT,
+            Code::NoSplit,
             format!("{}: the test on `{}` has the same outcome in every iteration", rep.id, c.var_name),
         );
     }
@@ -683,12 +676,15 @@ mod tests {
             .unwrap()
     }
 
-    fn titles(o: &FileOutcome) -> (Vec<String>, Vec<String>, Vec<(&'static str, String)>) {
+    /// A refusal's code and reason.
+    type Refused = (Option<Code>, String);
+
+    fn titles(o: &FileOutcome) -> (Vec<String>, Vec<String>, Vec<Refused>) {
         let os = o.os.as_ref().unwrap();
         (
             os.applied.iter().map(|(_, p)| p.title.clone()).collect(),
             os.offered.iter().map(|(_, p)| p.title.clone()).collect(),
-            os.refused.iter().map(|(_, r)| (r.code.unwrap_or("-"), r.reason.clone())).collect(),
+            os.refused.iter().map(|(_, r)| (r.code, r.reason.clone())).collect(),
         )
     }
 
@@ -738,7 +734,7 @@ mod tests {
         let src = "double a[100], b[100];\nvoid f(void) {\n  int i;\n  for (i = 1; i < 100; i++) {\n    a[i] = b[i - 1] + 1.0;\n    b[i] = a[i - 1] * 2.0;\n  }\n}\n";
         let (_, _, refused) = titles(&run(src, Box::new(Fission), true));
         assert_eq!(refused.len(), 1);
-        assert_eq!(refused[0].0, ONE_COMPONENT, "{refused:?}");
+        assert_eq!(refused[0].0, Some(Code::FissionOneComponent), "{refused:?}");
     }
 
     #[test]
@@ -749,14 +745,14 @@ mod tests {
         let o = run(src, Box::new(Fission), true);
         let (applied, offered, refused) = titles(&o);
         assert!(applied.is_empty() && offered.is_empty(), "{applied:?} {offered:?}");
-        assert_eq!(refused[0].0, ONE_COMPONENT, "{refused:?}");
+        assert_eq!(refused[0].0, Some(Code::FissionOneComponent), "{refused:?}");
     }
 
     #[test]
     fn scalars_that_tie_statements_are_refused() {
         let src = "double a[100], b[100];\nvoid f(void) {\n  int i;\n  double t = 0;\n  for (i = 1; i < 100; i++) {\n    b[i] = t;\n    t = a[i] * 2.0;\n  }\n}\n";
         let (_, _, refused) = titles(&run(src, Box::new(Fission), true));
-        assert_eq!(refused, [(SCALAR_TIES, "f#0: `t` carries values between its statements; distributing them would need scalar expansion".to_string())]);
+        assert_eq!(refused, [(Some(Code::FissionScalarTies), "f#0: `t` carries values between its statements; distributing them would need scalar expansion".to_string())]);
     }
 
     #[test]
@@ -796,7 +792,7 @@ mod tests {
         // The bound changes in the loop.
         let src = "void f(int n, int m, double *restrict a) {\n  int i;\n  for (i = 0; i < n; i++) {\n    if (i < m)\n      m--;\n    a[i] = 1.0;\n  }\n}\n";
         let (_, _, refused) = titles(&run(src, Box::new(IndexSplit), false));
-        assert_eq!(refused[0].0, NO_SPLIT, "{refused:?}");
+        assert_eq!(refused[0].0, Some(Code::NoSplit), "{refused:?}");
         // The test never changes outcome.
         let src = "double a[100];\nvoid f(void) {\n  for (int i = 0; i < 100; i++)\n    if (i < 200)\n      a[i] = 1;\n}\n";
         let (_, _, refused) = titles(&run(src, Box::new(IndexSplit), false));
@@ -804,6 +800,6 @@ mod tests {
         // The index is used after the loop.
         let src = SPLIT.replace("void f", "int f").replace("  }\n}\n", "  }\n  return i;\n}\n");
         let (_, _, refused) = titles(&run(&src, Box::new(IndexSplit), false));
-        assert_eq!(refused[0].0, crate::fusion::INDEX_LIVE, "{refused:?}");
+        assert_eq!(refused[0].0, Some(Code::IndexLive), "{refused:?}");
     }
 }

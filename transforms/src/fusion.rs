@@ -38,31 +38,13 @@
 use crate::edit::Edit;
 use crate::loopir::*;
 use crate::optimize::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal, Refusal};
+use analysis::codes::Code;
 use analysis::deptest::{test_pair, Dir, PairTest};
 use analysis::ir::*;
 use analysis::loops::{Affine, Atom};
 use analysis::subscript::{ArrayRef, Nest, NestLoop, Subscript};
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
-
-/// A dependence between the loops would run backwards after fusion, whatever the shift.
-pub const DEP_REVERSED: &str = "PPO201";
-/// The loop headers are not compatible (steps, bounds that differ by a non-constant).
-pub const HEADERS: &str = "PPO202";
-/// A scalar carries a value from one loop to the other.
-pub const SCALAR_FLOW: &str = "PPO203";
-/// A statement between the loops touches their data and cannot be moved.
-pub const BETWEEN: &str = "PPO204";
-/// Dependences between the loops cannot be tested (non-affine subscripts, aliasing).
-pub const UNTESTABLE: &str = "PPO205";
-/// The loop cannot be restructured (early exit, `continue`, impure call, opaque code, user
-/// directive, not a counted `for` loop).
-pub const NOT_ELIGIBLE: &str = "PPO206";
-/// The final value of an index the transformation renames or shifts is used afterwards, or
-/// renaming would capture another variable.
-pub const INDEX_LIVE: &str = "PPO207";
-/// The interchange that would align the nest with its neighbour is illegal.
-pub const INTERCHANGE: &str = "PPO208";
 
 /// Largest shift tried beyond the alignment of the ranges.
 pub const MAX_SHIFT: i64 = 4;
@@ -217,11 +199,11 @@ struct Fused {
 
 /// Why a loop could not join a group.
 struct Refused {
-    code: &'static str,
+    code: Code,
     reason: String,
 }
 
-fn refused(code: &'static str, reason: impl Into<String>) -> Refused {
+fn refused(code: Code, reason: impl Into<String>) -> Refused {
     Refused { code, reason: reason.into() }
 }
 
@@ -390,7 +372,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
             let loops = g.members.iter().filter_map(|m| self.loop_ref(m)).collect();
             self.out.push(Outcome::Refusal(Refusal {
                 loops,
-                code: Some(BETWEEN),
+                code: Some(Code::FusionBetween),
                 reason: "preprocessor directives lie between the loops (code they hide or add cannot move)"
                     .into(),
             }));
@@ -400,7 +382,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
             let loops = g.members.iter().filter_map(|m| self.loop_ref(m)).collect();
             self.out.push(Outcome::Refusal(Refusal {
                 loops,
-                code: Some(NOT_ELIGIBLE),
+                code: Some(Code::NotRestructurable),
                 reason: "the first loop does not start its line".into(),
             }));
             return;
@@ -410,7 +392,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
             Ok(t) => t,
             Err(why) => {
                 let loops = g.members.iter().filter_map(|m| self.loop_ref(m)).collect();
-                self.out.push(Outcome::Refusal(Refusal { loops, code: Some(INDEX_LIVE), reason: why }));
+                self.out.push(Outcome::Refusal(Refusal { loops, code: Some(Code::IndexLive), reason: why }));
                 return;
             }
         };
@@ -482,7 +464,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
                     let first = ir.text.get(sp.range()).unwrap_or("").lines().next().unwrap_or("").trim();
                     let why = self.blocker_why(*stmt, last, v);
                     let r = refused(
-                        BETWEEN,
+                        Code::FusionBetween,
                         format!(
                             "the statement at line {} (`{first}`) lies between {} and {} and {why}: it cannot move before them",
                             ir.line(sp.start),
@@ -656,7 +638,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
         let e = self.vfx(v);
         match loop_obstacle(self.ir, v.stmt, &e, v.below.is_none()) {
             None => Ok(()),
-            Some(why) => Err(refused(NOT_ELIGIBLE, format!("{}: {why}", self.name_of(v)))),
+            Some(why) => Err(refused(Code::NotRestructurable, format!("{}: {why}", self.name_of(v)))),
         }
     }
 
@@ -755,13 +737,13 @@ impl<'r, 'a> Fuser<'r, 'a> {
         let vars: Vec<String> = keys.iter().map(|k| k.3.clone()).collect();
         let new: Vec<String> = order.iter().map(|&i| vars[i].clone()).collect();
         let desc = format!("{name} interchanged {} → {}", vars.join("/"), new.join("/"));
-        let no = |code: &'static str, why: String| {
+        let no = |code: Code, why: String| {
             Some(Err(refused(code, format!("{desc} is needed to align the loops, but {why}"))))
         };
         // Rectangular: no bound mentions an index of the chain.
         let chain_vars: Vec<SymId> = chain.iter().filter_map(|&s| ir.counted(s).map(|c| c.var)).collect();
         if keys.iter().any(|k| k.0.symbols().chain(k.1.symbols()).any(|s| chain_vars.contains(&s))) {
-            return no(INTERCHANGE, "the nest is not rectangular".into());
+            return no(Code::AlignInterchange, "the nest is not rectangular".into());
         }
         // Scalars written in the innermost body must be private to an iteration.
         let innermost = *chain.last().unwrap();
@@ -772,7 +754,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
             }
             if ir.live_at_header(innermost, s) || ir.live_after(v.stmt, s) {
                 return no(
-                    INTERCHANGE,
+                    Code::AlignInterchange,
                     format!("`{}` carries a value between iterations", ir.unit.sym(s).name),
                 );
             }
@@ -780,23 +762,23 @@ impl<'r, 'a> Fuser<'r, 'a> {
         for &s in &chain_vars {
             if ir.live_after(v.stmt, s) {
                 return no(
-                    INDEX_LIVE,
+                    Code::IndexLive,
                     format!("the final value of `{}` is used after the nest", ir.unit.sym(s).name),
                 );
             }
         }
         // Dependences: every direction vector must stay lexicographically non-negative.
         let Some(deps) = ir.deps(v.stmt) else {
-            return no(INTERCHANGE, "its dependences are unknown".into());
+            return no(Code::AlignInterchange, "its dependences are unknown".into());
         };
         for dep in deps.dependences() {
             use analysis::depend::DepKind;
             if matches!(dep.kind, DepKind::Unknown | DepKind::MayAlias) {
-                return no(INTERCHANGE, format!("of a {}", dep.message()));
+                return no(Code::AlignInterchange, format!("of a {}", dep.message()));
             }
             let n = chain.len();
             if dep.direction.len() < n {
-                return no(INTERCHANGE, format!("of a {}", dep.message()));
+                return no(Code::AlignInterchange, format!("of a {}", dep.message()));
             }
             let mut ok = true;
             for &i in &order {
@@ -810,7 +792,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 }
             }
             if !ok {
-                return no(INTERCHANGE, format!("the {} would be reversed", dep.message()));
+                return no(Code::AlignInterchange, format!("the {} would be reversed", dep.message()));
             }
         }
         // The new VLoop: its position's loop is chain[order[0]].
@@ -883,7 +865,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
             && ir.mentions_name(ir.span(v.stmt), &f_name, &lv.var.into_iter().collect::<Vec<_>>())
         {
             return Err(Some(refused(
-                INDEX_LIVE,
+                Code::IndexLive,
                 format!(
                     "{} mentions another variable named `{f_name}`, the index of the fused loop",
                     self.name_of(&v)
@@ -897,7 +879,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
             let declared_inside = own.contains(ir.unit.sym(var).span);
             if !declared_inside && !ir.used_outside_its_loops(var) {
                 return Err(Some(refused(
-                    INDEX_LIVE,
+                    Code::IndexLive,
                     format!(
                         "{} would be renamed to `{f_name}`, leaving `{}` unused",
                         self.name_of(&v),
@@ -914,7 +896,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
         let dhi = const_diff(&hi0, &hi).unwrap();
         if st0 < 0 && (dlo != 0 || dhi != 0) {
             return Err(Some(refused(
-                HEADERS,
+                Code::FusionHeaders,
                 format!(
                     "{} and {} count down over different ranges (shifting is supported for step 1 only)",
                     self.name_of(&m0),
@@ -925,7 +907,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
         let cost = |s: i64| (s - dlo).abs() + (s - dhi).abs();
         if cost(dlo).min(cost(dhi)) > 2 * MAX_PEEL {
             return Err(Some(refused(
-                HEADERS,
+                Code::FusionHeaders,
                 format!(
                     "the ranges of {} and {} differ by {} iterations: more than the {MAX_PEEL} ppo peels at each end",
                     self.name_of(&m0),
@@ -964,7 +946,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 let hi = if st0 > 0 { b.max(0) + MAX_SHIFT } else { 0 };
                 if hi == preferred || violation(self, hi).map_err(Some)?.is_some() {
                     return Err(Some(refused(
-                        DEP_REVERSED,
+                        Code::FusionDepReversed,
                         format!("{msg} (no shift up to {MAX_SHIFT} iterations beyond the alignment helps)"),
                     )));
                 }
@@ -995,7 +977,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
             if let (true, Some(var)) = (changed, l.var) {
                 if ir.live_after(Self::exit_stmt(m), var) {
                     return Err(Some(refused(
-                        INDEX_LIVE,
+                        Code::IndexLive,
                         format!(
                             "the value of `{}` after {} is used, and fusion changes it",
                             ir.unit.sym(var).name,
@@ -1069,7 +1051,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 .map_or_else(|| "?".into(), |t| format!("`{t}`"))
         };
         refused(
-            HEADERS,
+            Code::FusionHeaders,
             format!(
                 "the headers {} ({}) and {} ({}) do not run over ranges that differ by a constant with the same step",
                 h(a),
@@ -1096,7 +1078,10 @@ impl<'r, 'a> Fuser<'r, 'a> {
             let dep_only = members.iter().all(|m| {
                 ir.loop_report(m.levels[l].stmt).is_some_and(|r| {
                     r.parallel.legal
-                        || r.parallel.reasons.iter().all(|x| matches!(x.code, "PPO101" | "PPO102" | "PPO103"))
+                        || r.parallel
+                            .reasons
+                            .iter()
+                            .all(|x| matches!(x.code, Code::FlowDep | Code::AntiDep | Code::OutputDep))
                 })
             });
             let parallel = dep_only && !facts.carried.get(l).copied().unwrap_or(true);
@@ -1165,7 +1150,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 ),
                 _ => format!("`{name}` is written by both {na} and {nb} and carries a value between them"),
             };
-            return Some(refused(SCALAR_FLOW, reason));
+            return Some(refused(Code::FusionScalarFlow, reason));
         }
         None
     }
@@ -1215,7 +1200,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 if a.base != b.base {
                     if let Some(why) = may_alias(ir.unit, ir.f, a.base, b.base) {
                         if inter {
-                            return Err(refused(UNTESTABLE, why));
+                            return Err(refused(Code::FusionUntestable, why));
                         }
                         carried.iter_mut().for_each(|c| *c = true);
                     }
@@ -1224,7 +1209,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 if !a.is_affine() || !b.is_affine() {
                     if inter {
                         return Err(refused(
-                            UNTESTABLE,
+                            Code::FusionUntestable,
                             format!(
                                 "`{}` (line {}) and `{}` (line {}) have subscripts the dependence tests cannot compare",
                                 a.text,
@@ -1261,7 +1246,9 @@ impl<'r, 'a> Fuser<'r, 'a> {
         let ir = self.ir;
         let nests: Vec<Rc<Nest>> = members
             .iter()
-            .map(|m| ir.nest(m.root).ok_or_else(|| refused(UNTESTABLE, "a loop nest is not modelled")))
+            .map(|m| {
+                ir.nest(m.root).ok_or_else(|| refused(Code::FusionUntestable, "a loop nest is not modelled"))
+            })
             .collect::<Result<_, _>>()?;
         let mut loops: Vec<NestLoop> = Vec::new();
         for l in 0..=d {
@@ -1359,7 +1346,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 let writes_elsewhere = refs.iter().zip(&owner).any(|(r, &o)| o != m && r.write);
                 if *write || writes_elsewhere {
                     return Err(refused(
-                        UNTESTABLE,
+                        Code::FusionUntestable,
                         format!(
                             "`{text}` is reached through an address the dependence analysis cannot trace"
                         ),
@@ -1941,13 +1928,8 @@ mod tests {
         o.os.as_ref().unwrap().applied.iter().map(|(_, p)| p.title.clone()).collect()
     }
 
-    fn refused(o: &FileOutcome) -> Vec<(&'static str, String)> {
-        o.os.as_ref()
-            .unwrap()
-            .refused
-            .iter()
-            .map(|(_, r)| (r.code.unwrap_or("-"), r.reason.clone()))
-            .collect()
+    fn refused(o: &FileOutcome) -> Vec<(Option<Code>, String)> {
+        o.os.as_ref().unwrap().refused.iter().map(|(_, r)| (r.code, r.reason.clone())).collect()
     }
 
     fn offered(o: &FileOutcome) -> Vec<String> {
@@ -1959,11 +1941,11 @@ mod tests {
     }
 
     #[track_caller]
-    fn assert_refused(src: &str, code: &str, needle: &str) {
+    fn assert_refused(src: &str, code: Code, needle: &str) {
         let o = run(src, false);
         let r = refused(&o);
         assert!(
-            r.iter().any(|(c, why)| *c == code && why.contains(needle)),
+            r.iter().any(|(c, why)| *c == Some(code) && why.contains(needle)),
             "want {code} `{needle}`, got {r:#?}"
         );
         assert!(applied(&o).is_empty(), "{:?}", applied(&o));
@@ -2061,7 +2043,7 @@ mod tests {
     fn a_dependence_that_would_run_backwards_is_refused() {
         assert_refused(
             "double a[100], b[100];\nvoid f(void) {\n  int i;\n  for (i = 0; i < 100; i++)\n    a[i] = i;\n  for (i = 0; i < 100; i++)\n    b[i] = a[99 - i];\n}\n",
-            DEP_REVERSED,
+            Code::FusionDepReversed,
             "would run backwards",
         );
     }
@@ -2070,7 +2052,7 @@ mod tests {
     fn a_scalar_flowing_between_the_loops_is_refused() {
         assert_refused(
             "double a[100], b[100];\nvoid f(void) {\n  int i;\n  double s = 0;\n  for (i = 0; i < 100; i++)\n    s += a[i];\n  for (i = 0; i < 100; i++)\n    b[i] = a[i] / s;\n}\n",
-            SCALAR_FLOW,
+            Code::FusionScalarFlow,
             "`s` is written by f#0 and read by f#1",
         );
     }
@@ -2079,7 +2061,7 @@ mod tests {
     fn incompatible_headers_are_refused() {
         assert_refused(
             "void f(int n, int m, double *restrict a) {\n  int i;\n  for (i = 0; i < n; i++)\n    a[i] = i;\n  for (i = 0; i < m; i++)\n    a[i] += 1;\n}\n",
-            HEADERS,
+            Code::FusionHeaders,
             "do not run over ranges that differ by a constant",
         );
     }
@@ -2088,7 +2070,7 @@ mod tests {
     fn a_statement_with_side_effects_between_is_refused() {
         assert_refused(
             "int printf(const char *, ...);\ndouble a[100];\nvoid f(void) {\n  int i;\n  for (i = 0; i < 100; i++)\n    a[i] = i;\n  printf(\"%f\\n\", a[5]);\n  for (i = 0; i < 100; i++)\n    a[i] *= 2;\n}\n",
-            BETWEEN,
+            Code::FusionBetween,
             "calls printf (side effects)",
         );
     }
@@ -2097,7 +2079,7 @@ mod tests {
     fn pointers_that_may_alias_are_refused() {
         assert_refused(
             "void f(int n, double *a, double *b) {\n  int i;\n  for (i = 0; i < n; i++)\n    a[i] = i;\n  for (i = 0; i < n; i++)\n    b[i] = a[i];\n}\n",
-            UNTESTABLE,
+            Code::FusionUntestable,
             "may point to the same memory",
         );
     }
@@ -2106,7 +2088,7 @@ mod tests {
     fn loops_with_early_exits_are_refused() {
         assert_refused(
             "double a[100];\nvoid f(void) {\n  int i;\n  for (i = 0; i < 100; i++)\n    a[i] = i;\n  for (i = 0; i < 100; i++) {\n    if (a[i] > 50) break;\n    a[i] += 1;\n  }\n}\n",
-            NOT_ELIGIBLE,
+            Code::NotRestructurable,
             "f#1: contains `break`",
         );
     }
@@ -2115,7 +2097,7 @@ mod tests {
     fn a_renamed_index_used_after_the_loops_is_refused() {
         assert_refused(
             "double a[100], b[100];\nint f(void) {\n  int i, j;\n  for (i = 0; i < 100; i++)\n    a[i] = i;\n  for (j = 0; j < 100; j++)\n    b[j] = a[j];\n  return j;\n}\n",
-            INDEX_LIVE,
+            Code::IndexLive,
             "the value of `j` after f#1 is used",
         );
     }
@@ -2124,7 +2106,7 @@ mod tests {
     fn an_illegal_interchange_is_refused() {
         assert_refused(
             "double a[64][64];\nvoid f(void) {\n  int i, j;\n  for (j = 1; j < 63; j++)\n    for (i = 1; i < 63; i++)\n      a[i][j] = 0;\n  for (i = 1; i < 63; i++)\n    for (j = 1; j < 63; j++)\n      a[i][j] += a[i - 1][j + 1];\n}\n",
-            INTERCHANGE,
+            Code::AlignInterchange,
             "would be reversed",
         );
     }
@@ -2132,7 +2114,7 @@ mod tests {
     #[test]
     fn preprocessor_lines_between_the_loops_stop_fusion() {
         let src = "double a[100];\ndouble s;\nvoid f(void) {\n  int i;\n  for (i = 0; i < 100; i++)\n    a[i] = i;\n#ifdef RESET\n  s = 0;\n#endif\n  for (i = 0; i < 100; i++)\n    a[i] *= 2;\n}\n";
-        assert_refused(src, BETWEEN, "preprocessor directives lie between the loops");
+        assert_refused(src, Code::FusionBetween, "preprocessor directives lie between the loops");
     }
 
     #[test]

@@ -26,9 +26,10 @@
 //! [`crate::looptx`]).
 
 use crate::edit::Edit;
-use crate::looptx::{self, codes, refusal, slice, Names};
+use crate::looptx::{self, refusal, slice, Names};
 use crate::optimize::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal};
 use analysis::api::{FunctionReport, LoopReport};
+use analysis::codes::Code;
 use analysis::ir::{IntKind, Span, Type};
 use analysis::loops::{LoopKind, TripCount};
 use analysis::txfacts::Place;
@@ -141,7 +142,7 @@ impl LoopTransformation for Hoist {
                 for h in &l.tx.hoists {
                     out.push(refusal(
                         r(),
-                        codes::NOT_EDITABLE,
+                        Code::NotEditable,
                         format!(
                             "`{}`: no place for a declaration before loop {}: {why}",
                             h.text.trim(),
@@ -169,7 +170,7 @@ impl LoopTransformation for Hoist {
                     continue; // inside an expression already hoisted
                 }
                 if let Err(why) = &h.editable {
-                    out.push(refusal(r(), codes::NOT_EDITABLE, format!("`{t}`: {why}")));
+                    out.push(refusal(r(), Code::NotEditable, format!("`{t}`: {why}")));
                     continue;
                 }
                 if h.may_trap && !(h.every_iteration && runs && !leaves) {
@@ -182,7 +183,7 @@ impl LoopTransformation for Hoist {
                     };
                     out.push(refusal(
                         r(),
-                        codes::MAY_FAULT,
+                        Code::MayFault,
                         format!("`{t}` may fault (a load or a division) and {why}: evaluating it before the loop could fault where the original does not"),
                     ));
                     continue;
@@ -195,7 +196,7 @@ impl LoopTransformation for Hoist {
                         let what = h.ty.as_ref().map_or("unknown".to_string(), |t| t.to_string());
                         out.push(refusal(
                             r(),
-                            codes::NO_TYPE,
+                            Code::NoTempType,
                             format!(
                                 "`{t}` has type {what}: ppo declares temporaries of arithmetic types only"
                             ),
@@ -232,7 +233,7 @@ impl LoopTransformation for Hoist {
             }
             let Some(edits) = declare_before(text, l.tx.span, l.tx.place, &decls, &edits) else { continue };
             if let Some(why) = looptx::directive_conflict(cx, f, l, &edits) {
-                out.push(refusal(r(), codes::DIRECTIVE, why));
+                out.push(refusal(r(), Code::HasDirective, why));
                 continue;
             }
             let mut what: Vec<String> = temps
@@ -285,21 +286,21 @@ impl LoopTransformation for Cse {
                 let t = c.text.trim();
                 let n = c.repeats.len() + 1;
                 if let Err(why) = &c.safe {
-                    out.push(refusal(r, codes::CSE_UNSAFE, format!("`{t}` ({n} evaluations): {why}")));
+                    out.push(refusal(r, Code::CseUnsafe, format!("`{t}` ({n} evaluations): {why}")));
                     continue;
                 }
                 if let Err(why) = &c.editable {
-                    out.push(refusal(r, codes::NOT_EDITABLE, format!("`{t}`: {why}")));
+                    out.push(refusal(r, Code::NotEditable, format!("`{t}`: {why}")));
                     continue;
                 }
                 let Some(ty) = c.ty.as_ref().and_then(c_type) else {
-                    out.push(refusal(r, codes::NO_TYPE, format!("`{t}`: ppo cannot write its type")));
+                    out.push(refusal(r, Code::NoTempType, format!("`{t}`: ppo cannot write its type")));
                     continue;
                 };
                 if let Some(why) = placement_problem(text, c.anchor.start as usize, c.place) {
                     out.push(refusal(
                         r,
-                        codes::NOT_EDITABLE,
+                        Code::NotEditable,
                         format!("`{t}`: no place for a declaration before its statement: {why}"),
                     ));
                     continue;
@@ -331,7 +332,7 @@ impl LoopTransformation for Cse {
                 // The anchor is a loop of its own: check that loop (a directive sits before it).
                 let al = f.loops.iter().find(|x| x.tx.span == c.anchor).unwrap_or(l);
                 if let Some(why) = looptx::directive_conflict(cx, f, al, &edits) {
-                    out.push(refusal(r, codes::DIRECTIVE, why));
+                    out.push(refusal(r, Code::HasDirective, why));
                     continue;
                 }
                 out.push(Outcome::Proposal(Proposal {
@@ -379,11 +380,7 @@ impl LoopTransformation for StrengthReduce {
                 Ok(x) => x,
                 Err(why) => {
                     for s in &tx.strength {
-                        out.push(refusal(
-                            r(),
-                            codes::SR_NOT_APPLICABLE,
-                            format!("`{}`: {why}", s.text.trim()),
-                        ));
+                        out.push(refusal(r(), Code::SrNotApplicable, format!("`{}`: {why}", s.text.trim())));
                     }
                     continue;
                 }
@@ -405,7 +402,7 @@ impl LoopTransformation for StrengthReduce {
                 let refuse = |code, why: String| refusal(r(), code, format!("`{t}`: {why}"));
                 if !s.of_index {
                     out.push(refuse(
-                        codes::SR_NOT_APPLICABLE,
+                        Code::SrNotApplicable,
                         format!(
                             "only `{0} * factor` and `{0} << k` are reduced, with `{0}` itself (the induction variable here is `{1}`)",
                             ix.name, s.iv
@@ -414,15 +411,15 @@ impl LoopTransformation for StrengthReduce {
                     continue;
                 }
                 if let Err(why) = &s.editable {
-                    out.push(refuse(codes::NOT_EDITABLE, why.clone()));
+                    out.push(refuse(Code::NotEditable, why.clone()));
                     continue;
                 }
                 if tx.header.contains(s.span) {
-                    out.push(refuse(codes::NOT_EDITABLE, "it is in the loop header".into()));
+                    out.push(refuse(Code::NotEditable, "it is in the loop header".into()));
                     continue;
                 }
                 if let Some(why) = &place_why {
-                    out.push(refuse(codes::NOT_EDITABLE, format!("no place for a temporary: {why}")));
+                    out.push(refuse(Code::NotEditable, format!("no place for a temporary: {why}")));
                     continue;
                 }
                 let Some(ty) = s.ty.as_ref().filter(|t| t.is_integer()).and_then(c_type) else {
@@ -435,18 +432,18 @@ impl LoopTransformation for StrengthReduce {
                         Some(t) => format!("the product has type {t}: only integer products are reduced"),
                         None => {
                             out.push(refuse(
-                                codes::NO_TYPE,
+                                Code::NoTempType,
                                 "ppo cannot tell the type of the product".into(),
                             ));
                             continue;
                         }
                     };
-                    out.push(refuse(codes::SR_NOT_APPLICABLE, why));
+                    out.push(refuse(Code::SrNotApplicable, why));
                     continue;
                 };
                 if fp.init_declares_index && c_type(&ix.ty).as_deref() != Some(ty.as_str()) {
                     out.push(refuse(
-                        codes::SR_NOT_APPLICABLE,
+                        Code::SrNotApplicable,
                         format!("the init clause declares `{}` as {}, the product is {ty}", ix.name, ix.ty),
                     ));
                     continue;
@@ -520,7 +517,7 @@ impl LoopTransformation for StrengthReduce {
             edits.push(Edit { start: tx.span.start, end: tx.header.end, text: header });
             let Some(edits) = declare_before(text, tx.span, tx.place, &decls, &edits) else { continue };
             if let Some(why) = looptx::directive_conflict(cx, f, l, &edits) {
-                out.push(refusal(r(), codes::DIRECTIVE, why));
+                out.push(refusal(r(), Code::HasDirective, why));
                 continue;
             }
             out.push(Outcome::Proposal(Proposal {
@@ -591,7 +588,7 @@ mod tests {
     fn faulting_expressions_are_hoisted_only_where_the_loop_evaluates_them() {
         // An integer division by a variable: not when the loop may run zero times.
         let (c, why) = refused(Box::new(Hoist), "void f(int n, int *a, int x, int z) {\n  for (int i = 0; i < n; i++)\n    a[i] = i + x / z;\n}\n");
-        assert_eq!(c, codes::MAY_FAULT, "{why}");
+        assert_eq!(c, Code::MayFault, "{why}");
         assert!(why.contains("zero times"), "{why}");
         // ... but with a constant trip count it runs on the first iteration anyway.
         let got = applied(
@@ -604,26 +601,26 @@ mod tests {
         assert!(got.contains("const double ppo_inv0 = x / z;"), "{got}");
         // A load evaluated only on some iterations.
         let (c, why) = refused(Box::new(Hoist), "int A[100], P[100];\nvoid f(int k) {\n  for (int i = 0; i < 100; i++)\n    if (A[i] > 0)\n      A[i] = P[k] * 3;\n}\n");
-        assert_eq!(c, codes::MAY_FAULT, "{why}");
+        assert_eq!(c, Code::MayFault, "{why}");
         assert!(why.contains("only on some iterations"), "{why}");
     }
 
     #[test]
     fn hoist_refusals() {
         let (c, why) = refused(Box::new(Hoist), "void f(int n, int **a, int *p, int k) {\n  for (int i = 0; i < n; i++)\n    a[i] = p + k * 2;\n}\n");
-        assert_eq!(c, codes::NO_TYPE, "{why}");
+        assert_eq!(c, Code::NoTempType, "{why}");
         let (c, why) = refused(Box::new(Hoist), "#define SQ(v) ((v) * (v))\nvoid f(int n, int *a, int x) {\n  for (int i = 0; i < n; i++)\n    a[i] = i + SQ(x);\n}\n");
-        assert_eq!(c, codes::NOT_EDITABLE, "{why}");
+        assert_eq!(c, Code::NotEditable, "{why}");
         assert!(why.contains("macro"), "{why}");
         let (c, why) = refused(Box::new(Hoist), "void f(int n, int *a, int x) {\n  int m;\n  for (int i = (m = x, 0); i < n; i++)\n    a[i] = m * 3;\n}\n");
-        assert_eq!(c, codes::NOT_EDITABLE, "{why}");
+        assert_eq!(c, Code::NotEditable, "{why}");
         assert!(why.contains("init clause"), "{why}");
         // With NDEBUG, assert() evaluates nothing: a temporary would be left unused.
         let (c, why) = refused(
             Box::new(Hoist),
             "#include <assert.h>\nvoid f(int n, int *a, int x, int y) {\n  for (int i = 0; i < n; i++) {\n    assert(x * y > 0);\n    a[i] = i;\n  }\n}\n",
         );
-        assert_eq!(c, codes::NOT_EDITABLE, "{why}");
+        assert_eq!(c, Code::NotEditable, "{why}");
         assert!(why.contains("`assert`"), "{why}");
     }
 
@@ -641,10 +638,10 @@ mod tests {
     #[test]
     fn cse_refusals() {
         let (c, why) = refused(Box::new(Cse), "void f(int n, int *a, int x, int y) {\n  for (int i = 0; i < n; i++) {\n    int c = a[i] > 0 ? x * y : x * y + 1;\n    a[i] = c + x * y;\n  }\n}\n");
-        assert_eq!(c, codes::CSE_UNSAFE, "{why}");
+        assert_eq!(c, Code::CseUnsafe, "{why}");
         assert!(why.contains("conditional"), "{why}");
         let (c, why) = refused(Box::new(Cse), "int g(int);\nvoid f(int n, int *a, int x, int y) {\n  for (int i = 0; i < n; i++) {\n    a[i] = g(i) + x * y;\n    a[i] += x * y;\n  }\n}\n");
-        assert_eq!(c, codes::CSE_UNSAFE, "{why}");
+        assert_eq!(c, Code::CseUnsafe, "{why}");
         assert!(why.contains("side effects"), "{why}");
     }
 
@@ -672,13 +669,13 @@ mod tests {
             Box::new(StrengthReduce),
             "void f(int n, double *a) {\n  for (int i = 0; i < n; i++)\n    a[i] = 0.5 * i;\n}\n",
         );
-        assert_eq!(c, codes::SR_NOT_APPLICABLE, "{why}");
+        assert_eq!(c, Code::SrNotApplicable, "{why}");
         assert!(why.contains("floating-point"), "{why}");
         let (c, why) = refused(
             Box::new(StrengthReduce),
             "void f(int n, double *a, long m) {\n  for (int i = 0; i < n; i++)\n    a[i * m] = 0;\n}\n",
         );
-        assert_eq!(c, codes::SR_NOT_APPLICABLE, "{why}");
+        assert_eq!(c, Code::SrNotApplicable, "{why}");
         assert!(why.contains("declares `i` as int"), "{why}");
     }
 }

@@ -22,8 +22,9 @@
 //! The edit swaps the two headers' text (one edit over the whole nest).
 
 use crate::edit::Edit;
-use crate::looptx::{self, codes, refusal, slice};
+use crate::looptx::{self, refusal, slice};
 use crate::optimize::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal};
+use analysis::codes::Code;
 use analysis::loops::LoopKind;
 
 /// The interchange transformation (`interchange` in the log).
@@ -59,20 +60,20 @@ impl LoopTransformation for Interchange {
                     } else {
                         "both loops must be counted `for` loops"
                     };
-                    out.push(refusal(refs, codes::NOT_PERFECT, format!("{why}; {gain}")));
+                    out.push(refusal(refs, Code::NotPerfect, format!("{why}; {gain}")));
                 }
                 continue;
             }
             if let Err(why) = &ix.rectangular {
-                out.push(refusal(refs, codes::NOT_RECTANGULAR, why.clone()));
+                out.push(refusal(refs, Code::NotRectangular, why.clone()));
                 continue;
             }
             if let Err(why) = &ix.effects {
-                out.push(refusal(refs, codes::ORDER_VISIBLE, why.clone()));
+                out.push(refusal(refs, Code::OrderVisible, why.clone()));
                 continue;
             }
             if let Err(why) = &ix.dependences {
-                out.push(refusal(refs, codes::DEPENDENCE, why.clone()));
+                out.push(refusal(refs, Code::InterchangeDependence, why.clone()));
                 continue;
             }
             let (ho, hi) = (outer.tx.header, inner.tx.header);
@@ -81,7 +82,7 @@ impl LoopTransformation for Interchange {
                 t.starts_with("for") && t[3..].trim_start().starts_with('(') && t.ends_with(')')
             };
             if !ok(ho) || !ok(hi) {
-                out.push(refusal(refs, codes::NOT_EDITABLE, "a loop header comes from a macro"));
+                out.push(refusal(refs, Code::NotEditable, "a loop header comes from a macro"));
                 continue;
             }
             // One edit over the whole nest: any other change inside it conflicts with this one.
@@ -92,7 +93,7 @@ impl LoopTransformation for Interchange {
             let Some(new) = looptx::rewrite(text, outer.tx.span, &swap) else { continue };
             let edits = vec![Edit { start: outer.tx.span.start, end: outer.tx.span.end, text: new }];
             if let Some(why) = looptx::directive_conflict(cx, f, outer, &edits) {
-                out.push(refusal(refs, codes::DIRECTIVE, why));
+                out.push(refusal(refs, Code::HasDirective, why));
                 continue;
             }
             out.push(Outcome::Proposal(Proposal {
@@ -153,25 +154,25 @@ mod tests {
         };
         // (<, >): a[i][j] needs a[i-1][j+1], computed earlier with i outer, later with j outer.
         let (c, why) = r("  for (j = 0; j < n - 1; j++)\n    for (i = 1; i < n; i++)\n      a[i][j] = a[i - 1][j + 1] + 1.0;");
-        assert_eq!(c, codes::DEPENDENCE, "{why}");
+        assert_eq!(c, Code::InterchangeDependence, "{why}");
         assert!(why.contains("direction (<, >)"), "{why}");
         let (c, why) = r("  for (j = 0; j < n; j++)\n    for (i = 0; i <= j; i++)\n      a[i][j] = 1.0;");
-        assert_eq!(c, codes::NOT_RECTANGULAR, "{why}");
+        assert_eq!(c, Code::NotRectangular, "{why}");
         let (c, why) = r("  for (j = 0; j < n; j++)\n    for (i = 0; i < n; i++)\n      s += a[i][j];");
-        assert_eq!(c, codes::ORDER_VISIBLE, "{why}");
+        assert_eq!(c, Code::OrderVisible, "{why}");
         assert!(why.contains("`s`"), "{why}");
         let (c, why) =
             r("  for (j = 0; j < n; j++)\n    for (i = 0; i < n; i++)\n      p[i * n + j] = q[i * n + j];");
-        assert_eq!(c, codes::DEPENDENCE, "{why}");
+        assert_eq!(c, Code::InterchangeDependence, "{why}");
         assert!(why.contains("cannot be bounded"), "{why}");
         let (c, why) = r(
             "  for (j = 0; j < n; j++) {\n    s = j;\n    for (i = 0; i < n; i++)\n      a[i][j] = s;\n  }",
         );
-        assert_eq!(c, codes::NOT_PERFECT, "{why}");
+        assert_eq!(c, Code::NotPerfect, "{why}");
         let (c, why) = r(
             "  for (j = 0; j < n; j++)\n    for (i = 0; i < n; i++)\n      a[i][j] = b[i][j];\n  s = i + j;",
         );
-        assert_eq!(c, codes::ORDER_VISIBLE, "{why}");
+        assert_eq!(c, Code::OrderVisible, "{why}");
         assert!(why.contains("used after the nest"), "{why}");
     }
 
@@ -182,7 +183,7 @@ mod tests {
         let ev = events(&o);
         assert_eq!(
             (ev[0].action.as_str(), ev[0].code.as_deref()),
-            ("refused", Some(codes::DIRECTIVE)),
+            ("refused", Some(Code::HasDirective.as_str())),
             "{ev:#?}"
         );
     }

@@ -17,46 +17,11 @@
 use crate::edit::Edit;
 use crate::optimize::{LoopRef, LoopTransformation, OsContext, Outcome, Refusal};
 use analysis::api::{FunctionReport, LoopReport};
+use analysis::codes::Code;
 use std::collections::HashSet;
 
-/// Stable check codes of the OS loop transformations (documented in `docs/checks/`).
-pub mod codes {
-    /// Unrolling: not a canonical counted `for` loop (or one whose clauses do more than count).
-    pub const NOT_CANONICAL: &str = "PPO220";
-    /// Unrolling: the body leaves the loop or skips to the next iteration.
-    pub const EXITS: &str = "PPO221";
-    /// Unrolling: the body cannot be copied (labels, static locals, preprocessor lines, the
-    /// index written, address taken or used inside a macro, an empty body).
-    pub const NOT_COPYABLE: &str = "PPO222";
-    /// Unrolling: the trip count does not allow it (at most one iteration, bounds not known).
-    pub const TRIP_COUNT: &str = "PPO223";
-    /// The loop, a loop around it or a loop it contains carries an OpenMP directive.
-    pub const DIRECTIVE: &str = "PPO224";
-    /// Interchange: not a perfectly nested pair of counted `for` loops.
-    pub const NOT_PERFECT: &str = "PPO225";
-    /// Interchange: the inner bounds depend on the outer index (triangular nest).
-    pub const NOT_RECTANGULAR: &str = "PPO226";
-    /// Interchange: a dependence would be reversed (direction (<, >)) or cannot be bounded.
-    pub const DEPENDENCE: &str = "PPO227";
-    /// Interchange: the order of the iterations shows (scalars carried across iterations,
-    /// calls, exits, indices used after the nest).
-    pub const ORDER_VISIBLE: &str = "PPO228";
-    /// The source cannot be rewritten there (macro expansion, a loop that does not start its
-    /// line, a statement that is not in a block).
-    pub const NOT_EDITABLE: &str = "PPO229";
-    /// Hoisting: the expression may fault and might not be evaluated by the original loop.
-    pub const MAY_FAULT: &str = "PPO230";
-    /// Hoisting, CSE, strength reduction: no C type can be written for the temporary.
-    pub const NO_TYPE: &str = "PPO231";
-    /// CSE: computing the value once before its statement is not proven equivalent.
-    pub const CSE_UNSAFE: &str = "PPO232";
-    /// Strength reduction: the product is not the loop index times an integer factor, or
-    /// the loop is not one whose step can carry the running value.
-    pub const SR_NOT_APPLICABLE: &str = "PPO233";
-}
-
 /// A refusal with a code.
-pub fn refusal(loops: Vec<LoopRef>, code: &'static str, reason: impl Into<String>) -> Outcome {
+pub fn refusal(loops: Vec<LoopRef>, code: Code, reason: impl Into<String>) -> Outcome {
     Outcome::Refusal(Refusal { loops, code: Some(code), reason: reason.into() })
 }
 
@@ -321,6 +286,7 @@ pub(crate) mod testing {
     use super::ApplyAll;
     use crate::optimize::{LoopTransformation, Registry};
     use crate::pipeline::{Event, FileOutcome, Options, Pipeline, Target};
+    use analysis::codes::Code;
     use analysis::preprocess::MemLoader;
     use std::path::Path;
 
@@ -348,11 +314,12 @@ pub(crate) mod testing {
     }
 
     /// The code and reason of the only refusal.
-    pub fn refused(t: Box<dyn LoopTransformation>, src: &str) -> (String, String) {
+    pub fn refused(t: Box<dyn LoopTransformation>, src: &str) -> (Code, String) {
         let o = run(t, src, false, false);
         let r: Vec<&Event> = events(&o).into_iter().filter(|e| e.action == "refused").collect();
         assert_eq!(r.len(), 1, "{:#?}", events(&o));
-        (r[0].code.clone().unwrap_or_default(), r[0].reason.clone().unwrap_or_default())
+        let code = r[0].code.as_deref().and_then(|c| c.parse().ok()).expect("a refusal with a check code");
+        (code, r[0].reason.clone().unwrap_or_default())
     }
 }
 

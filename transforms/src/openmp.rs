@@ -7,9 +7,6 @@ use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan};
 use crate::tuning::variant;
 use analysis::api::FileReport;
 
-/// Check code of a loop proven parallel where no directive could be placed.
-pub const NOT_PLACED: &str = "PPO114";
-
 /// Where a directive was not inserted although the loop was marked, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {

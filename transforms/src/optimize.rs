@@ -13,6 +13,7 @@
 use crate::edit::Edit;
 use crate::pipeline::Ps;
 use analysis::api::{FileReport, FunctionReport, LoopReport};
+use analysis::codes::Code;
 use analysis::frontend::{parse_source, Frontend};
 use analysis::preprocess::{PpOptions, SourceLoader};
 use std::cell::OnceCell;
@@ -144,7 +145,7 @@ pub struct Proposal {
 pub struct Refusal {
     pub loops: Vec<LoopRef>,
     /// Stable check code (`PPO2nn`), when there is one.
-    pub code: Option<&'static str>,
+    pub code: Option<Code>,
     pub reason: String,
 }
 

@@ -21,7 +21,7 @@ use crate::openmp;
 use crate::optimize::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry, SourceIr};
 use crate::tuning::plan::{FileTuning, TuningPlan};
 use analysis::api::{analyze_source, AnalyzeOptions, FileReport};
-use analysis::ir::Severity;
+use analysis::ir::Code;
 use analysis::preprocess::SourceLoader;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -170,8 +170,8 @@ impl Event {
         self
     }
 
-    pub fn code(mut self, code: impl Into<String>) -> Event {
-        self.code = Some(code.into());
+    pub fn code(mut self, code: Code) -> Event {
+        self.code = Some(code.to_string());
         self
     }
 
@@ -270,14 +270,6 @@ pub fn spps(path: &Path, text: &str, opts: &AnalyzeOptions, loader: &dyn SourceL
     spps_from_report(analyze_source(path, text, opts, loader))
 }
 
-fn severity(s: Severity) -> &'static str {
-    match s {
-        Severity::Note => "note",
-        Severity::Warning => "warning",
-        Severity::Error => "error",
-    }
-}
-
 /// SPPS for a caller that already has the analysis (the language server caches it): the
 /// markup events of `report`. One event per loop, in source order (its verdict as action,
 /// its first reason's code, every reason as `CODE: message; …`, the directive when marked),
@@ -311,7 +303,7 @@ pub fn spps_from_report(report: FileReport) -> Spps {
         events.push(
             Event::new(Stage::Spps, action::DIAGNOSTIC)
                 .code(d.code)
-                .reason(format!("{}: {}", severity(d.severity), d.message))
+                .reason(format!("{}: {}", d.severity, d.message))
                 .lines(d.range.line, d.range.end_line),
         );
     }
@@ -412,7 +404,7 @@ pub fn ps(
             let e = if s.user_directive {
                 Event::new(Stage::Ps, action::KEEP_USER_DIRECTIVE)
             } else {
-                Event::new(Stage::Ps, action::NOT_PLACED).code(openmp::NOT_PLACED)
+                Event::new(Stage::Ps, action::NOT_PLACED).code(Code::NotPlaced)
             };
             events.push(e.with_loop(&l).reason(s.why.clone()));
         }
@@ -457,9 +449,9 @@ impl Os {
     }
 }
 
-/// Number of syntax errors (`PPO010`) among diagnostic codes.
-fn syntax_errors<'a>(codes: impl Iterator<Item = &'a str>) -> usize {
-    codes.filter(|c| *c == "PPO010").count()
+/// Number of syntax errors among diagnostic codes.
+fn syntax_errors(codes: impl Iterator<Item = Code>) -> usize {
+    codes.filter(|c| *c == Code::SyntaxError).count()
 }
 
 fn os_event(action: &str, name: &str, loops: &[LoopRef]) -> Event {
@@ -1028,7 +1020,7 @@ mod tests {
         let ps = o.ps.as_ref().unwrap();
         let actions: Vec<&str> = ps.events.iter().map(|e| e.action.as_str()).collect();
         assert_eq!(actions, [action::KEEP_USER_DIRECTIVE, action::NOT_PLACED], "{:#?}", ps.events);
-        assert_eq!(ps.events[1].code.as_deref(), Some(openmp::NOT_PLACED));
+        assert_eq!(ps.events[1].code.as_deref(), Some(Code::NotPlaced.as_str()));
         assert!(o.new_text.is_none());
     }
 
@@ -1069,7 +1061,7 @@ mod tests {
                     if !l.parallel.legal {
                         return Outcome::Refusal(Refusal {
                             loops: vec![r],
-                            code: Some("PPO299"),
+                            code: Some(Code::NotRestructurable),
                             reason: "not legal".into(),
                         });
                     }
@@ -1098,7 +1090,7 @@ mod tests {
         let os = o.os.as_ref().unwrap();
         let actions: Vec<(&str, Option<&str>)> =
             os.events.iter().map(|e| (e.action.as_str(), e.code.as_deref())).collect();
-        assert_eq!(actions, [(action::APPLIED, None), (action::REFUSED, Some("PPO299"))]);
+        assert_eq!(actions, [(action::APPLIED, None), (action::REFUSED, Some("PPO206"))]);
         assert_eq!(os.events[0].text.as_deref(), Some("blank: blank f#0"));
         assert!(os.events[0].diff.as_deref().unwrap().contains("+  /* blank */\n"));
         assert!(o.new_text.as_deref().unwrap().contains("/* blank */\n    a[i] = 2.0"));

@@ -15,33 +15,22 @@
 use crate::diff::LineIndex;
 use crate::edit::{self, Edit};
 use analysis::api::{FileReport, FunctionReport, LoopReport, VerdictReport};
+use analysis::codes::Code;
 use analysis::cxx::{ForShape, VarFacts};
 use analysis::sharing::DataSharing;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// Check codes of the TBB target (pages in `docs/checks/`).
-pub mod codes {
-    /// A clause of the loop's verdict that the TBB translation does not express
-    /// (`lastprivate(conditional:)`, `linear`, a run-time `if`, …): the loop stays sequential.
-    pub const CLAUSE: &str = "PPO240";
-    /// A reduction TBB code is not generated for (array reductions, unknown operators).
-    pub const REDUCTION: &str = "PPO241";
-    /// A loop header the translation cannot map to a range (non-integer index, non-constant
-    /// step, header produced by a macro, …).
-    pub const HEADER: &str = "PPO242";
-    /// A private, firstprivate or lastprivate variable that cannot be copied into the lambda
-    /// (a variable-length array, the index of a collapsed inner loop used after the nest).
-    pub const PRIVATE: &str = "PPO243";
-    /// The file is not valid C++ and cannot be converted (the construct and line are named).
-    pub const NOT_CXX: &str = "PPO244";
-    /// The loop already has the user's OpenMP directive, or sits in a header: not translated.
-    pub const KEPT: &str = "PPO245";
-    /// A C→C++ conversion applied (a cast, a rename, a parameter rewrite): a note.
-    pub const CONVERTED: &str = "PPO246";
-    /// Every code of the TBB target.
-    pub const ALL: [&str; 7] = [CLAUSE, REDUCTION, HEADER, PRIVATE, NOT_CXX, KEPT, CONVERTED];
-}
+/// Every check code of the TBB target (pages in `docs/checks/`).
+pub const CODES: [Code; 7] = [
+    Code::TbbClause,
+    Code::TbbReduction,
+    Code::TbbHeader,
+    Code::TbbPrivate,
+    Code::NotCxx,
+    Code::TbbKept,
+    Code::CxxConverted,
+];
 
 /// A loop rewritten for TBB.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +48,7 @@ pub struct Translated {
 pub struct Refused {
     pub loop_id: String,
     pub line: u32,
-    pub code: &'static str,
+    pub code: Code,
     pub why: String,
 }
 
@@ -99,7 +88,7 @@ pub struct NotCxx {
 
 impl std::fmt::Display for NotCxx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "[{}] not valid C++ and not converted: ", codes::NOT_CXX)?;
+        write!(f, "[{}] not valid C++ and not converted: ", Code::NotCxx)?;
         let all: Vec<String> = self.constructs.iter().map(|(l, c)| format!("line {l}: {c}")).collect();
         f.write_str(&all.join("; "))
     }
@@ -345,15 +334,11 @@ pub fn plan(name: &str, text: &str, lines: &LineIndex, report: &FileReport) -> R
             if l.parallel.directive.is_none() {
                 continue;
             }
-            let refuse = |code: &'static str, why: String| Refused {
-                loop_id: l.id.clone(),
-                line: l.range.line,
-                code,
-                why,
-            };
+            let refuse =
+                |code: Code, why: String| Refused { loop_id: l.id.clone(), line: l.range.line, code, why };
             if header_file {
                 plan.refused.push(refuse(
-                    codes::KEPT,
+                    Code::TbbKept,
                     "loops in headers are not translated (the header stays C-compatible)".into(),
                 ));
                 continue;
@@ -442,11 +427,11 @@ impl Headers {
 /// The verdict's data sharing, when TBB expresses all of it: `lastprivate(conditional:)`,
 /// `linear` and a run-time `if` keep the loop sequential (the first in clause order is named).
 /// The schedule needs no translation: TBB's auto_partitioner balances the load itself.
-fn tbb_sharing(v: &VerdictReport) -> Result<&DataSharing, (&'static str, String)> {
+fn tbb_sharing(v: &VerdictReport) -> Result<&DataSharing, (Code, String)> {
     let s = &v.sharing;
     if !s.lastprivate_conditional.is_empty() {
         return Err((
-            codes::CLAUSE,
+            Code::TbbClause,
             format!(
                 "lastprivate(conditional: …) of {}: the last writing iteration is not tracked in the TBB translation",
                 s.lastprivate_conditional.join(", ")
@@ -454,10 +439,10 @@ fn tbb_sharing(v: &VerdictReport) -> Result<&DataSharing, (&'static str, String)
         ));
     }
     if let Some((k, step)) = s.linear.first() {
-        return Err((codes::CLAUSE, format!("clause `linear({k}:{step})` has no TBB translation here")));
+        return Err((Code::TbbClause, format!("clause `linear({k}:{step})` has no TBB translation here")));
     }
     if let Some(c) = &v.runtime_check {
-        return Err((codes::CLAUSE, format!("clause `if({c})` has no TBB translation here")));
+        return Err((Code::TbbClause, format!("clause `if({c})` has no TBB translation here")));
     }
     Ok(s)
 }
@@ -507,18 +492,18 @@ impl Gen<'_> {
 
     /// The text of `start..end` with the fixes inside it applied. `Err` if a fix straddles
     /// the boundary.
-    fn fixed(&self, start: u32, end: u32, fixes: &[Fix]) -> Result<String, (&'static str, String)> {
+    fn fixed(&self, start: u32, end: u32, fixes: &[Fix]) -> Result<String, (Code, String)> {
         let mut inner = Vec::new();
         for f in fixes {
             let (s, e) = (f.edit.start, f.edit.end);
             if start <= s && e <= end && !(s == end && e == end) {
                 inner.push(Edit { start: s - start, end: e - start, text: f.edit.text.clone() });
             } else if s < end && start < e {
-                return Err((codes::HEADER, "a C++ conversion crosses the loop's boundary".into()));
+                return Err((Code::TbbHeader, "a C++ conversion crosses the loop's boundary".into()));
             }
         }
         edit::apply(&self.text[start as usize..end as usize], &inner)
-            .ok_or((codes::HEADER, "overlapping C++ conversions in the loop".into()))
+            .ok_or((Code::TbbHeader, "overlapping C++ conversions in the loop".into()))
     }
 
     fn translate(
@@ -528,19 +513,21 @@ impl Gen<'_> {
         shapes: &[ForShape],
         fixes: &[Fix],
         used: &mut Headers,
-    ) -> Result<Translated, (&'static str, String)> {
-        let start =
-            self.lines.line_start(l.range.line).ok_or((codes::HEADER, "loop line not found".to_string()))?
-                + l.range.column as usize
-                - 1;
+    ) -> Result<Translated, (Code, String)> {
+        let start = self
+            .lines
+            .line_start(l.range.line)
+            .ok_or((Code::TbbHeader, "loop line not found".to_string()))?
+            + l.range.column as usize
+            - 1;
         // The user's own OpenMP directive on the line before.
         let before = self.text[..self.lines.line_start(l.range.line).unwrap_or(0)].trim_end();
         let prev = before.rsplit('\n').next().unwrap_or("").trim_start();
         if prev.starts_with("#pragma omp") || prev.starts_with("# pragma omp") {
-            return Err((codes::KEPT, "the loop has the user's OpenMP directive; kept as written".into()));
+            return Err((Code::TbbKept, "the loop has the user's OpenMP directive; kept as written".into()));
         }
         let outer = shapes.iter().find(|s| s.span.start as usize == start).ok_or((
-            codes::HEADER,
+            Code::TbbHeader,
             "not a `for (i = a; i OP b; i += c)` loop the translation recognizes".to_string(),
         ))?;
         let cl = tbb_sharing(&l.parallel)?;
@@ -553,7 +540,7 @@ impl Gen<'_> {
                 .iter()
                 .filter(|s| cur.body.contains(s.span))
                 .min_by_key(|s| s.span.start)
-                .ok_or((codes::HEADER, "collapsed inner loop not recognized".to_string()))?;
+                .ok_or((Code::TbbHeader, "collapsed inner loop not recognized".to_string()))?;
             nest.push(next);
         }
         let var_facts = |n: &str| outer.vars.iter().find(|v| v.name == n);
@@ -568,11 +555,11 @@ impl Gen<'_> {
         let mut decls: Vec<String> = Vec::new();
         let mut tail: Vec<String> = Vec::new();
         let mut after: Vec<String> = Vec::new();
-        let check_copyable = |v: &str| -> Result<&VarFacts, (&'static str, String)> {
-            let vf = var_facts(v).ok_or((codes::PRIVATE, format!("{v} is not a variable of the loop")))?;
+        let check_copyable = |v: &str| -> Result<&VarFacts, (Code, String)> {
+            let vf = var_facts(v).ok_or((Code::TbbPrivate, format!("{v} is not a variable of the loop")))?;
             if vf.vla {
                 return Err((
-                    codes::PRIVATE,
+                    Code::TbbPrivate,
                     format!("{v} is a variable-length array: no lambda-local copy"),
                 ));
             }
@@ -586,7 +573,7 @@ impl Gen<'_> {
             if let Some(d) = nest_vars.iter().position(|n| n == v) {
                 if d > 0 {
                     return Err((
-                        codes::PRIVATE,
+                        Code::TbbPrivate,
                         format!("lastprivate({v}): the index of a collapsed inner loop"),
                     ));
                 }
@@ -595,7 +582,7 @@ impl Gen<'_> {
             }
             let vf = check_copyable(v)?;
             if vf.array {
-                return Err((codes::PRIVATE, format!("lastprivate array {v}")));
+                return Err((Code::TbbPrivate, format!("lastprivate array {v}")));
             }
             let n = self.name(v);
             prelude.push(format!("auto& {p}out_{n} = {n};"));
@@ -631,13 +618,13 @@ impl Gen<'_> {
             let pat = v.vm.as_deref().unwrap_or_default();
             if pat.is_empty() {
                 return Err((
-                    codes::PRIVATE,
+                    Code::TbbPrivate,
                     format!("{} has a variably-modified type without a simple spelling", v.name),
                 ));
             }
             if cl.private.contains(&v.name) || cl.firstprivate.contains(&v.name) {
                 return Err((
-                    codes::PRIVATE,
+                    Code::TbbPrivate,
                     format!("{} is a variable-length array: no lambda-local copy", v.name),
                 ));
             }
@@ -649,16 +636,16 @@ impl Gen<'_> {
         let mut reds: Vec<(String, String, &VarFacts)> = Vec::new();
         for (op, rv) in cl.reductions.iter().flat_map(|(op, vs)| vs.iter().map(move |v| (op, v))) {
             let v = &rv.name;
-            let vf = var_facts(v).ok_or((codes::REDUCTION, format!("reduction variable {v} not found")))?;
+            let vf = var_facts(v).ok_or((Code::TbbReduction, format!("reduction variable {v} not found")))?;
             // A section `h[0:K]` reduces an array through a parameter.
             if vf.array || rv.section.is_some() {
                 return Err((
-                    codes::REDUCTION,
+                    Code::TbbReduction,
                     format!("array reduction reduction({op}:{}) is not translated", rv.openmp()),
                 ));
             }
             if !["+", "-", "*", "&", "|", "^", "&&", "||", "min", "max"].contains(&op.as_str()) {
-                return Err((codes::REDUCTION, format!("reduction operator {op}")));
+                return Err((Code::TbbReduction, format!("reduction operator {op}")));
             }
             if matches!(op.as_str(), "min" | "max") {
                 used.limits = true;
@@ -759,7 +746,7 @@ impl Gen<'_> {
             };
             let _ = write!(out, "{cur_ind}for ({} {it} = {b}; {it} != {e}; ++{it})", dim.range_ty);
             if dim.setup.is_some() && d + 1 < dims.len() {
-                return Err((codes::HEADER, "collapsed loop with a step other than 1 or -1".into()));
+                return Err((Code::TbbHeader, "collapsed loop with a step other than 1 or -1".into()));
             }
         }
         // The body, with its fixes, re-indented to its new depth.
@@ -850,14 +837,14 @@ impl Gen<'_> {
         s: &ForShape,
         fixes: &[Fix],
         prelude: &mut Vec<String>,
-    ) -> Result<Dim, (&'static str, String)> {
+    ) -> Result<Dim, (Code, String)> {
         let ty = s
             .var_type
             .clone()
-            .ok_or((codes::HEADER, format!("loop index {} is not of an integer type", s.var)))?;
-        let step = s.step.ok_or((codes::HEADER, format!("the step of {} is not a constant", s.var)))?;
+            .ok_or((Code::TbbHeader, format!("loop index {} is not of an integer type", s.var)))?;
+        let step = s.step.ok_or((Code::TbbHeader, format!("the step of {} is not a constant", s.var)))?;
         if !s.clean {
-            return Err((codes::HEADER, "the loop header comes from a macro".into()));
+            return Err((Code::TbbHeader, "the loop header comes from a macro".into()));
         }
         let var = self.name(&s.var);
         // An index declared before the loop keeps its declared type, and stays "used" for
@@ -884,7 +871,7 @@ impl Gen<'_> {
                 (-1, ">=") => (hi.clone(), format!("{lo} + 1"), format!("std::min<{ty}>({lo}, {hi} - 1)")),
                 _ => {
                     return Err((
-                        codes::HEADER,
+                        Code::TbbHeader,
                         format!("the comparison {op} does not match the step {step}"),
                     ))
                 }
@@ -897,7 +884,7 @@ impl Gen<'_> {
             return Ok(Dim { var, range_ty: ty, begin: b, end, setup: None, last });
         }
         if op == "!=" {
-            return Err((codes::HEADER, format!("`!=` with step {step}")));
+            return Err((Code::TbbHeader, format!("`!=` with step {step}")));
         }
         let a = step.unsigned_abs();
         let n = match (step > 0, op) {
@@ -905,7 +892,9 @@ impl Gen<'_> {
             (true, "<=") => format!("{hi} >= {lo} ? ((long long){hi} - {lo}) / {a} + 1 : 0"),
             (false, ">") => format!("{lo} > {hi} ? ((long long){lo} - {hi} + {}) / {a} : 0", a - 1),
             (false, ">=") => format!("{lo} >= {hi} ? ((long long){lo} - {hi}) / {a} + 1 : 0"),
-            _ => return Err((codes::HEADER, format!("the comparison {op} does not match the step {step}"))),
+            _ => {
+                return Err((Code::TbbHeader, format!("the comparison {op} does not match the step {step}")))
+            }
         };
         prelude.push(format!("const long long {p}n{d} = {n};"));
         Ok(Dim {
@@ -1001,7 +990,7 @@ pub fn ps(
         .iter()
         .map(|f| {
             Event::new(Stage::Ps, action::CXX_FIX)
-                .code(codes::CONVERTED)
+                .code(Code::CxxConverted)
                 .reason(f.what.clone())
                 .lines(f.line, lines.line_of(f.edit.end as usize))
                 .text(f.edit.text.clone())
@@ -1044,7 +1033,7 @@ pub fn ps(
                 loop_id: r.loop_id.clone(),
                 line: r.line,
                 why: format!("{}: {}", r.code, r.why),
-                user_directive: r.code == codes::KEPT && r.why.contains("OpenMP"),
+                user_directive: r.code == Code::TbbKept && r.why.contains("OpenMP"),
             })
             .collect(),
         events,
@@ -1068,7 +1057,7 @@ mod tests {
         Ok((p, new))
     }
 
-    fn refused(src: &str) -> Vec<(&'static str, String)> {
+    fn refused(src: &str) -> Vec<(Code, String)> {
         run(src).unwrap().0.refused.into_iter().map(|r| (r.code, r.why)).collect()
     }
 
@@ -1131,15 +1120,15 @@ mod tests {
     fn clauses_tbb_does_not_express_keep_the_loop_sequential() {
         let r = refused("int f(int *restrict a, int n) {\n  int i, y = 0;\n  for (i = 0; i < n; i++) {\n    if (a[i] > 0) y = i;\n    a[i] = 0;\n  }\n  return y;\n}\n");
         assert_eq!(r.len(), 1);
-        assert_eq!(r[0].0, codes::CLAUSE);
+        assert_eq!(r[0].0, Code::TbbClause);
         assert!(r[0].1.starts_with("lastprivate(conditional: …) of y"), "{r:?}");
         let r = refused("void f(int *restrict key, int n) {\n  int h[64];\n  int i;\n  for (i = 0; i < n; i++)\n    h[key[i]]++;\n}\n");
-        assert_eq!(r, [(codes::REDUCTION, "array reduction reduction(+:h) is not translated".to_string())]);
+        assert_eq!(r, [(Code::TbbReduction, "array reduction reduction(+:h) is not translated".to_string())]);
         // A parameter declared as an array is a pointer: its reduction is over a section.
         let r = refused("void f(int *restrict key, int h[64], int n) {\n  int i;\n  for (i = 0; i < n; i++)\n    h[key[i]]++;\n}\n");
         assert_eq!(
             r,
-            [(codes::REDUCTION, "array reduction reduction(+:h[0:64]) is not translated".to_string())]
+            [(Code::TbbReduction, "array reduction reduction(+:h[0:64]) is not translated".to_string())]
         );
     }
 
@@ -1163,17 +1152,17 @@ mod tests {
         let linear = DataSharing { linear: vec![("k".into(), 2)], ..DataSharing::default() };
         assert_eq!(
             tbb_sharing(&verdict(linear.clone(), None)).unwrap_err(),
-            (codes::CLAUSE, "clause `linear(k:2)` has no TBB translation here".to_string())
+            (Code::TbbClause, "clause `linear(k:2)` has no TBB translation here".to_string())
         );
         assert_eq!(
             tbb_sharing(&verdict(DataSharing::default(), Some("a + n <= b"))).unwrap_err(),
-            (codes::CLAUSE, "clause `if(a + n <= b)` has no TBB translation here".to_string())
+            (Code::TbbClause, "clause `if(a + n <= b)` has no TBB translation here".to_string())
         );
         let cond = DataSharing { lastprivate_conditional: names(&["x", "y"]), ..linear };
         assert_eq!(
             tbb_sharing(&verdict(cond, Some("a + n <= b"))).unwrap_err(),
             (
-                codes::CLAUSE,
+                Code::TbbClause,
                 "lastprivate(conditional: …) of x, y: the last writing iteration is not tracked in the TBB translation"
                     .to_string()
             )

@@ -33,9 +33,10 @@
 //! so that no unused variable is left behind.
 
 use crate::edit::Edit;
-use crate::looptx::{self, codes, refusal, slice, Names};
+use crate::looptx::{self, refusal, slice, Names};
 use crate::optimize::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal};
 use analysis::api::{FunctionReport, LoopReport};
+use analysis::codes::Code;
 use analysis::ir::Type;
 use analysis::loops::{CmpOp, LoopKind, TripCount};
 use analysis::txfacts::{ForParts, IndexTx, IndexUse, Place};
@@ -57,7 +58,7 @@ impl Default for Unroll {
     }
 }
 
-type Refused = (&'static str, String);
+type Refused = (Code, String);
 
 /// What both kinds of unrolling need, once the loop passed the checks.
 struct Shape<'a> {
@@ -146,7 +147,7 @@ impl Unroll {
 
     fn shape<'a>(&self, text: &str, l: &'a LoopReport) -> Result<Shape<'a>, Refused> {
         let tx = &l.tx;
-        let nc = |why: &str| Err((codes::NOT_CANONICAL, why.to_string()));
+        let nc = |why: &str| Err((Code::UnrollNotCanonical, why.to_string()));
         match l.kind {
             LoopKind::For => {}
             LoopKind::While => return nc("a `while` loop: only counted `for` loops are unrolled"),
@@ -157,7 +158,7 @@ impl Unroll {
                 TripCount::Unknown(r) => format!("not a counted loop: {r}"),
                 _ => "not a counted loop".to_string(),
             };
-            return Err((codes::NOT_CANONICAL, why));
+            return Err((Code::UnrollNotCanonical, why));
         };
         let (Some(fp), Some(ix)) = (&tx.for_parts, &tx.index) else {
             return nc("the loop has no condition or no step clause");
@@ -180,12 +181,12 @@ impl Unroll {
         ] {
             if flag {
                 return Err((
-                    codes::EXITS,
+                    Code::UnrollExits,
                     format!("the body has {what}: the copies after it would run or be skipped wrongly"),
                 ));
             }
         }
-        let ncopy = |why: String| Err((codes::NOT_COPYABLE, why));
+        let ncopy = |why: String| Err((Code::UnrollNotCopyable, why));
         if tx.body_stmts.is_empty() || tx.body_stmts.iter().all(|s| slice(text, *s).trim() == ";") {
             return ncopy("the body is empty".into());
         }
@@ -214,7 +215,7 @@ impl Unroll {
         let start = tx.span.start as usize;
         if !looptx::starts_line(text, start) || !slice(text, tx.header).starts_with("for") {
             return Err((
-                codes::NOT_EDITABLE,
+                Code::NotEditable,
                 "the loop does not start its line, or its header comes from a macro".into(),
             ));
         }
@@ -393,7 +394,7 @@ impl LoopTransformation for Unroll {
             if trip.is_some_and(|n| n < 2) {
                 out.push(refusal(
                     vec![r],
-                    codes::TRIP_COUNT,
+                    Code::UnrollTripCount,
                     format!("the loop runs {} time(s): nothing to unroll", trip.unwrap()),
                 ));
                 continue;
@@ -411,7 +412,7 @@ impl LoopTransformation for Unroll {
                 if orphan && s.ix.is_param && s.ix.refs_outside.is_empty() {
                     out.push(refusal(
                         vec![r],
-                        codes::NOT_COPYABLE,
+                        Code::UnrollNotCopyable,
                         format!("the parameter `{}` would be left unused", s.ix.name),
                     ));
                     continue;
@@ -419,7 +420,7 @@ impl LoopTransformation for Unroll {
                 let new = self.full(text, l, &s, lo, n, assign_final);
                 let edit = Edit { start: l.tx.span.start, end: l.tx.span.end, text: new };
                 if let Some(why) = looptx::directive_conflict(cx, f, l, std::slice::from_ref(&edit)) {
-                    out.push(refusal(vec![r], codes::DIRECTIVE, why));
+                    out.push(refusal(vec![r], Code::HasDirective, why));
                     continue;
                 }
                 let (reg, _) = region(l);
@@ -442,7 +443,7 @@ impl LoopTransformation for Unroll {
             let new = self.partial(text, l, &s, &mut names);
             let edit = Edit { start: l.tx.span.start, end: l.tx.span.end, text: new };
             if let Some(why) = looptx::directive_conflict(cx, f, l, std::slice::from_ref(&edit)) {
-                out.push(refusal(vec![r], codes::DIRECTIVE, why));
+                out.push(refusal(vec![r], Code::HasDirective, why));
                 continue;
             }
             out.push(Outcome::Proposal(Proposal {
@@ -529,7 +530,7 @@ fn group_full(plans: Vec<FullPlan>) -> Vec<Outcome> {
         let Some(removal) = ix.decl_removal else {
             out.push(refusal(
                 refs,
-                codes::NOT_COPYABLE,
+                Code::UnrollNotCopyable,
                 format!("`{}` would be left unused and its declaration cannot be removed", ix.name),
             ));
             continue;
@@ -647,31 +648,31 @@ mod tests {
     fn refusals_with_their_codes() {
         let r = |src: &str| refused(u(), src);
         let (c, why) = r("void f(int n, int *a) { int i = 0; while (i < n) { a[i] = 0; i++; } }");
-        assert_eq!(c, codes::NOT_CANONICAL, "{why}");
+        assert_eq!(c, Code::UnrollNotCanonical, "{why}");
         let (c, why) = r("void f(int n, int *a) { for (int i = 0; i != n; i++) a[i] = 0; }");
-        assert_eq!(c, codes::NOT_CANONICAL);
+        assert_eq!(c, Code::UnrollNotCanonical);
         assert!(why.contains("`!=`"), "{why}");
         let (c, why) = r("void f(int n, int *a) { for (int i = 0, j = 0; i < n; i++, j++) a[i] = j; }");
-        assert_eq!(c, codes::NOT_CANONICAL);
+        assert_eq!(c, Code::UnrollNotCanonical);
         assert!(why.contains("step clause"), "{why}");
         let (c, why) = r("void f(int n, int *a) {\n  for (int i = 0; i < n; i++) {\n    if (a[i] < 0)\n      break;\n    a[i] = 1;\n  }\n}");
-        assert_eq!(c, codes::EXITS);
+        assert_eq!(c, Code::UnrollExits);
         assert!(why.contains("`break`"), "{why}");
         let (c, _) = r("void f(int n, int *a) {\n  for (int i = 0; i < n; i++) {\n    if (a[i] < 0)\n      continue;\n    a[i] = 1;\n  }\n}");
-        assert_eq!(c, codes::EXITS);
+        assert_eq!(c, Code::UnrollExits);
         let (c, why) = r("#define AT(k) a[i + (k)]\nvoid f(int n, int *a) {\n  for (int i = 0; i < n; i++)\n    AT(0) = 1;\n}");
-        assert_eq!(c, codes::NOT_COPYABLE);
+        assert_eq!(c, Code::UnrollNotCopyable);
         assert!(why.contains("macro"), "{why}");
         let (c, why) = r("void f(int n, int *a) {\n  for (int i = 0; i < n; i++) {\n    static int z;\n    a[i] = z++;\n  }\n}");
-        assert_eq!(c, codes::NOT_COPYABLE);
+        assert_eq!(c, Code::UnrollNotCopyable);
         assert!(why.contains("static"), "{why}");
         let (c, why) =
             r("void g(int *); void f(int *a) {\n  int i;\n  for (i = 0; i < 1; i++)\n    a[i] = 0;\n}");
-        assert_eq!(c, codes::TRIP_COUNT, "{why}");
+        assert_eq!(c, Code::UnrollTripCount, "{why}");
         let (c, why) = r("void f(int n, int *a) { int i; for (i = 0; i < n; i++) a[i] = 0; }");
-        assert_eq!(c, codes::NOT_EDITABLE, "{why}");
+        assert_eq!(c, Code::NotEditable, "{why}");
         let (c, why) = r("void f(int n, int *a) {\n  #pragma GCC unroll 2\n  for (int i = 0; i < n; i++)\n    a[i] = 0;\n}");
-        assert_eq!(c, codes::DIRECTIVE);
+        assert_eq!(c, Code::HasDirective);
         assert!(why.contains("#pragma GCC unroll"), "{why}");
     }
 
@@ -682,7 +683,10 @@ mod tests {
         let o = run(u(), src, true, true);
         let ev = events(&o);
         assert_eq!(ev.len(), 1);
-        assert_eq!((ev[0].action.as_str(), ev[0].code.as_deref()), ("refused", Some(codes::DIRECTIVE)));
+        assert_eq!(
+            (ev[0].action.as_str(), ev[0].code.as_deref()),
+            ("refused", Some(Code::HasDirective.as_str()))
+        );
         assert!(
             ev[0].reason.as_deref().unwrap().contains("gets `#pragma omp parallel for` from PS"),
             "{ev:#?}"

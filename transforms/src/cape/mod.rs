@@ -25,30 +25,14 @@ pub mod region;
 
 use crate::edit::Edit;
 use analysis::api::FileReport;
+use analysis::codes::Code;
 use analysis::ir::{ExprKind, LineIndex, Severity, StmtKind, SymKind, TranslationUnit};
 use omp::Directive;
 use std::collections::HashMap;
 
-/// Check codes of the CAPE target (pages in `docs/checks/`).
-pub mod codes {
-    /// An OpenMP construct inside a region that CAPE cannot run across nodes (`critical`,
-    /// `atomic`, `ordered`, tasks, locks, `flush`, …): the region stays plain OpenMP.
-    pub const CONSTRUCT: &str = "PPO400";
-    /// A clause the translator does not support (`linear`, `ordered`, `copyprivate`,
-    /// `allocate`, array or user-defined reductions, reduction modifiers): the region stays
-    /// plain OpenMP.
-    pub const CLAUSE: &str = "PPO401";
-    /// A worksharing loop not in the canonical form the translator distributes.
-    pub const LOOP: &str = "PPO402";
-    /// The analysis proves the loop breaks Bernstein's conditions (two iterations write the
-    /// same location, not as a reduction): refused, an error.
-    pub const BERNSTEIN: &str = "PPO403";
-    /// Input or output inside a region (each node would print its share, and only node 0's
-    /// output is kept): the region stays plain OpenMP.
-    pub const IO: &str = "PPO404";
-    /// Every code of the CAPE target.
-    pub const ALL: [&str; 5] = [CONSTRUCT, CLAUSE, LOOP, BERNSTEIN, IO];
-}
+/// Every check code of the CAPE target (pages in `docs/checks/`).
+pub const CODES: [Code; 5] =
+    [Code::CapeConstruct, Code::CapeClause, Code::CapeLoop, Code::CapeBernstein, Code::CapeIo];
 
 /// A region the translator distributed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,7 +55,7 @@ pub struct Refused {
     pub function: String,
     /// The line of the region's directive.
     pub line: u32,
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub message: String,
 }
@@ -114,7 +98,7 @@ pub fn translate(
     let races: Vec<(u32, String)> = report
         .diagnostics
         .iter()
-        .filter(|d| d.code == analysis::ompcheck::RACE)
+        .filter(|d| d.code == Code::Race)
         .map(|d| (d.range.line, d.message.clone()))
         .collect();
     let no_taint = HashMap::new();
@@ -357,7 +341,8 @@ fn threadprivate(unit: &TranslationUnit, header_pragmas: &[String]) -> Vec<Strin
 /// The error for a file that defines `main` where the front end sees none (a K&R or
 /// implicit-int definition: `main(argc, argv) int argc; …` at the start of a line).
 fn unparsed_main(text: &str, unit: &TranslationUnit, _lines: &LineIndex) -> Option<Refused> {
-    if unit.functions.iter().any(|f| f.name == "main") || !unit.diagnostics.iter().any(|d| d.code == "PPO010")
+    if unit.functions.iter().any(|f| f.name == "main")
+        || !unit.diagnostics.iter().any(|d| d.code == Code::SyntaxError)
     {
         return None;
     }
@@ -369,7 +354,7 @@ fn unparsed_main(text: &str, unit: &TranslationUnit, _lines: &LineIndex) -> Opti
     Some(Refused {
         function: "main".into(),
         line: line as u32 + 1,
-        code: codes::CONSTRUCT,
+        code: Code::CapeConstruct,
         severity: Severity::Error,
         message: "`main` is not analysed (a syntax error, PPO010, or an old-style definition): it cannot start the CAPE runtime, so the file is left as it is and runs as plain OpenMP".into(),
     })
@@ -381,7 +366,7 @@ fn unparsed_main(text: &str, unit: &TranslationUnit, _lines: &LineIndex) -> Opti
 fn globals(unit: &TranslationUnit, threadprivate: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let unparsed: Vec<analysis::ir::Span> =
-        unit.diagnostics.iter().filter(|d| d.code == "PPO010").map(|d| d.span).collect();
+        unit.diagnostics.iter().filter(|d| d.code == Code::SyntaxError).map(|d| d.span).collect();
     for &g in &unit.globals {
         let s = unit.sym(g);
         if unparsed.iter().any(|u| u.contains(s.span)) {

@@ -2,11 +2,11 @@
 //! `master`/`masked`, `barrier` inside) and `parallel sections`, and the checks that refuse a
 //! region (left as plain OpenMP) with a `PPO40x` code.
 
-use super::codes;
 use super::loops::{self, Canonical};
 use super::omp::{self, Clause, Directive};
 use super::{Refused, Translated};
 use crate::edit::{self, Edit};
+use analysis::codes::Code;
 use analysis::ir::{
     ExprKind, FloatKind, Function, IntKind, LineIndex, Severity, Span, StmtId, StmtKind, SymId, SymKind,
     TranslationUnit, Type,
@@ -72,7 +72,7 @@ const LOCK_CALLS: [&str; 6] = [
     "omp_test_nest_lock",
 ];
 
-type Refusal = (u32, &'static str, Severity, String);
+type Refusal = (u32, Code, Severity, String);
 
 /// Translate the region of directive `d` (statement `pragma`), the `k`-th of the file: one
 /// edit replacing the directive and its statement. `chain` is the construct's statement, or
@@ -115,7 +115,7 @@ pub fn translate(
     if chain.len() > 1 && words != ["parallel"] {
         return Err(refuse((
             line,
-            codes::CONSTRUCT,
+            Code::CapeConstruct,
             Severity::Warning,
             format!("`#pragma omp {name}` is followed by another directive instead of its statement; the region runs as plain OpenMP on every node"),
         )));
@@ -127,7 +127,7 @@ pub fn translate(
         _ => {
             return Err(refuse((
                 line,
-                codes::CONSTRUCT,
+                Code::CapeConstruct,
                 Severity::Warning,
                 format!("`#pragma omp {name}`: CAPE translates `parallel for`, `parallel` and `parallel sections` regions; this one runs as plain OpenMP on every node"),
             )))
@@ -190,7 +190,7 @@ fn conditionals(text: &str, line: u32, d: &Directive) -> Result<(), Refusal> {
     if found {
         return Err((
             line,
-            codes::LOOP,
+            Code::CapeLoop,
             Severity::Warning,
             format!("`#pragma omp {}` has preprocessor conditionals (#if … #endif) around its statement or loop header: ppo would rewrite one branch only; the construct runs as plain OpenMP on every node", d.name()),
         ));
@@ -207,7 +207,7 @@ fn check_clauses(d: &Directive, line: u32) -> Result<(), Refusal> {
         if !SUPPORTED.contains(&c.name.as_str()) {
             return Err((
                 line,
-                codes::CLAUSE,
+                Code::CapeClause,
                 Severity::Warning,
                 format!(
                     "`#pragma omp {}`: the clause `{}` is not supported by CAPE; the region runs as plain OpenMP on every node",
@@ -222,7 +222,7 @@ fn check_clauses(d: &Directive, line: u32) -> Result<(), Refusal> {
             if !ok {
                 return Err((
                     line,
-                    codes::CLAUSE,
+                    Code::CapeClause,
                     Severity::Warning,
                     format!(
                         "`{}`: CAPE combines scalar reductions with the operators + - * & | ^ && || max min only (no array sections, modifiers or user-defined reductions); the region runs as plain OpenMP on every node",
@@ -333,7 +333,7 @@ impl Gen<'_, '_> {
         if let Some((_, ev)) = self.ctx.races.iter().find(|(l, _)| *l == line) {
             return Err((
                 line,
-                codes::BERNSTEIN,
+                Code::CapeBernstein,
                 Severity::Error,
                 format!("the analysis proves that the region of `#pragma omp {}` breaks Bernstein's conditions (two iterations write the same location): {ev}; it is left as it was", d.name()),
             ));
@@ -353,7 +353,7 @@ impl Gen<'_, '_> {
                 if !INNER.contains(&first) || !combined_ok {
                     return Err((
                         l,
-                        codes::CONSTRUCT,
+                        Code::CapeConstruct,
                         Severity::Warning,
                         format!(
                             "`#pragma omp {}` inside the region of line {line}: CAPE cannot run it across nodes; the region runs as plain OpenMP on every node",
@@ -367,7 +367,7 @@ impl Gen<'_, '_> {
                 if let Some((_, ev)) = self.ctx.races.iter().find(|(rl, _)| *rl == l) {
                     return Err((
                         l,
-                        codes::BERNSTEIN,
+                        Code::CapeBernstein,
                         Severity::Error,
                         format!("the analysis proves that `#pragma omp {}` in the region of line {line} breaks Bernstein's conditions (two iterations write the same location): {ev}; the region is left as it was", inner.name()),
                     ));
@@ -388,7 +388,7 @@ impl Gen<'_, '_> {
             if let Some((holder, at)) = self.ctx.tainted.get(name) {
                 return Err((
                     l,
-                    codes::CONSTRUCT,
+                    Code::CapeConstruct,
                     Severity::Warning,
                     format!("`{name}` is called inside the region of line {line}, and the worksharing construct of `{holder}` at line {at} stays plain OpenMP: every node would run it whole; the region runs as plain OpenMP on every node"),
                 ));
@@ -396,7 +396,7 @@ impl Gen<'_, '_> {
             if LOCK_CALLS.contains(&name) {
                 return Err((
                     l,
-                    codes::CONSTRUCT,
+                    Code::CapeConstruct,
                     Severity::Warning,
                     format!("`{name}` inside the region of line {line}: a lock of one node does not exclude the others; the region runs as plain OpenMP on every node"),
                 ));
@@ -404,7 +404,7 @@ impl Gen<'_, '_> {
             if IO_CALLS.contains(&name) {
                 return Err((
                     l,
-                    codes::IO,
+                    Code::CapeIo,
                     Severity::Warning,
                     format!("`{name}` inside the region of line {line}: each node would do its share of the I/O and only node 0's output is kept; the region runs as plain OpenMP on every node"),
                 ));
@@ -471,7 +471,7 @@ impl Gen<'_, '_> {
                 let Some(t) = ty.and_then(cape_type) else {
                     return Err((
                         line,
-                        codes::CLAUSE,
+                        Code::CapeClause,
                         Severity::Warning,
                         format!("`{}`: `{v}` is not a variable of an arithmetic type; the region runs as plain OpenMP on every node", c.render()),
                     ));
@@ -506,7 +506,7 @@ impl Gen<'_, '_> {
         loops::canonical(self.ctx.unit, self.ctx.f, s).map_err(|why| {
             (
                 line,
-                codes::LOOP,
+                Code::CapeLoop,
                 Severity::Warning,
                 format!("`#pragma omp {}`: {why}; the region runs as plain OpenMP on every node", d.name()),
             )
@@ -623,7 +623,7 @@ impl Gen<'_, '_> {
                 }
                 edit::apply(self.src(region), &rel).ok_or((
                     line,
-                    codes::CONSTRUCT,
+                    Code::CapeConstruct,
                     Severity::Warning,
                     "the region's worksharing constructs overlap; the region runs as plain OpenMP on every node"
                         .to_string(),
@@ -682,7 +682,7 @@ impl Gen<'_, '_> {
             }
             _ => Err((
                 self.line(p),
-                codes::CONSTRUCT,
+                Code::CapeConstruct,
                 Severity::Warning,
                 format!("a directive stacked on the `parallel` of line {line} that CAPE does not distribute; the region runs as plain OpenMP on every node"),
             )),
@@ -741,7 +741,7 @@ impl Gen<'_, '_> {
         let missing = || {
             (
                 line,
-                codes::CONSTRUCT,
+                Code::CapeConstruct,
                 Severity::Warning,
                 format!("`#pragma omp {}` without its statement", d.name()),
             )
@@ -824,7 +824,7 @@ impl Gen<'_, '_> {
     fn sections(&mut self, d: &Directive, st: StmtId, line: u32) -> Result<String, Refusal> {
         let f = self.ctx.f;
         let StmtKind::Compound(items) = &f.stmt(st).kind else {
-            return Err((line, codes::CONSTRUCT, Severity::Warning, "`sections` without a block".into()));
+            return Err((line, Code::CapeConstruct, Severity::Warning, "`sections` without a block".into()));
         };
         // Each section: the statement after a `section` directive (the first may lack one).
         let mut secs: Vec<String> = Vec::new();

@@ -1,5 +1,6 @@
 use super::*;
 use analysis::api::{analyze_source, AnalyzeOptions};
+use analysis::codes::Code;
 use analysis::preprocess::{MemLoader, PpOptions};
 use std::path::Path;
 
@@ -119,15 +120,15 @@ int main(void) {\n\
     return n;\n\
 }\n";
     let (t, out) = cape(src);
-    let got: Vec<(u32, &str)> = t.refused.iter().map(|r| (r.line, r.code)).collect();
+    let got: Vec<(u32, Code)> = t.refused.iter().map(|r| (r.line, r.code)).collect();
     assert_eq!(
         got,
         [
-            (7, codes::CONSTRUCT),
-            (10, codes::CLAUSE),
-            (13, codes::IO),
-            (14, codes::LOOP),
-            (16, codes::BERNSTEIN)
+            (7, Code::CapeConstruct),
+            (10, Code::CapeClause),
+            (13, Code::CapeIo),
+            (14, Code::CapeLoop),
+            (16, Code::CapeBernstein)
         ],
         "{:?}",
         t.refused
@@ -161,7 +162,7 @@ fn an_unparsable_main_leaves_the_file_as_it_is() {
     let (t, out) = cape(src);
     assert!(t.edits.is_empty(), "{out}");
     assert_eq!(t.refused.len(), 1);
-    assert_eq!((t.refused[0].line, t.refused[0].code), (3, codes::CONSTRUCT));
+    assert_eq!((t.refused[0].line, t.refused[0].code), (3, Code::CapeConstruct));
     // A header is translated by the files that include it.
     let path = Path::new("g.h");
     let hdr = "static double g[10];\n";
@@ -233,13 +234,13 @@ int main(void) {\n\
 }\n";
     let (t, out) = cape(src);
     assert!(t.translated.is_empty(), "{out}");
-    let got: Vec<(u32, &str)> = t.refused.iter().map(|r| (r.line, r.code)).collect();
-    assert_eq!(got, [(4, codes::BERNSTEIN), (10, codes::CONSTRUCT)], "{:?}", t.refused);
+    let got: Vec<(u32, Code)> = t.refused.iter().map(|r| (r.line, r.code)).collect();
+    assert_eq!(got, [(4, Code::CapeBernstein), (10, Code::CapeConstruct)], "{:?}", t.refused);
     assert!(t.refused[1].message.contains("`step` is called inside the region of line 9, and the worksharing construct of `sweep` at line 4"), "{:?}", t.refused);
     // Preprocessor conditionals inside a construct: refused, left as they are.
     let src = "double v[100];\nint main(void) {\n    int i;\n#pragma omp parallel for\n#if defined(_OPENMP)\n    for (i = 99; i >= 0; i--)\n#else\n    for (i = 0; i < 100; i++)\n#endif\n        v[i] = i;\n    return 0;\n}\n";
     let (t, out) = cape(src);
     assert!(t.translated.is_empty(), "{out}");
-    assert_eq!(t.refused[0].code, codes::LOOP, "{:?}", t.refused);
+    assert_eq!(t.refused[0].code, Code::CapeLoop, "{:?}", t.refused);
     assert!(out.contains("#if defined(_OPENMP)\n    for (i = 99; i >= 0; i--)\n#else"), "{out}");
 }

@@ -1,9 +1,9 @@
 //! The DMCG-style generator: blocks of `main`, the def-use facts of every DOALL loop, the
 //! message-passing analysis (what is valid where) and the generated code.
 
-use super::codes;
 use super::directives::{Directives, Kind, Sched};
 use analysis::api::{FileReport, FunctionReport, LoopReport, VerdictReport};
+use analysis::codes::Code;
 use analysis::cxx::ForShape;
 use analysis::ir::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,12 +24,12 @@ pub struct Doall {
 pub struct Refused {
     pub loop_id: Option<String>,
     pub line: u32,
-    pub code: &'static str,
+    pub code: Code,
     pub why: String,
 }
 
 /// The file cannot be generated: (line, code, message) for every reason.
-pub type FileErrors = Vec<(u32, &'static str, String)>;
+pub type FileErrors = Vec<(u32, Code, String)>;
 
 #[derive(Clone, Debug, Default)]
 pub struct Generated {
@@ -309,7 +309,7 @@ impl<'a> Gen<'a> {
     fn sym(&self, s: SymId) -> &'a Symbol {
         self.unit.sym(s)
     }
-    fn err(&mut self, off: u32, code: &'static str, msg: String) {
+    fn err(&mut self, off: u32, code: Code, msg: String) {
         let l = self.line(off);
         if !self.errors.iter().any(|(a, c, m)| *a == l && *c == code && *m == msg) {
             self.errors.push((l, code, msg));
@@ -505,21 +505,16 @@ impl<'a> Gen<'a> {
         Some((acc, c))
     }
 
-    fn plan_doall(
-        &mut self,
-        s: StmtId,
-        sched: Sched,
-        directive: bool,
-    ) -> Result<Plan, (&'static str, String)> {
+    fn plan_doall(&mut self, s: StmtId, sched: Sched, directive: bool) -> Result<Plan, (Code, String)> {
         let lr = self
             .loop_report(s)
-            .ok_or((codes::UNSUPPORTED, "the analysis has no report of this loop".to_string()))?;
+            .ok_or((Code::MpiUnsupported, "the analysis has no report of this loop".to_string()))?;
         let StmtKind::For { body, .. } = self.f.stmt(s).kind else {
-            return Err((codes::UNSUPPORTED, "not a `for` loop".into()));
+            return Err((Code::MpiUnsupported, "not a `for` loop".into()));
         };
         let x = &lr.exits;
         if x.brk || x.ret || x.goto_out || x.exit_call {
-            return Err((codes::EXIT, "the loop can leave early (break, return, goto or exit): every rank would have to agree where it stops".into()));
+            return Err((Code::MpiExit, "the loop can leave early (break, return, goto or exit): every rank would have to agree where it stops".into()));
         }
         let io: Vec<&String> = lr
             .calls
@@ -532,7 +527,7 @@ impl<'a> Gen<'a> {
         if !io.is_empty() {
             let names: Vec<&str> = io.iter().map(|s| s.as_str()).collect();
             return Err((
-                codes::IO,
+                Code::MpiIo,
                 format!(
                     "I/O inside the DOALL ({}): its order and its output would differ from rank to rank",
                     names.join(", ")
@@ -541,18 +536,18 @@ impl<'a> Gen<'a> {
         }
         let shape = self
             .shape(s)
-            .ok_or((codes::UNSUPPORTED, "the loop header is not a counted `for`".to_string()))?;
+            .ok_or((Code::MpiUnsupported, "the loop header is not a counted `for`".to_string()))?;
         let step = shape
             .step
             .filter(|&st| st != 0)
-            .ok_or((codes::UNSUPPORTED, "the step is not a constant".to_string()))?;
+            .ok_or((Code::MpiUnsupported, "the step is not a constant".to_string()))?;
         if !shape.clean {
-            return Err((codes::UNSUPPORTED, "the loop header comes from a macro".into()));
+            return Err((Code::MpiUnsupported, "the loop header comes from a macro".into()));
         }
         let (init, limit) = (self.t(shape.init).to_string(), self.t(shape.limit).to_string());
         let trip = trip_count(&shape.op, &init, &limit, step).ok_or_else(|| {
             (
-                codes::UNSUPPORTED,
+                Code::MpiUnsupported,
                 format!(
                     "the loop condition `{} {} …` does not give a trip count with step {step}",
                     shape.var, shape.op
@@ -564,7 +559,7 @@ impl<'a> Gen<'a> {
         let v = &lr.parallel;
         let deps: Vec<String> = v.reasons.iter().map(|r| format!("{}: {}", r.code, r.message)).collect();
         let only_deps = !v.reasons.is_empty()
-            && v.reasons.iter().all(|r| matches!(r.code, "PPO101" | "PPO102" | "PPO103"));
+            && v.reasons.iter().all(|r| matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep));
         let RankSharing { private, reductions } = distributed_sharing(v)?;
         let iv = {
             let mut found = None;
@@ -576,7 +571,7 @@ impl<'a> Gen<'a> {
                     }
                 }
             }
-            found.ok_or((codes::UNSUPPORTED, "no index variable".to_string()))?
+            found.ok_or((Code::MpiUnsupported, "no index variable".to_string()))?
         };
         let span = self.f.stmt(s).span;
         let mut p = Plan {
@@ -600,10 +595,10 @@ impl<'a> Gen<'a> {
         for (name, op) in &reductions {
             let sym = self
                 .sym_named(name, s)
-                .ok_or((codes::UNSUPPORTED, format!("reduction variable `{name}` not found")))?;
+                .ok_or((Code::MpiUnsupported, format!("reduction variable `{name}` not found")))?;
             if mpi_op(op).is_none() || mpi_type(&self.sym(sym).ty).is_none() {
                 return Err((
-                    codes::UNSUPPORTED,
+                    Code::MpiUnsupported,
                     format!("reduction({op}:{name}) has no MPI operator or datatype"),
                 ));
             }
@@ -659,7 +654,7 @@ impl<'a> Gen<'a> {
                     idx.reverse();
                     let Some(a) = self.f.as_var(b) else {
                         return Err((
-                            codes::ALIAS,
+                            Code::MpiAlias,
                             format!(
                                 "`{}` at line {} indexes memory that is not a named array",
                                 self.t(ex.span),
@@ -673,10 +668,10 @@ impl<'a> Gen<'a> {
                     }
                     if !self.arrays.contains_key(&a) {
                         if sy.ty.is_pointer() {
-                            return Err((codes::ALIAS, format!("`{}` is a pointer ppo cannot trace to one allocation in main (unresolved aliasing; line {})", sy.name, self.line(ex.span.start))));
+                            return Err((Code::MpiAlias, format!("`{}` is a pointer ppo cannot trace to one allocation in main (unresolved aliasing; line {})", sy.name, self.line(ex.span.start))));
                         }
                         return Err((
-                            codes::ALIAS,
+                            Code::MpiAlias,
                             format!(
                                 "`{}` (line {}) is not an array of main or of the file that ppo can distribute",
                                 sy.name,
@@ -724,11 +719,11 @@ impl<'a> Gen<'a> {
                                     self.line(ex.span.start)
                                 )
                             };
-                            return Err((codes::WRITE, why));
+                            return Err((Code::MpiWrite, why));
                         }
                         if layouts.get(&a).is_some_and(|r| *r != row) {
                             return Err((
-                                codes::WRITE,
+                                Code::MpiWrite,
                                 format!("`{}` is accessed with two row layouts", sy.name),
                             ));
                         }
@@ -772,11 +767,11 @@ impl<'a> Gen<'a> {
                     if self.arrays.contains_key(&v) {
                         // The array as a value (passed to a function): read whole.
                         if written.contains(&e) {
-                            return Err((codes::WRITE, format!("`{}` is modified as a whole", sy.name)));
+                            return Err((Code::MpiWrite, format!("`{}` is modified as a whole", sy.name)));
                         }
                         p.reads_whole.insert(v);
                     } else if sy.ty.is_pointer() {
-                        return Err((codes::ALIAS, format!("`{}` is a pointer ppo cannot trace to one allocation in main (unresolved aliasing)", sy.name)));
+                        return Err((Code::MpiAlias, format!("`{}` is a pointer ppo cannot trace to one allocation in main (unresolved aliasing)", sy.name)));
                     } else if let Type::Struct(n) = &sy.ty {
                         if self
                             .unit
@@ -784,7 +779,7 @@ impl<'a> Gen<'a> {
                             .is_some_and(|d| d.fields.iter().any(|(_, t)| t.is_pointer()))
                         {
                             return Err((
-                                codes::ALIAS,
+                                Code::MpiAlias,
                                 format!("`{}` is a struct with pointer fields", sy.name),
                             ));
                         }
@@ -795,7 +790,7 @@ impl<'a> Gen<'a> {
                 }
                 ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member { arrow: true, .. } => {
                     return Err((
-                        codes::ALIAS,
+                        Code::MpiAlias,
                         format!(
                             "`{}` (line {}) reads or writes through a pointer (unresolved aliasing)",
                             self.t(ex.span),
@@ -805,16 +800,19 @@ impl<'a> Gen<'a> {
                 }
                 ExprKind::Call { callee, args } => {
                     let ExprKind::FuncName(n) = &self.f.expr(*callee).kind else {
-                        return Err((codes::ALIAS, "a call through a function pointer".into()));
+                        return Err((Code::MpiAlias, "a call through a function pointer".into()));
                     };
                     if let Some(fr) = self.fn_report(n) {
                         let sm = &fr.summary;
                         if let Some(g) = sm.writes_global_names.first() {
-                            return Err((codes::WRITE, format!("the call to `{n}` writes the global `{g}`")));
+                            return Err((
+                                Code::MpiWrite,
+                                format!("the call to `{n}` writes the global `{g}`"),
+                            ));
                         }
                         if sm.writes_unknown_memory || !sm.writes_params.is_empty() {
                             return Err((
-                                codes::WRITE,
+                                Code::MpiWrite,
                                 format!("the call to `{n}` writes through its arguments"),
                             ));
                         }
@@ -831,7 +829,7 @@ impl<'a> Gen<'a> {
                         for (i, a) in args.iter().enumerate() {
                             if l.writes_arg(i) {
                                 return Err((
-                                    codes::WRITE,
+                                    Code::MpiWrite,
                                     format!(
                                         "`{n}` writes through its argument `{}`",
                                         self.t(self.f.expr(*a).span)
@@ -840,7 +838,10 @@ impl<'a> Gen<'a> {
                             }
                         }
                     } else {
-                        return Err((codes::IO, format!("the loop calls `{n}`, whose effects are unknown")));
+                        return Err((
+                            Code::MpiIo,
+                            format!("the loop calls `{n}`, whose effects are unknown"),
+                        ));
                     }
                 }
                 _ => {}
@@ -851,20 +852,20 @@ impl<'a> Gen<'a> {
         }
         if !(v.legal || directive && only_deps) {
             return Err((
-                codes::DEPENDENCE,
+                Code::MpiDependence,
                 format!("the DOALL directive is not obeyed: {}", deps.join("; ")),
             ));
         }
         if !p.global_rows.is_empty() {
             if !v.legal && !p.global_rows.iter().all(|(a, _, _)| p.writes.contains_key(a)) {
                 return Err((
-                    codes::DEPENDENCE,
+                    Code::MpiDependence,
                     format!("the DOALL directive is not obeyed: {}", deps.join("; ")),
                 ));
             }
             if sched != Sched::Blk {
                 return Err((
-                    codes::UNSUPPORTED,
+                    Code::MpiUnsupported,
                     format!(
                         "the global model (rows read at a loop-invariant index) needs P = BLK, not {sched}"
                     ),
@@ -872,7 +873,7 @@ impl<'a> Gen<'a> {
             }
         } else if !v.legal {
             return Err((
-                codes::DEPENDENCE,
+                Code::MpiDependence,
                 format!("the DOALL directive is not obeyed: {}", deps.join("; ")),
             ));
         }
@@ -887,18 +888,18 @@ impl<'a> Gen<'a> {
         let transfers = !p.writes.is_empty() || !p.row_reads.is_empty() || !p.global_rows.is_empty();
         if transfers && step != 1 && sched != Sched::Cyc {
             return Err((
-                codes::UNSUPPORTED,
+                Code::MpiUnsupported,
                 format!("step {step}: the rows of an iteration range are not contiguous"),
             ));
         }
         if sched == Sched::Cyc && !p.writes.is_empty() {
             let names: Vec<&str> = p.writes.keys().map(|a| self.arrays[a].name.as_str()).collect();
-            return Err((codes::UNSUPPORTED, format!("P = CYC with array results ({}): cyclic rows are not contiguous; use BLK or a self-scheduling partition", names.join(", "))));
+            return Err((Code::MpiUnsupported, format!("P = CYC with array results ({}): cyclic rows are not contiguous; use BLK or a self-scheduling partition", names.join(", "))));
         }
         let halo = p.row_reads.values().any(|r| r.below > 0 || r.above > 0);
         if halo && sched != Sched::Blk {
             return Err((
-                codes::UNSUPPORTED,
+                Code::MpiUnsupported,
                 format!("the semi-global model (neighbour rows) needs P = BLK, not {sched}"),
             ));
         }
@@ -917,7 +918,7 @@ impl<'a> Gen<'a> {
                     let dmax = dists.first().map_or(0, |x| x.abs());
                     if r.below.max(r.above) > dmax {
                         let _ = a;
-                        return Err((codes::DD, format!("`{array}` is read {} rows away but `DD {array}(…)` at line {} declares distance {dmax}", r.below.max(r.above), d.line)));
+                        return Err((Code::MpiDd, format!("`{array}` is read {} rows away but `DD {array}(…)` at line {} declares distance {dmax}", r.below.max(r.above), d.line)));
                     }
                 }
             }
@@ -981,11 +982,11 @@ struct RankSharing {
 
 /// [`RankSharing`] from the verdict's data sharing. A `lastprivate` or `linear` value (its
 /// last iteration runs on one rank only) and a reduction over an array section are refused.
-fn distributed_sharing(v: &VerdictReport) -> Result<RankSharing, (&'static str, String)> {
+fn distributed_sharing(v: &VerdictReport) -> Result<RankSharing, (Code, String)> {
     let s = &v.sharing;
     if !s.lastprivate.is_empty() || !s.lastprivate_conditional.is_empty() || !s.linear.is_empty() {
         return Err((
-            codes::UNSUPPORTED,
+            Code::MpiUnsupported,
             format!("`{}`: a value of the last iteration stays on the rank that ran it", v.clauses()),
         ));
     }
@@ -994,7 +995,7 @@ fn distributed_sharing(v: &VerdictReport) -> Result<RankSharing, (&'static str, 
     for (op, vars) in &s.reductions {
         for rv in vars {
             if rv.section.is_some() {
-                return Err((codes::UNSUPPORTED, format!("array reduction `{}`", rv.openmp())));
+                return Err((Code::MpiUnsupported, format!("array reduction `{}`", rv.openmp())));
             }
             reductions.push((rv.name.clone(), op.clone()));
         }
@@ -1043,7 +1044,7 @@ impl<'a> Gen<'a> {
         }
         let sy = self.sym(v);
         if sy.ty.is_pointer() {
-            self.err(sy.span.start, codes::ALIAS, format!("pointer `{}` is set by code that only rank 0 runs; its value cannot be sent to the other ranks", sy.name));
+            self.err(sy.span.start, Code::MpiAlias, format!("pointer `{}` is set by code that only rank 0 runs; its value cannot be sent to the other ranks", sy.name));
             return;
         }
         let _ = writeln!(out, "{ind}ppo_bcast(&{n}, sizeof {n}, 0);", n = sy.name);
@@ -1065,7 +1066,7 @@ impl<'a> Gen<'a> {
             }
             _ => {
                 let sp = self.sym(a).span;
-                self.err(sp.start, codes::UNSUPPORTED, format!("internal: no rank holds all of `{name}`"));
+                self.err(sp.start, Code::MpiUnsupported, format!("internal: no rank holds all of `{name}`"));
             }
         }
     }
@@ -1549,7 +1550,7 @@ impl<'a> Gen<'a> {
                     let _ = writeln!(out, "{ind}if (ppo_master) {} = {init};", self.sym(d.sym).name);
                     self.st.root_only.insert(d.sym);
                 } else {
-                    self.err(st.span.start, codes::UNSUPPORTED, "a declaration of several variables whose initializers have side effects: declare them one per line".into());
+                    self.err(st.span.start, Code::MpiUnsupported, "a declaration of several variables whose initializers have side effects: declare them one per line".into());
                 }
                 self.gen_alloc_checks(s, out, ind);
             }
@@ -1942,7 +1943,7 @@ pub fn generate(
     if f.has_errors() {
         return Err(vec![(
             lines.line_col(f.span.start).0,
-            codes::UNSUPPORTED,
+            Code::MpiUnsupported,
             "main has syntax errors".into(),
         )]);
     }
@@ -1973,7 +1974,7 @@ pub fn generate(
                     if !alone {
                         g.errors.push((
                             r.begin_line,
-                            codes::DIRECTIVE,
+                            Code::MpiDirective,
                             format!(
                                 "the DOALL region of lines {}-{} holds more than one loop",
                                 r.begin_line, r.end_line
@@ -1988,7 +1989,7 @@ pub fn generate(
                     if in_main {
                         g.errors.push((
                             r.begin_line,
-                            codes::DIRECTIVE,
+                            Code::MpiDirective,
                             format!(
                                 "DOALL_BEGIN at line {} is not followed by a `for` loop before its DOALL_END",
                                 r.begin_line
@@ -2011,7 +2012,7 @@ pub fn generate(
                             out.refused.push(Refused {
                                 loop_id: None,
                                 line: r.begin_line,
-                                code: codes::OUTSIDE_MAIN,
+                                code: Code::MpiOutsideMain,
                                 why,
                             });
                         }
@@ -2036,7 +2037,7 @@ pub fn generate(
                 out.refused.push(Refused {
                     loop_id: Some(l.id.clone()),
                     line: l.range.line,
-                    code: codes::OUTSIDE_MAIN,
+                    code: Code::MpiOutsideMain,
                     why: format!("a parallel loop of `{}` stays sequential: {w}", fr.name),
                 });
             }
@@ -2124,7 +2125,7 @@ pub fn generate(
         {
             g.errors.push((
                 lines.line_col(f.stmt(s).span.start).0,
-                codes::UNSUPPORTED,
+                Code::MpiUnsupported,
                 "a DOALL loop inside a switch or a labeled statement: every rank must run the statement around it".into(),
             ));
         }
@@ -2135,7 +2136,7 @@ pub fn generate(
         out.notes.push(Refused {
             loop_id: Some(p.loop_id.clone()),
             line: p.line,
-            code: codes::GLOBAL,
+            code: Code::MpiGlobal,
             why: format!("global model: row {} is read by every iteration and written by the iteration that owns it; it is broadcast from its owner before the loop, so every iteration reads its value from before the loop (the analysis' dependence on it is the model's assumption, as in Floyd's algorithm)", rows.join(", ")),
         });
     }
@@ -2287,7 +2288,7 @@ mod tests {
             (DataSharing { linear: vec![("k".into(), 3)], ..s.clone() }, "linear(k:3)"),
         ] {
             let (code, why) = distributed_sharing(&verdict(last)).unwrap_err();
-            assert_eq!(code, codes::UNSUPPORTED);
+            assert_eq!(code, Code::MpiUnsupported);
             assert!(
                 why.contains(want)
                     && why.ends_with("a value of the last iteration stays on the rank that ran it"),
@@ -2300,7 +2301,7 @@ mod tests {
         };
         assert_eq!(
             distributed_sharing(&verdict(section)).unwrap_err(),
-            (codes::UNSUPPORTED, "array reduction `h[0:64]`".to_string())
+            (Code::MpiUnsupported, "array reduction `h[0:64]`".to_string())
         );
     }
 

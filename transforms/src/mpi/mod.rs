@@ -23,39 +23,22 @@ use crate::edit::Edit;
 use crate::openmp::{Placed, Skipped};
 use crate::optimize::LoopRef;
 use crate::pipeline::{action, Event, PipelineError, Ps, Spps, Stage, Target};
+use analysis::codes::Code;
 use analysis::frontend::Frontend;
 
-/// Check codes of the MPI target (pages in `docs/checks/`).
-pub mod codes {
-    /// A malformed or misplaced directive: the file is not generated.
-    pub const DIRECTIVE: &str = "PPO300";
-    /// A DOALL directive on a loop with a dependence: refused with the evidence.
-    pub const DEPENDENCE: &str = "PPO301";
-    /// A write that is not to the iteration's own row (indirect `a[idx[i]]`, shifted, every
-    /// iteration's, through a call).
-    pub const WRITE: &str = "PPO302";
-    /// Memory ppo cannot trace to one named array (pointers of unknown origin, structs of
-    /// pointers, dereferences): unresolved aliasing.
-    pub const ALIAS: &str = "PPO303";
-    /// I/O (or a call with unknown effects) inside a DOALL.
-    pub const IO: &str = "PPO304";
-    /// An early exit (break, return, goto, exit) inside a DOALL.
-    pub const EXIT: &str = "PPO305";
-    /// A loop shape, clause or partition the generator does not handle (lastprivate, array
-    /// reductions, non-contiguous rows with CYC, a non-constant step, …), or a construct of
-    /// `main` it cannot distribute.
-    pub const UNSUPPORTED: &str = "PPO306";
-    /// A parallel loop outside `main`: stays sequential (DOALLs are generated in main).
-    pub const OUTSIDE_MAIN: &str = "PPO307";
-    /// A `DD` distance smaller than the distance the loop reads.
-    pub const DD: &str = "PPO308";
-    /// Note: a DOALL generated with the global model (a row read by every iteration broadcast
-    /// from its owner).
-    pub const GLOBAL: &str = "PPO309";
-    /// Every code of the MPI target.
-    pub const ALL: [&str; 10] =
-        [DIRECTIVE, DEPENDENCE, WRITE, ALIAS, IO, EXIT, UNSUPPORTED, OUTSIDE_MAIN, DD, GLOBAL];
-}
+/// Every check code of the MPI target (pages in `docs/checks/`).
+pub const CODES: [Code; 10] = [
+    Code::MpiDirective,
+    Code::MpiDependence,
+    Code::MpiWrite,
+    Code::MpiAlias,
+    Code::MpiIo,
+    Code::MpiExit,
+    Code::MpiUnsupported,
+    Code::MpiOutsideMain,
+    Code::MpiDd,
+    Code::MpiGlobal,
+];
 
 pub use gen::{Doall, Generated, Refused};
 
@@ -73,7 +56,7 @@ pub fn plan(
     reanalyze: Reanalyze<'_>,
 ) -> Result<Option<Generated>, gen::FileErrors> {
     let dirs = directives::parse(text)
-        .map_err(|es| es.into_iter().map(|e| (e.line, codes::DIRECTIVE, e.message)).collect::<Vec<_>>())?;
+        .map_err(|es| es.into_iter().map(|e| (e.line, Code::MpiDirective, e.message)).collect::<Vec<_>>())?;
     let inl = inline::inline_calls(text, &fe.unit, report, &dirs);
     if inl.edits.is_empty() {
         return gen::generate(text, &fe.unit, &fe.lines, report, &dirs, &inl.stays);
@@ -178,7 +161,7 @@ pub fn ps(
         events.push(e);
     }
     for r in g.refused.iter().chain(&g.notes) {
-        let act = if r.code == codes::GLOBAL { action::MPI_NOTE } else { action::REFUSE_LOOP };
+        let act = if r.code == Code::MpiGlobal { action::MPI_NOTE } else { action::REFUSE_LOOP };
         let mut e = Event::new(Stage::Ps, act).code(r.code).reason(r.why.clone()).lines(r.line, r.line);
         if let Some(l) = find(&r.loop_id) {
             e = e.with_loop(l);
@@ -236,7 +219,7 @@ mod tests {
     }
 
     /// The refusals of a program with one DOALL: (code, reason).
-    fn refused(src: &str) -> Vec<(&'static str, String)> {
+    fn refused(src: &str) -> Vec<(Code, String)> {
         let (g, _) = generated(src);
         assert!(g.doalls.is_empty(), "{:?}", g.doalls);
         g.refused.iter().map(|r| (r.code, r.why.clone())).collect()
@@ -252,7 +235,7 @@ mod tests {
     fn a_doall_directive_on_a_loop_with_a_dependence_is_refused_with_the_evidence() {
         let r = refused(&prog("  /* DOALL_BEGIN P = BLK */\n  for (i = 1; i < n; i++)\n    a[i] = a[i - 1] + 1.0;\n  /* DOALL_END */\n"));
         assert_eq!(r.len(), 1, "{r:?}");
-        assert_eq!(r[0].0, codes::DEPENDENCE);
+        assert_eq!(r[0].0, Code::MpiDependence);
         assert!(
             r[0].1.contains("not obeyed: PPO101: loop-carried flow dependence on a[i] / a[i - 1]"),
             "{}",
@@ -266,7 +249,7 @@ mod tests {
         let r = refused(&prog(
             "  /* DOALL_BEGIN */\n  for (i = 0; i < n; i++)\n    a[idx[i]] = 1.0;\n  /* DOALL_END */\n",
         ));
-        assert_eq!(r[0].0, codes::WRITE, "{r:?}");
+        assert_eq!(r[0].0, Code::MpiWrite, "{r:?}");
         assert!(
             r[0].1.contains(
                 "`a[idx[i]]` (line 10) is written at a position that is not the iteration's own row"
@@ -277,17 +260,17 @@ mod tests {
         let r = refused(&prog(
             "  /* DOALL_BEGIN */\n  for (i = 0; i < n - 1; i++)\n    a[i + 1] = b[i];\n  /* DOALL_END */\n",
         ));
-        assert_eq!(r[0].0, codes::WRITE, "{r:?}");
+        assert_eq!(r[0].0, Code::MpiWrite, "{r:?}");
     }
 
     #[test]
     fn pointers_of_unknown_origin_are_refused_as_aliasing() {
         let r = refused(&prog("  double *p = a + 1;\n  /* DOALL_BEGIN */\n  for (i = 0; i < n - 1; i++)\n    p[i] = b[i];\n  /* DOALL_END */\n"));
-        assert_eq!(r[0].0, codes::ALIAS, "{r:?}");
+        assert_eq!(r[0].0, Code::MpiAlias, "{r:?}");
         assert!(r[0].1.contains("`p` is a pointer ppo cannot trace to one allocation"), "{}", r[0].1);
         let src = format!("{HEAD}struct S {{ double *v; }};\nint main(void) {{\n  struct S t;\n  int i;\n  t.v = a;\n  /* DOALL_BEGIN */\n  for (i = 0; i < N; i++)\n    b[i] = t.v[i];\n  /* DOALL_END */\n  printf(\"%f\\n\", b[2]);\n  return 0;\n}}\n");
         let r = refused(&src);
-        assert_eq!(r[0].0, codes::ALIAS, "{r:?}");
+        assert_eq!(r[0].0, Code::MpiAlias, "{r:?}");
     }
 
     #[test]
@@ -295,19 +278,19 @@ mod tests {
         let r = refused(&prog(
             "  /* DOALL_BEGIN */\n  for (i = 0; i < n; i++)\n    printf(\"%d\\n\", i);\n  /* DOALL_END */\n",
         ));
-        assert_eq!(r[0].0, codes::IO, "{r:?}");
+        assert_eq!(r[0].0, Code::MpiIo, "{r:?}");
         assert!(r[0].1.contains("I/O inside the DOALL (printf)"), "{}", r[0].1);
         let r = refused(&prog("  /* DOALL_BEGIN */\n  for (i = 0; i < n; i++) {\n    if (b[i] < 0) break;\n    a[i] = b[i];\n  }\n  /* DOALL_END */\n"));
-        assert_eq!(r[0].0, codes::EXIT, "{r:?}");
+        assert_eq!(r[0].0, Code::MpiExit, "{r:?}");
     }
 
     #[test]
     fn partitions_and_clauses_the_generator_does_not_handle_are_refused() {
         let r = refused(&prog("  /* DOALL_BEGIN P = CYC */\n  for (i = 0; i < n; i++)\n    a[i] = 2.0 * b[i];\n  /* DOALL_END */\n"));
-        assert_eq!(r[0].0, codes::UNSUPPORTED, "{r:?}");
+        assert_eq!(r[0].0, Code::MpiUnsupported, "{r:?}");
         assert!(r[0].1.contains("P = CYC with array results (a)"), "{}", r[0].1);
         let r = refused(&prog("  double t = 0.0;\n  /* DOALL_BEGIN */\n  for (i = 0; i < n; i++) {\n    t = b[i];\n    a[i] = t;\n  }\n  /* DOALL_END */\n  s = t;\n"));
-        assert_eq!(r[0].0, codes::UNSUPPORTED, "{r:?}");
+        assert_eq!(r[0].0, Code::MpiUnsupported, "{r:?}");
         assert!(r[0].1.contains("lastprivate"), "{}", r[0].1);
     }
 
@@ -315,7 +298,7 @@ mod tests {
     fn dd_must_cover_the_distance_read() {
         let src = "double u[64][64], v[64][64];\nint main(void) {\n  int i, j;\n  /* DD u(1, 1) */\n  /* DOALL_BEGIN */\n  for (i = 2; i < 62; i++)\n    for (j = 0; j < 64; j++)\n      v[i][j] = u[i - 2][j] + u[i + 1][j];\n  /* DOALL_END */\n  return (int)v[5][5];\n}\n";
         let r = refused(src);
-        assert_eq!(r[0].0, codes::DD, "{r:?}");
+        assert_eq!(r[0].0, Code::MpiDd, "{r:?}");
         assert!(
             r[0].1.contains("`u` is read 2 rows away but `DD u(…)` at line 4 declares distance 1"),
             "{}",
@@ -335,7 +318,7 @@ mod tests {
         // Recursive: not inlined, PPO307 with the reason.
         let src = "double a[1000], b[1000];\nvoid scale(int d) {\n  for (int i = 0; i < 1000; i++)\n    a[i] = 2.0 * b[i];\n  if (d > 0)\n    scale(d - 1);\n}\nint main(void) {\n  scale(1);\n  return (int)a[3];\n}\n";
         let (g, text) = generated(src);
-        assert_eq!(g.refused[0].code, codes::OUTSIDE_MAIN);
+        assert_eq!(g.refused[0].code, Code::MpiOutsideMain);
         assert_eq!(g.refused[0].loop_id.as_deref(), Some("scale#0"));
         assert!(
             g.refused[0].why.contains("the call at line 9 is not inlined: `scale` is recursive"),
@@ -349,9 +332,9 @@ mod tests {
     fn malformed_directives_and_misplaced_regions_fail_the_file_with_their_line() {
         let e = run("int main(void) {\n  /* DOALL_BEGIN P = XYZ */\n  for (;;) {}\n  /* DOALL_END */\n}\n")
             .unwrap_err();
-        assert_eq!((e[0].0, e[0].1), (2, codes::DIRECTIVE));
+        assert_eq!((e[0].0, e[0].1), (2, Code::MpiDirective));
         let e = run("int a[9];\nint main(void) {\n  /* DOALL_BEGIN */\n  a[0] = 1;\n  /* DOALL_END */\n  return 0;\n}\n").unwrap_err();
-        assert_eq!((e[0].0, e[0].1), (3, codes::DIRECTIVE));
+        assert_eq!((e[0].0, e[0].1), (3, Code::MpiDirective));
         assert!(e[0].2.contains("not followed by a `for` loop"), "{}", e[0].2);
         // No main: nothing to generate.
         assert!(run("int f(int x) { return x; }\n").unwrap().is_none());
@@ -386,7 +369,7 @@ mod tests {
         let src = "#include <stdio.h>\n#define N 50\nint d[N][N];\nint main(void) {\n  int i, j, k, n = N;\n  /* INIT_BEGIN */\n  for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)\n      d[i][j] = i == j ? 0 : (i + 3 * j) % 17 + 1;\n  /* INIT_END */\n  for (k = 0; k < n; k++)\n    /* DOALL_BEGIN */\n    for (i = 0; i < n; i++)\n      for (j = 0; j < n; j++)\n        if (d[i][k] + d[k][j] < d[i][j])\n          d[i][j] = d[i][k] + d[k][j];\n    /* DOALL_END */\n  printf(\"%d\\n\", d[3][7]);\n  return 0;\n}\n";
         let (g, text) = generated(src);
         assert_eq!(g.doalls[0].what, "P = BLK: bcast row d[k] from its owner, d rows stay distributed");
-        assert_eq!(g.notes[0].code, codes::GLOBAL);
+        assert_eq!(g.notes[0].code, Code::MpiGlobal);
         assert!(g.notes[0].why.contains("row d[k]"), "{}", g.notes[0].why);
         // INIT ran everywhere: no transfer before the k loop; one gather after it.
         let main = &text[text.find("int main").unwrap()..];

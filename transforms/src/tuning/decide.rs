@@ -3,6 +3,7 @@
 //! in [`SUPERIORITY`] of the pairs (the noise is the default's own spread).
 
 use super::variant::Variant;
+use analysis::codes::Code;
 use serde::Serialize;
 
 /// The smallest relative gain of the median that replaces the default.
@@ -86,7 +87,10 @@ pub fn decide(default: Variant, measured: &[Measured]) -> Option<Decision> {
             default,
             speedup: Some(1.0),
             gain_over_default: None,
-            evidence: "sequential: a parallel version changed the program's output (PPO131)".into(),
+            evidence: format!(
+                "sequential: a parallel version changed the program's output ({})",
+                Code::OutputChanged
+            ),
         });
     }
     let default_t = med(default);

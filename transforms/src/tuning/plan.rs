@@ -3,7 +3,7 @@
 
 use super::variant::{default_variant, Variant};
 use analysis::api::{FileReport, LoopReport};
-use analysis::parallel::codes;
+use analysis::codes::Code;
 use std::collections::{HashMap, HashSet};
 
 /// A loop tuning may decide: one the analysis put a directive on, or one it proved parallel
@@ -37,7 +37,7 @@ pub fn loop_keys(report: &FileReport) -> HashMap<String, String> {
 fn only_unprofitable(l: &LoopReport) -> bool {
     l.parallel.legal
         && !l.parallel.reasons.is_empty()
-        && l.parallel.reasons.iter().all(|r| r.code == codes::NOT_PROFITABLE)
+        && l.parallel.reasons.iter().all(|r| r.code == Code::NotProfitable)
 }
 
 /// The loops of a file tuning measures, in source order.
