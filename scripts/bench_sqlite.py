@@ -11,6 +11,12 @@ verdicts of every loop, directives inserted, output written, the log database in
 with `--no-log`).
 
 Usage: python3 scripts/bench_sqlite.py [--runs N] [--file PATH] [--mode analyze|omp|both]
+                                      [--baseline PPO_BINARY]
+
+With --baseline (a `ppo` built from another commit, e.g. `git worktree add /tmp/base HEAD~1 &&
+cargo build --release -p cli --manifest-path /tmp/base/Cargo.toml`), every measurement runs
+the baseline and this tree's binary alternately in the same run and prints the ratio of
+their medians (this tree / baseline): on a noisy machine only side-by-side figures compare.
 Targets: parse + all analyses < 1.5 s on the 2-core machine, peak RSS < 1 GB (issue 2);
 the whole -omp run < 2 s (issue 3).
 """
@@ -63,6 +69,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--file")
     ap.add_argument("--mode", choices=["analyze", "omp", "both"], default="both")
+    ap.add_argument("--baseline", help="a ppo binary to measure side by side with this tree's")
     args = ap.parse_args()
     f = args.file or find_sqlite()
     subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "cli"], cwd=ROOT)
@@ -70,11 +77,43 @@ def main():
     size = os.path.getsize(f)
     lines = sum(1 for _ in open(f, "rb"))
     print(f"file: {f}\n      {lines} lines, {size / 1e6:.1f} MB, {os.cpu_count()} cores")
+    if args.baseline:
+        compare(args.baseline, ppo, f, args.runs, args.mode)
+        return
     if args.mode in ("analyze", "both"):
         bench_analyze(ppo, f, args.runs)
     if args.mode in ("omp", "both"):
         for extra in ([], ["--no-log"]):
             bench_omp(ppo, f, args.runs, extra)
+
+
+def compare(base, ppo, f, runs, mode):
+    """The baseline and this tree's binary alternately, `runs` times each: medians and ratio."""
+    cases = []
+    if mode in ("analyze", "both"):
+        cases.append(("ppo analyze", lambda b, d, k: [b, "analyze", "--summary", f]))
+    if mode in ("omp", "both"):
+        cases.append(("ppo -omp", lambda b, d, k: [b, "-i", os.path.dirname(f), "-o", os.path.join(d, f"o{k}"), "-omp"]))
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "src")
+        os.makedirs(src)
+        with open(f, "rb") as a, open(os.path.join(src, "sqlite3.c"), "wb") as b:
+            b.write(a.read())
+        f = os.path.join(src, "sqlite3.c")
+        for name, cmd in cases:
+            walls = {base: [], ppo: []}
+            rss = {base: [], ppo: []}
+            for k in range(runs):
+                for b in (base, ppo):
+                    code, _, err, wall, peak = run(cmd(b, d, f"{k}{len(walls[b])}{b == ppo}"))
+                    if code not in (0, 1):
+                        sys.exit(f"{b} failed ({code}):\n{err}")
+                    walls[b].append(wall)
+                    rss[b].append(peak)
+            mb, mp = statistics.median(walls[base]), statistics.median(walls[ppo])
+            print(f"== {name}: baseline median {mb:.3f} s (min {min(walls[base]):.3f}), "
+                  f"this tree median {mp:.3f} s (min {min(walls[ppo]):.3f}); ratio {mp / mb:.3f}; "
+                  f"peak RSS {max(rss[base]):.0f} / {max(rss[ppo]):.0f} MB over {runs} runs each")
 
 
 def run(cmd):
