@@ -1,14 +1,15 @@
 //! Sequential CPU time of each analysis over every function of a file:
 //! `cargo run --release -p analysis --example analysis_profile -- FILE`.
-use analysis::cfg::Cfg;
-use analysis::preprocess::{FsLoader, PpOptions};
+use analysis::flow::cfg::Cfg;
+use analysis::syntax::preprocess::{FsLoader, PpOptions};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: analysis_profile FILE");
     let text = std::fs::read_to_string(&path).expect("read");
-    let fe = analysis::frontend::parse_source(Path::new(&path), &text, &PpOptions::default(), &FsLoader);
+    let fe =
+        analysis::syntax::frontend::parse_source(Path::new(&path), &text, &PpOptions::default(), &FsLoader);
     let u = &fe.unit;
     let names = [
         "cfg",
@@ -28,9 +29,9 @@ fn main() {
     ];
     let mut t = vec![Duration::ZERO; names.len()];
     let mut worst: Vec<(Duration, String)> = Vec::new();
-    let g = analysis::constprop::GlobalConsts::new(u);
+    let g = analysis::ssa::constprop::GlobalConsts::new(u);
     let t0 = Instant::now();
-    let _s = analysis::summary::summarize(u);
+    let _s = analysis::effects::summary::summarize(u);
     let tsum = t0.elapsed();
     for f in &u.functions {
         let start = Instant::now();
@@ -43,31 +44,31 @@ fn main() {
         let mut s = Instant::now();
         let cfg = Cfg::build(f);
         lap(&mut k, &mut s);
-        let fx = analysis::dataflow::FnItems::build(u, f, &cfg);
+        let fx = analysis::flow::dataflow::FnItems::build(u, f, &cfg);
         lap(&mut k, &mut s);
-        let rd = analysis::reaching::reaching_definitions_with(u, f, &cfg, &fx);
+        let rd = analysis::flow::reaching::reaching_definitions_with(u, f, &cfg, &fx);
         lap(&mut k, &mut s);
-        let _lv = analysis::liveness::liveness_with(u, f, &cfg, &fx);
+        let _lv = analysis::flow::liveness::liveness_with(u, f, &cfg, &fx);
         lap(&mut k, &mut s);
-        let _du = analysis::defuse::def_use_with(f, &cfg, &rd, &fx);
+        let _du = analysis::flow::defuse::def_use_with(f, &cfg, &rd, &fx);
         lap(&mut k, &mut s);
-        let _c = analysis::cse::cse_opportunities_with(u, f, &cfg, &fx, Some(&fe.text));
+        let _c = analysis::opt::cse::cse_opportunities_with(u, f, &cfg, &fx, Some(&fe.text));
         lap(&mut k, &mut s);
         let ssa = analysis::ssa::build_ssa(u, f, &cfg);
         lap(&mut k, &mut s);
-        let cp = analysis::constprop::propagate_constants_with(u, f, &cfg, &ssa, &g);
+        let cp = analysis::ssa::constprop::propagate_constants_with(u, f, &cfg, &ssa, &g);
         lap(&mut k, &mut s);
-        let inv = analysis::invariant::loop_invariants(u, f, &cfg, &ssa, Some(&cp));
+        let inv = analysis::ssa::invariant::loop_invariants(u, f, &cfg, &ssa, Some(&cp));
         lap(&mut k, &mut s);
-        let _iv = analysis::induction::induction_variables(u, f, &cfg, &ssa, Some(&cp), Some(&inv));
+        let _iv = analysis::ssa::induction::induction_variables(u, f, &cfg, &ssa, Some(&cp), Some(&inv));
         lap(&mut k, &mut s);
-        let _l = analysis::globalopt::licm_opportunities(u, f, &cfg, &ssa, &inv, Some(&cp));
+        let _l = analysis::opt::globalopt::licm_opportunities(u, f, &cfg, &ssa, &inv, Some(&cp));
         lap(&mut k, &mut s);
-        let _r = analysis::globalopt::strength_reductions(u, f, &cfg, &ssa, Some(&cp), Some(&inv));
+        let _r = analysis::opt::globalopt::strength_reductions(u, f, &cfg, &ssa, Some(&cp), Some(&inv));
         lap(&mut k, &mut s);
         let _n = cfg.natural_loops();
         lap(&mut k, &mut s);
-        let _li = analysis::loops::loop_infos(u, f);
+        let _li = analysis::flow::loops::loop_infos(u, f);
         lap(&mut k, &mut s);
         worst.push((start.elapsed(), f.name.clone()));
     }

@@ -1,9 +1,9 @@
 //! Wall time of the full analysis and of the incremental one after an edit inside a function
 //! in the middle of the file (a statement inserted, then changed):
 //! `cargo run --release -p analysis --example incremental_profile -- FILE [ROUNDS]`.
-use analysis::api::{analyze_source_incremental, AnalyzeOptions};
-use analysis::incremental::analyze_incremental;
-use analysis::preprocess::FsLoader;
+use analysis::report::api::{analyze_source_incremental, AnalyzeOptions};
+use analysis::report::incremental::analyze_incremental;
+use analysis::syntax::preprocess::FsLoader;
 use std::path::Path;
 use std::time::Instant;
 

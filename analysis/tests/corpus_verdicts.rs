@@ -1,9 +1,9 @@
 //! Parallelization verdicts against the expert manifests of `corpus/ppo` and `corpus/deps`.
 
-use analysis::frontend::parse_source;
+use analysis::effects::summary::summarize;
 use analysis::parallel::function_verdicts;
-use analysis::preprocess::{FsLoader, PpOptions};
-use analysis::summary::summarize;
+use analysis::syntax::frontend::parse_source;
+use analysis::syntax::preprocess::{FsLoader, PpOptions};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -561,8 +561,8 @@ pub struct LimitArgs {
 }
 
 impl PpArgs {
-    pub fn to_pp_options(&self) -> analysis::preprocess::PpOptions {
-        analysis::preprocess::PpOptions {
+    pub fn to_pp_options(&self) -> analysis::syntax::preprocess::PpOptions {
+        analysis::syntax::preprocess::PpOptions {
             include_dirs: self.include.clone(),
             defines: self.define.clone(),
             undefines: self.undefine.clone(),

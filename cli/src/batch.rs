@@ -16,8 +16,8 @@
 
 use crate::diag::Diag;
 use crate::fsutil::{self, SourceError};
-use analysis::api::{analyze_source, AnalyzeOptions, FileReport};
-use analysis::preprocess::FsLoader;
+use analysis::report::api::{analyze_source, AnalyzeOptions, FileReport};
+use analysis::syntax::preprocess::FsLoader;
 use std::collections::HashSet;
 use std::fs;
 use std::io;

@@ -1,5 +1,5 @@
 //! `-cape`: every region's fate on stderr (a refusal names its file, line and code) and the
-//! summary line (the files are rewritten by the pipeline's CAPE step, `transforms::cape`).
+//! summary line (the files are rewritten by the pipeline's CAPE step, `transforms::targets::cape`).
 
 use crate::batch::Sink;
 use crate::diag::Diag;

@@ -16,7 +16,7 @@ pub mod tbb;
 pub mod translated;
 pub mod tune;
 
-use analysis::api::AnalyzeOptions;
+use analysis::report::api::AnalyzeOptions;
 use args::{AnalyzeArgs, BatchArgs, Cli, Command, ReportFormat};
 use clap::Parser;
 use diag::Diag;

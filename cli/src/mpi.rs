@@ -1,5 +1,5 @@
 //! `-mpi`: the per-loop JSON report of `--report FILE` and the summary line (the files are
-//! rewritten by the pipeline's PS stage, `transforms::mpi`).
+//! rewritten by the pipeline's PS stage, `transforms::targets::mpi`).
 
 use crate::batch::Sink;
 use crate::diag::Diag;
@@ -21,7 +21,8 @@ impl Sink for Mpi {
     fn file(&mut self, _path: &Path, rel_path: &Path, _text: &str, outcome: &FileOutcome, _diag: &mut Diag) {
         let events = translated::ps_events(outcome);
         self.programs += events.iter().filter(|e| e.action == action::MPI_MAIN).count();
-        let codes = translated::Codes { all: &transforms::mpi::CODES, fallback: Code::MpiUnsupported };
+        let codes =
+            translated::Codes { all: &transforms::targets::mpi::CODES, fallback: Code::MpiUnsupported };
         self.loops.extend(translated::loop_entries(rel_path, outcome, &codes));
     }
 }
@@ -35,7 +36,12 @@ impl Mpi {
     pub fn summary_line(&self) -> String {
         format!(
             "{}; {} program{} converted to MPI",
-            translated::summary(&self.loops, "generated as MPI DOALL loops", "MPI", &transforms::mpi::CODES),
+            translated::summary(
+                &self.loops,
+                "generated as MPI DOALL loops",
+                "MPI",
+                &transforms::targets::mpi::CODES
+            ),
             self.programs,
             if self.programs == 1 { "" } else { "s" }
         )

@@ -3,13 +3,13 @@
 
 use crate::batch::Sink;
 use crate::diag::Diag;
-use analysis::api::{Range, ReasonReport};
 use analysis::codes::Code;
+use analysis::report::api::{Range, ReasonReport};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use transforms::openmp::{Skipped, Tuned};
 use transforms::pipeline::FileOutcome;
+use transforms::targets::openmp::{Skipped, Tuned};
 
 /// One loop in the `--report` file. For a file `-optimize` transformed, the loops are those
 /// of the text after OS (the text PS inserted directives into), their ids marked with a `'`

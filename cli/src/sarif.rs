@@ -4,8 +4,8 @@
 //! the tool's rules, one result per diagnostic and per reason a loop got.
 
 use crate::omp::LoopEntry;
-use analysis::api::{FileReport, Range};
 use analysis::codes::{Code, Severity};
+use analysis::report::api::{FileReport, Range};
 use serde_json::{json, Value};
 use std::path::Path;
 

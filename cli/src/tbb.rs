@@ -1,5 +1,5 @@
 //! `-tbb`: the per-loop JSON report of `--report FILE` and the summary line (the loops are
-//! rewritten by the pipeline's PS stage, `transforms::tbb`).
+//! rewritten by the pipeline's PS stage, `transforms::targets::tbb`).
 
 use crate::batch::Sink;
 use crate::diag::Diag;
@@ -23,7 +23,7 @@ impl Sink for Tbb {
             .iter()
             .filter(|e| e.action == action::CXX_FIX && e.reason.as_deref() != Some("oneTBB headers"))
             .count();
-        let codes = translated::Codes { all: &transforms::tbb::CODES, fallback: Code::TbbClause };
+        let codes = translated::Codes { all: &transforms::targets::tbb::CODES, fallback: Code::TbbClause };
         self.loops.extend(translated::loop_entries(rel_path, outcome, &codes));
     }
 }
@@ -37,7 +37,7 @@ impl Tbb {
     pub fn summary_line(&self) -> String {
         format!(
             "{}; {} C→C++ conversion{}",
-            translated::summary(&self.loops, "translated to TBB", "TBB", &transforms::tbb::CODES),
+            translated::summary(&self.loops, "translated to TBB", "TBB", &transforms::targets::tbb::CODES),
             self.conversions,
             if self.conversions == 1 { "" } else { "s" }
         )

@@ -18,7 +18,7 @@ use crate::batch::LOG_DIR;
 use crate::diag::{self, Diag};
 use crate::fsutil;
 use crate::run::{build_options, split_args};
-use analysis::preprocess::FsLoader;
+use analysis::syntax::preprocess::FsLoader;
 use backends::tuning::session::{self, BuildLoop};
 use backends::tuning::{learn, profile, Launch, LearnOptions, TuneLoop};
 use backends::{source, Backend, LocalBackend};

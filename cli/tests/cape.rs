@@ -160,7 +160,7 @@ fn omp_then_cape_parallelizes_sequential_programs_and_runs_them_on_nodes() {
 #[test]
 fn check_pages_of_cape_codes() {
     let docs = root().join("docs/checks");
-    for code in transforms::cape::CODES {
+    for code in transforms::targets::cape::CODES {
         let page = fs::read_to_string(docs.join(format!("{code}.md"))).unwrap();
         assert!(page.starts_with(&format!("# {code} — ")), "{code}: title");
         for (marker, want) in [("Triggers", true), ("Does not trigger", false)] {

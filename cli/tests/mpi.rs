@@ -53,7 +53,7 @@ fn mpi_outputs_compile_and_match_the_sequential_outputs_with_1_to_4_ranks() {
 
 /// The generated file with the runtime helpers (snapshotted once) replaced by a marker.
 fn without_prelude(s: &str) -> String {
-    let p = transforms::mpi::runtime::PRELUDE;
+    let p = transforms::targets::mpi::runtime::PRELUDE;
     assert_eq!(s.matches(p).count(), 1, "the helpers are inserted once");
     s.replace(p, "/* <ppo MPI runtime helpers: snapshot mpi_runtime_helpers> */\n")
 }
@@ -61,7 +61,7 @@ fn without_prelude(s: &str) -> String {
 #[test]
 fn mpi_generated_programs_and_report_snapshots() {
     let t = tempfile::tempdir().unwrap();
-    insta::assert_snapshot!("mpi_runtime_helpers", transforms::mpi::runtime::PRELUDE);
+    insta::assert_snapshot!("mpi_runtime_helpers", transforms::targets::mpi::runtime::PRELUDE);
     for (tag, src) in inputs() {
         let (out, report, stderr) = mpi(t.path(), tag, &src);
         let mut files: Vec<PathBuf> = fs::read_dir(&src)

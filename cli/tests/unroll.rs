@@ -9,17 +9,17 @@
 //!   (`scripts/omp_diff.sh`).
 
 mod common;
-use analysis::preprocess::FsLoader;
+use analysis::syntax::preprocess::FsLoader;
 use common::*;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use transforms::globalopt::{Cse, Hoist, StrengthReduce};
-use transforms::interchange::Interchange;
-use transforms::looptx::ApplyAll;
-use transforms::optimize::{LoopTransformation, Registry};
+use transforms::os::globalopt::{Cse, Hoist, StrengthReduce};
+use transforms::os::interchange::Interchange;
+use transforms::os::looptx::ApplyAll;
+use transforms::os::unroll::Unroll;
+use transforms::os::{LoopTransformation, Registry};
 use transforms::pipeline::{action, FileOutcome, Options, Pipeline};
-use transforms::unroll::Unroll;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()

@@ -23,9 +23,9 @@ fn main() {
     let path = path.canonicalize().unwrap();
     let uri = Url::from_file_path(&path).unwrap();
     let settings = Arc::new(Settings::default());
-    let registry: RegistryFactory = Arc::new(transforms::optimize::Registry::standard);
+    let registry: RegistryFactory = Arc::new(transforms::os::Registry::standard);
     let loader = || OverlayLoader { open: HashMap::new() };
-    let pp = analysis::preprocess::PpOptions::default();
+    let pp = analysis::syntax::preprocess::PpOptions::default();
     let analyse = |text: &str, prev: Option<&engine::Facts>| {
         let t = Instant::now();
         let st = engine::analyse(&path, text, &settings, pp.clone(), loader(), &registry, prev);

@@ -10,12 +10,12 @@
 //! in [`ActionRegistry::standard`].
 
 use crate::engine::{target_title, Analysis, Facts};
-use analysis::api::{FunctionReport, LoopReport};
 use analysis::codes::Code;
+use analysis::report::api::{FunctionReport, LoopReport};
 use std::sync::Arc;
 use tower_lsp::lsp_types::CodeActionKind;
 use transforms::edit::Edit;
-use transforms::optimize::Outcome;
+use transforms::os::Outcome;
 use transforms::pipeline::Target;
 
 /// What a provider sees.

@@ -9,7 +9,7 @@
 
 use analysis::codes::Code;
 use analysis::parallel::Thresholds;
-use analysis::preprocess::PpOptions;
+use analysis::syntax::preprocess::PpOptions;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;

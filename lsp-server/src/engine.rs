@@ -4,16 +4,18 @@
 
 use crate::config::Settings;
 use crate::text::LineIndex;
-use analysis::api::{analyze_source_incremental, AnalyzeOptions, FileReport, FunctionReport, LoopReport};
-use analysis::incremental::{analyze_incremental, IncrState};
-use analysis::preprocess::{FsLoader, SourceLoader};
+use analysis::report::api::{
+    analyze_source_incremental, AnalyzeOptions, FileReport, FunctionReport, LoopReport,
+};
+use analysis::report::incremental::{analyze_incremental, IncrState};
+use analysis::syntax::preprocess::{FsLoader, SourceLoader};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use transforms::diff;
-use transforms::optimize::{OsContext, Outcome, Registry, SourceIr};
+use transforms::os::{OsContext, Outcome, Registry, SourceIr};
 use transforms::pipeline::{FileOutcome, Options, Pipeline, PipelineError, Spps, Stage, Target};
 
 /// Makes the OS registry an analysis runs (the standard one; tests plug their own).
@@ -261,12 +263,12 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 /// pipeline is [`State::Failed`], one in a transformation is recorded in
 /// [`Facts::os_failures`]. With `prev`, the analysis of an earlier version of the same
 /// document, the functions an edit did not affect are not analysed again
-/// (`analysis::incremental`: the result is the full analysis's).
+/// (`analysis::report::incremental`: the result is the full analysis's).
 pub fn analyse(
     path: &Path,
     text: &str,
     settings: &Settings,
-    pp: analysis::preprocess::PpOptions,
+    pp: analysis::syntax::preprocess::PpOptions,
     loader: OverlayLoader,
     registry: &RegistryFactory,
     prev: Option<&Facts>,
@@ -315,7 +317,7 @@ fn analyse_unguarded(
     path: &Path,
     text: &str,
     settings: &Settings,
-    pp: analysis::preprocess::PpOptions,
+    pp: analysis::syntax::preprocess::PpOptions,
     loader: OverlayLoader,
     registry: &RegistryFactory,
     prev: Option<&Facts>,
@@ -443,7 +445,7 @@ impl Cache {
         path: &Path,
         generation: u64,
         text: &str,
-        pp: &analysis::preprocess::PpOptions,
+        pp: &analysis::syntax::preprocess::PpOptions,
     ) -> Option<Arc<Facts>> {
         let h = hash_text(text);
         let pp = format!("{pp:?}");
@@ -469,7 +471,7 @@ impl Cache {
         path: &Path,
         generation: u64,
         text: Arc<String>,
-        pp: &analysis::preprocess::PpOptions,
+        pp: &analysis::syntax::preprocess::PpOptions,
         facts: Arc<Facts>,
     ) -> Evicted {
         if text.len() > CACHE_BYTES {

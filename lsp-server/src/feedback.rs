@@ -4,9 +4,9 @@
 use crate::actions::{short_message, ActionContext, ActionRegistry, Offer};
 use crate::config::Settings;
 use crate::engine::{Analysis, Facts, State};
-use analysis::api::{FunctionReport, LoopReport, ReasonReport, VarKind};
 use analysis::ir::{Code, Severity};
-use analysis::sharing::DataSharing;
+use analysis::parallel::sharing::DataSharing;
+use analysis::report::api::{FunctionReport, LoopReport, ReasonReport, VarKind};
 use serde_json::json;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -70,8 +70,8 @@ pub fn lens_title(facts: &Facts, l: &LoopReport) -> String {
 fn title_of(
     facts: &Facts,
     l: &LoopReport,
-    placed: Option<&transforms::openmp::Placed>,
-    skipped: Option<&transforms::openmp::Skipped>,
+    placed: Option<&transforms::targets::openmp::Placed>,
+    skipped: Option<&transforms::targets::openmp::Skipped>,
 ) -> String {
     let v = &l.parallel;
     if let Some(p) = placed {
@@ -116,8 +116,8 @@ pub fn code_lenses(a: &Analysis, uri: &Url) -> Vec<CodeLens> {
     // What PS did with each loop, by id (one lookup per loop, not a scan).
     let ps = facts.outcome.ps.as_ref();
     // (The first of a duplicated id, as `lens_title` finds it.)
-    let mut placed: HashMap<&str, &transforms::openmp::Placed> = HashMap::new();
-    let mut skipped: HashMap<&str, &transforms::openmp::Skipped> = HashMap::new();
+    let mut placed: HashMap<&str, &transforms::targets::openmp::Placed> = HashMap::new();
+    let mut skipped: HashMap<&str, &transforms::targets::openmp::Skipped> = HashMap::new();
     if let Some(ps) = ps {
         for p in &ps.placed {
             placed.entry(p.loop_id.as_str()).or_insert(p);
@@ -549,11 +549,11 @@ mod tests {
     #[test]
     fn a_pointer_written_through_is_not_called_only_read() {
         let src = "void scale(double *a, const double *b, int n) {\n  for (int i = 0; i < n; i++)\n    a[i] = 2.0 * b[i];\n}\n";
-        let r = analysis::api::analyze_source(
+        let r = analysis::report::api::analyze_source(
             std::path::Path::new("t.c"),
             src,
-            &analysis::api::AnalyzeOptions::default(),
-            &analysis::preprocess::MemLoader::default(),
+            &analysis::report::api::AnalyzeOptions::default(),
+            &analysis::syntax::preprocess::MemLoader::default(),
         );
         let f = &r.functions[0];
         let classes = classify(f, &f.loops[0]);
@@ -564,11 +564,11 @@ mod tests {
     }
 
     fn classes(src: &str) -> Vec<Vec<(String, String)>> {
-        let r = analysis::api::analyze_source(
+        let r = analysis::report::api::analyze_source(
             std::path::Path::new("t.c"),
             src,
-            &analysis::api::AnalyzeOptions::default(),
-            &analysis::preprocess::MemLoader::default(),
+            &analysis::report::api::AnalyzeOptions::default(),
+            &analysis::syntax::preprocess::MemLoader::default(),
         );
         r.functions
             .iter()

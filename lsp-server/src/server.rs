@@ -91,7 +91,7 @@ impl Default for Extensions {
     fn default() -> Extensions {
         Extensions {
             actions: ActionRegistry::standard(),
-            os_registry: Arc::new(transforms::optimize::Registry::standard),
+            os_registry: Arc::new(transforms::os::Registry::standard),
         }
     }
 }
@@ -736,7 +736,7 @@ impl Backend {
         };
         let loader = self.overlay(&a.path);
         let registry =
-            if optimize { (self.inner.ext.os_registry)() } else { transforms::optimize::Registry::empty() };
+            if optimize { (self.inner.ext.os_registry)() } else { transforms::os::Registry::empty() };
         let (a2, f2) = (a.clone(), facts.clone());
         let run = tokio::task::spawn_blocking(move || {
             std::panic::catch_unwind(AssertUnwindSafe(|| {

@@ -85,7 +85,7 @@ impl LineIndex {
     }
 
     /// The LSP range of an analysis range.
-    pub fn range(&self, text: &str, r: &analysis::api::Range) -> Range {
+    pub fn range(&self, text: &str, r: &analysis::report::api::Range) -> Range {
         Range::new(
             self.position(text, self.offset_of_line_col(r.line, r.column)),
             self.position(text, self.offset_of_line_col(r.end_line, r.end_column)),
@@ -174,7 +174,7 @@ mod tests {
         let t = "int é = 1;\n  for (x)\n";
         let ix = LineIndex::new(t);
         // `=` is at byte column 8 (1-based) of line 1, UTF-16 character 6.
-        let r = analysis::api::Range { line: 1, column: 8, end_line: 2, end_column: 6 };
+        let r = analysis::report::api::Range { line: 1, column: 8, end_line: 2, end_column: 6 };
         let lr = ix.range(t, &r);
         assert_eq!(lr, Range::new(Position::new(0, 6), Position::new(1, 5)));
         assert_eq!(ix.line_range(t, 2), Range::new(Position::new(1, 0), Position::new(1, 9)));

@@ -2,7 +2,7 @@
 //! loops' code lenses and hovers, and *Tune this loop* (`ppo.tuneLoop`), which runs
 //! learning mode for one loop of the document's program and records the result.
 
-use analysis::api::FileReport;
+use analysis::report::api::FileReport;
 use backends::tuning::session::{self, BuildLoop};
 use backends::tuning::{learn, Launch, LearnOptions, TuneLoop};
 use backends::{source, Backend, BuildOptions, LocalBackend};

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 use std::sync::Arc;
 use transforms::edit::Edit;
-use transforms::optimize::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal, Refusal, Registry};
+use transforms::os::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal, Refusal, Registry};
 
 const SRC: &str = "double a[1000], b[1000];\n\
 double sum(void) {\n\
@@ -313,7 +313,7 @@ fn record_run(src: &Path, out: &Path, name: &str, text: &str) {
     use transforms::ls::{FileRecord, LogDb, RunInfo, RunStatus};
     use transforms::pipeline::{Options, Pipeline, Target};
     let p = Pipeline::new(Options { target: Some(Target::OpenMp), ..Options::default() }).unwrap();
-    let o = p.run(&src.join(name), name, text, &analysis::preprocess::FsLoader).unwrap();
+    let o = p.run(&src.join(name), name, text, &analysis::syntax::preprocess::FsLoader).unwrap();
     std::fs::create_dir_all(out.join(".ppo")).unwrap();
     let mut db = LogDb::open(&out.join(".ppo/ppo.db")).unwrap();
     let run = db

@@ -9,7 +9,7 @@ use lsp_server::actions::{ActionContext, ActionProvider, ActionRegistry, Offer};
 use lsp_server::Extensions;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use transforms::optimize::{LoopTransformation, OsContext, Outcome, Registry};
+use transforms::os::{LoopTransformation, OsContext, Outcome, Registry};
 
 const SRC: &str = "double a[1000], b[1000];\n\
 double sum(void) {\n\

@@ -8,9 +8,9 @@
 //! diagnostics, lenses and actions are computed from. Edits are chained: each incremental
 //! state is the base of the next edit.
 
-use analysis::api::{analyze_source_incremental, AnalyzeOptions, FileReport};
-use analysis::incremental::{analyze_incremental, IncrState};
-use analysis::preprocess::FsLoader;
+use analysis::report::api::{analyze_source_incremental, AnalyzeOptions, FileReport};
+use analysis::report::incremental::{analyze_incremental, IncrState};
+use analysis::syntax::preprocess::FsLoader;
 use std::path::{Path, PathBuf};
 
 fn corpus() -> Vec<PathBuf> {

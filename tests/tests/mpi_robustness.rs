@@ -2,7 +2,7 @@
 //! programs of every corpus; it generates, or refuses the file with `PPO30x` reasons naming
 //! lines; and it is deterministic.
 
-use analysis::preprocess::FsLoader;
+use analysis::syntax::preprocess::FsLoader;
 use ppo_tests::shuffle_lines;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};

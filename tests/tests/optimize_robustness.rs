@@ -2,7 +2,7 @@
 //! internal error on mutated corpus programs (both corpora), whatever the transformations
 //! find, and is deterministic.
 
-use analysis::preprocess::FsLoader;
+use analysis::syntax::preprocess::FsLoader;
 use ppo_tests::shuffle_lines;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};

@@ -2,16 +2,16 @@
 //! programs, applying every transformation everywhere it is legal never panics, and the
 //! transformed text parses with no more syntax errors than the mutated input.
 
-use analysis::frontend::parse_source;
-use analysis::preprocess::{FsLoader, PpOptions};
+use analysis::syntax::frontend::parse_source;
+use analysis::syntax::preprocess::{FsLoader, PpOptions};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
-use transforms::globalopt::{Cse, Hoist, StrengthReduce};
-use transforms::interchange::Interchange;
-use transforms::looptx::ApplyAll;
-use transforms::optimize::Registry;
+use transforms::os::globalopt::{Cse, Hoist, StrengthReduce};
+use transforms::os::interchange::Interchange;
+use transforms::os::looptx::ApplyAll;
+use transforms::os::unroll::Unroll;
+use transforms::os::Registry;
 use transforms::pipeline::{Options, Pipeline};
-use transforms::unroll::Unroll;
 
 fn corpus_files() -> Vec<(PathBuf, String)> {
     let mut v = Vec::new();

@@ -1,8 +1,8 @@
 //! Property tests: the whole analysis never panics, on arbitrary bytes and on arbitrary
 //! mutations of the corpus programs, and its output is deterministic.
 
-use analysis::api::{analyze_source, AnalyzeOptions};
-use analysis::preprocess::FsLoader;
+use analysis::report::api::{analyze_source, AnalyzeOptions};
+use analysis::syntax::preprocess::FsLoader;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 

@@ -7,10 +7,10 @@
 //!
 //! `standard` runs the default `-optimize` registry (automatic proposals only).
 
-use analysis::preprocess::FsLoader;
+use analysis::syntax::preprocess::FsLoader;
 use std::path::Path;
-use transforms::looptx::ApplyAll;
-use transforms::optimize::{LoopTransformation, Registry};
+use transforms::os::looptx::ApplyAll;
+use transforms::os::{LoopTransformation, Registry};
 use transforms::pipeline::{Options, Pipeline};
 
 fn main() {
@@ -20,11 +20,11 @@ fn main() {
         std::process::exit(2);
     }
     let t: Option<Box<dyn LoopTransformation>> = match args[1].as_str() {
-        "unroll" => Some(Box::new(transforms::unroll::Unroll::default())),
-        "interchange" => Some(Box::new(transforms::interchange::Interchange)),
-        "hoist" => Some(Box::new(transforms::globalopt::Hoist)),
-        "cse" => Some(Box::new(transforms::globalopt::Cse)),
-        "strength" => Some(Box::new(transforms::globalopt::StrengthReduce)),
+        "unroll" => Some(Box::new(transforms::os::unroll::Unroll::default())),
+        "interchange" => Some(Box::new(transforms::os::interchange::Interchange)),
+        "hoist" => Some(Box::new(transforms::os::globalopt::Hoist)),
+        "cse" => Some(Box::new(transforms::os::globalopt::Cse)),
+        "strength" => Some(Box::new(transforms::os::globalopt::StrengthReduce)),
         "standard" => None,
         other => {
             eprintln!("os_apply: unknown transformation `{other}`");

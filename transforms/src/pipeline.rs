@@ -17,252 +17,18 @@
 
 use crate::diff::{self, LineIndex};
 use crate::edit::{self, Edit};
-use crate::openmp;
-use crate::optimize::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry, SourceIr};
+pub use crate::model::{action, Event, PipelineError, Ps, Spps, Stage, Target};
+use crate::os::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry, SourceIr};
+use crate::targets::openmp;
 use crate::tuning::plan::{FileTuning, TuningPlan};
-use analysis::api::{analyze_source, AnalyzeOptions, FileReport};
 use analysis::ir::Code;
-use analysis::preprocess::SourceLoader;
-use serde::Serialize;
+use analysis::report::api::{analyze_source, AnalyzeOptions, FileReport};
+use analysis::syntax::preprocess::SourceLoader;
 use std::collections::HashMap;
-use std::fmt;
 use std::path::Path;
-use std::str::FromStr;
 use std::sync::Arc;
 
-/// The stages that produce events (LS only records them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Stage {
-    Spps,
-    Ps,
-    Os,
-}
-
-impl Stage {
-    pub const ALL: [Stage; 3] = [Stage::Spps, Stage::Ps, Stage::Os];
-
-    /// `spps`, `ps`, `os`: the spelling of the log and of `ppo log --stage`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::Spps => "spps",
-            Stage::Ps => "ps",
-            Stage::Os => "os",
-        }
-    }
-}
-
-impl fmt::Display for Stage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Stage {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Stage, String> {
-        Stage::ALL
-            .into_iter()
-            .find(|st| st.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| format!("unknown stage `{s}` (expected spps, ps or os)"))
-    }
-}
-
-/// The actions events record (stable strings: they are stored in the log and documented
-/// in `docs/log-schema.md`).
-pub mod action {
-    /// SPPS: the analysis marks the loop for parallelization (`text`: the directive).
-    pub const PARALLEL: &str = "parallel";
-    /// SPPS: the loop could run in parallel but gets no directive (inner loop of a parallel
-    /// nest, not worth it); `reason` says why.
-    pub const NOT_ANNOTATED: &str = "parallel-not-annotated";
-    /// SPPS: the loop must stay sequential; `code`/`reason`: the blocking reasons.
-    pub const SEQUENTIAL: &str = "sequential";
-    /// SPPS: a front-end or directive-check diagnostic (`code`, `reason`).
-    pub const DIAGNOSTIC: &str = "diagnostic";
-    /// PS: a directive inserted before the loop (`text`: the directive, `diff`).
-    pub const INSERT_DIRECTIVE: &str = "insert-directive";
-    /// PS: the loop already had the user's directive; kept as it is.
-    pub const KEEP_USER_DIRECTIVE: &str = "keep-user-directive";
-    /// PS: the loop is marked but no directive could be placed (`code` PPO114).
-    pub const NOT_PLACED: &str = "not-placed";
-    /// OS: a transformation applied (`text`: `NAME: what`, `diff`).
-    pub const APPLIED: &str = "applied";
-    /// OS: a legal transformation not applied automatically (the editor may apply it).
-    pub const OFFERED: &str = "offered";
-    /// OS: a transformation refused (`code`, `reason`).
-    pub const REFUSED: &str = "refused";
-    /// OS: nothing was applied, offered or refused in the file (`reason` says why).
-    pub const NONE: &str = "none";
-    /// PS (TBB): the loop rewritten as `tbb::parallel_for`/`parallel_reduce` (`text`: the
-    /// construct, `diff`).
-    pub const TRANSLATE_LOOP: &str = "translate-loop";
-    /// PS (TBB): a loop marked parallel kept sequential (`code` PPO24x, `reason`).
-    pub const REFUSE_LOOP: &str = "refuse-loop";
-    /// PS (TBB): a C→C++ conversion (cast, rename, parameter rewrite, includes; `code`
-    /// PPO246, `reason`: what, `diff`).
-    pub const CXX_FIX: &str = "cxx-fix";
-    /// PS (MPI): `main` rewritten for every rank (`text`: what, `diff`: the whole file's change).
-    pub const MPI_MAIN: &str = "mpi-main";
-    /// PS (MPI): a note on a generated DOALL (`code` PPO309: the global model).
-    pub const MPI_NOTE: &str = "mpi-note";
-    /// PS (OpenMP, `-t`): the loop's directive decided by measurement (`text`: the chosen
-    /// variant, `reason`: the evidence).
-    pub const TUNED: &str = "tuned";
-    /// PS (OpenMP, learning build): the loop instrumented with timers (`text`: the directive).
-    pub const INSTRUMENT: &str = "instrument";
-    /// PS (CAPE): an OpenMP region translated for the CAPE runtime (`text`: the construct,
-    /// `reason`: its worksharing constructs and synchronisations).
-    pub const CAPE_REGION: &str = "cape-region";
-    /// PS (CAPE): a region left as plain OpenMP (`code` PPO40x, `reason`).
-    pub const CAPE_REFUSE: &str = "cape-refuse";
-}
-
-/// One thing a stage did or found, as the log records it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Event {
-    pub stage: Stage,
-    /// One of the [`action`] constants.
-    pub action: String,
-    /// Stable check code (`PPO101`, …), when there is one.
-    pub code: Option<String>,
-    pub reason: Option<String>,
-    /// The loop's stable id (`function#ordinal`) and content fingerprint.
-    pub loop_id: Option<String>,
-    pub fingerprint: Option<String>,
-    pub function: Option<String>,
-    /// Lines (1-based, inclusive) of the original text the event is about.
-    pub line_start: Option<u32>,
-    pub line_end: Option<u32>,
-    /// The directive inserted or the transformation applied.
-    pub text: Option<String>,
-    /// Unified diff of the change, against the original text (each event's diff alone).
-    pub diff: Option<String>,
-}
-
-impl Event {
-    pub fn new(stage: Stage, action: &str) -> Event {
-        Event {
-            stage,
-            action: action.to_string(),
-            code: None,
-            reason: None,
-            loop_id: None,
-            fingerprint: None,
-            function: None,
-            line_start: None,
-            line_end: None,
-            text: None,
-            diff: None,
-        }
-    }
-
-    pub fn with_loop(mut self, l: &LoopRef) -> Event {
-        self.loop_id = Some(l.id.clone());
-        self.fingerprint = Some(l.fingerprint.clone());
-        self.function = Some(l.function.clone());
-        self.lines(l.line, l.end_line)
-    }
-
-    pub fn lines(mut self, start: u32, end: u32) -> Event {
-        self.line_start = Some(start);
-        self.line_end = Some(end.max(start));
-        self
-    }
-
-    pub fn code(mut self, code: Code) -> Event {
-        self.code = Some(code.to_string());
-        self
-    }
-
-    pub fn reason(mut self, reason: impl Into<String>) -> Event {
-        self.reason = Some(reason.into());
-        self
-    }
-
-    pub fn text(mut self, text: impl Into<String>) -> Event {
-        self.text = Some(text.into());
-        self
-    }
-
-    pub fn diff(mut self, diff: Option<String>) -> Event {
-        self.diff = diff.filter(|d| !d.is_empty());
-        self
-    }
-}
-
-/// The parallel programming model PS generates code for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Target {
-    /// `#pragma omp parallel for` with its clauses.
-    OpenMp,
-    /// oneTBB `parallel_for`/`parallel_reduce` (C++ output: `.c` files become `.cpp`).
-    Tbb,
-    /// MPI, DMCG-style: `main` runs on every rank, DOALL loops are partitioned, the data they
-    /// need moves with collectives (`mpi.rs`).
-    Mpi,
-}
-
-impl Target {
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::OpenMp => "openmp",
-            Target::Tbb => "tbb",
-            Target::Mpi => "mpi",
-        }
-    }
-
-    /// `Err` for a target this version cannot generate code for.
-    pub fn check_available(self) -> Result<(), PipelineError> {
-        match self {
-            Target::OpenMp | Target::Tbb | Target::Mpi => Ok(()),
-        }
-    }
-}
-
-/// Why the pipeline could not run (on one file, or at all).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PipelineError {
-    /// The target has no code generator yet; nothing is produced.
-    TargetUnavailable(Target),
-    /// A bug: a stage panicked on this file.
-    Internal { stage: Stage, message: String },
-    /// The target cannot take this file (TBB: not valid C++ and not convertible); the
-    /// message names every construct with its line.
-    Unsupported { target: Target, message: String },
-}
-
-impl fmt::Display for PipelineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PipelineError::TargetUnavailable(Target::Tbb) => f.write_str(
-                "the TBB target (-tbb) is not available yet in this version of ppo; use -omp for OpenMP",
-            ),
-            PipelineError::TargetUnavailable(t) => write!(f, "the {} target is not available", t.name()),
-            PipelineError::Unsupported { target, message } => {
-                write!(f, "{} target: {message}", target.name())
-            }
-            PipelineError::Internal { stage: Stage::Spps, message } => {
-                write!(f, "internal error in the analysis: {message}")
-            }
-            PipelineError::Internal { stage, message } => {
-                write!(f, "internal error in {}: {message}", stage.as_str().to_uppercase())
-            }
-        }
-    }
-}
-
-impl std::error::Error for PipelineError {}
-
 // ------------------------------------------------------------------------------- SPPS
-
-/// The SPPS result: the analysis of one file and its markup events.
-#[derive(Clone, Debug)]
-pub struct Spps {
-    pub report: FileReport,
-    pub events: Vec<Event>,
-}
 
 /// SPPS: preprocess, parse and analyse `text` (`path` anchors `#include "…"` and names the
 /// file in diagnostics).
@@ -313,31 +79,6 @@ pub fn spps_from_report(report: FileReport) -> Spps {
 
 // --------------------------------------------------------------------------------- PS
 
-/// The PS result: the directives for one file.
-#[derive(Clone, Debug)]
-pub struct Ps {
-    pub target: Target,
-    /// Directives to insert, one per loop, in source order.
-    pub placed: Vec<openmp::Placed>,
-    /// Marked loops that get no directive (the user's directive is kept, or none fits).
-    pub skipped: Vec<openmp::Skipped>,
-    pub events: Vec<Event>,
-    /// Edits not tied to a loop (TBB: includes and C→C++ conversions).
-    pub file_edits: Vec<Edit>,
-    /// Loops whose directive tuning decided (`-t`).
-    pub tuned: Vec<openmp::Tuned>,
-}
-
-impl Ps {
-    pub fn edits(&self) -> Vec<Edit> {
-        self.placed
-            .iter()
-            .flat_map(|p| std::iter::once(p.edit.clone()).chain(p.end_edit.clone()))
-            .chain(self.file_edits.iter().cloned())
-            .collect()
-    }
-}
-
 /// Every loop of a report, in source order.
 fn loop_refs(report: &FileReport) -> Vec<LoopRef> {
     report.functions.iter().flat_map(|f| f.loops.iter().map(move |l| LoopRef::of(f, l))).collect()
@@ -366,14 +107,14 @@ pub fn ps(
     let PsConfig { target, diffs, tuning } = cfg;
     target.check_available()?;
     if target == Target::Tbb {
-        return crate::tbb::ps(name, text, lines, spps);
+        return crate::targets::tbb::ps(name, text, lines, spps);
     }
     if target == Target::Mpi {
         let fe = ir.get().ok_or_else(|| PipelineError::Internal {
             stage: Stage::Ps,
             message: "the MPI target needs the file's IR".into(),
         })?;
-        return crate::mpi::ps(name, text, lines, spps, fe, &|t: &str| ir.reanalyze(t));
+        return crate::targets::mpi::ps(name, text, lines, spps, fe, &|t: &str| ir.reanalyze(t));
     }
     let (placed, skipped, tuned) = openmp::plan_tuned(text, lines, &spps.report, tuning);
     let instrumented = placed.iter().any(|p| p.end_edit.is_some());
@@ -485,7 +226,7 @@ fn parallelized_loop<'a>(ps: &'a Ps, p: &Proposal, lines: &LineIndex) -> Option<
 
 /// OS: run every transformation of `registry` (in order) on the file. A proposal is applied
 /// when it is marked `auto` and its edits conflict with no earlier applied proposal, and —
-/// unless its transformation [checks parallelism itself](crate::optimize::LoopTransformation::checks_parallelism)
+/// unless its transformation [checks parallelism itself](crate::os::LoopTransformation::checks_parallelism)
 /// — it neither names nor edits a loop PS parallelizes (`ps`: what PS does to the original
 /// text); otherwise it is offered or refused. With nothing to report, one `none` event says
 /// why. `ir` gives the transformations the file's IR.
@@ -622,7 +363,7 @@ pub struct FileOutcome {
 /// The CAPE translation of a file (`-cape`), with one event per region.
 #[derive(Clone, Debug)]
 pub struct Cape {
-    pub translation: crate::cape::Translation,
+    pub translation: crate::targets::cape::Translation,
     pub events: Vec<Event>,
 }
 
@@ -757,7 +498,7 @@ impl Pipeline {
         loader: &dyn SourceLoader,
     ) -> Cape {
         let current = out.new_text.as_deref().unwrap_or(text);
-        let fe = analysis::frontend::parse_source(path, current, &self.options.analyze.pp, loader);
+        let fe = analysis::syntax::frontend::parse_source(path, current, &self.options.analyze.pp, loader);
         let again;
         let report = if out.new_text.is_none() {
             &out.spps.report
@@ -765,8 +506,14 @@ impl Pipeline {
             again = analyze_source(path, current, &self.options.analyze, loader);
             &again
         };
-        let translation =
-            crate::cape::translate(name, current, &fe.unit, &fe.lines, &fe.pre.header_pragmas, report);
+        let translation = crate::targets::cape::translate(
+            name,
+            current,
+            &fe.unit,
+            &fe.lines,
+            &fe.pre.header_pragmas,
+            report,
+        );
         let mut events = Vec::new();
         for t in &translation.translated {
             let mut e = Event::new(Stage::Ps, action::CAPE_REGION)
@@ -835,7 +582,8 @@ impl Pipeline {
             let now = match &spps2 {
                 Some(s2) => syntax_errors(s2.report.diagnostics.iter().map(|d| d.code)),
                 None => {
-                    let fe = analysis::frontend::parse_source(path, a, &self.options.analyze.pp, loader);
+                    let fe =
+                        analysis::syntax::frontend::parse_source(path, a, &self.options.analyze.pp, loader);
                     syntax_errors(fe.unit.diagnostics.iter().map(|d| d.code))
                 }
             };
@@ -936,8 +684,8 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optimize::LoopTransformation;
-    use analysis::preprocess::MemLoader;
+    use crate::os::LoopTransformation;
+    use analysis::syntax::preprocess::MemLoader;
 
     const SRC: &str = "double a[1000], b[1000];\n\
         void f(void) {\n\
@@ -1144,7 +892,7 @@ mod tests {
 
     fn fusion() -> Registry {
         let mut r = Registry::empty();
-        r.register(Box::new(crate::fusion::Fusion));
+        r.register(Box::new(crate::os::fusion::Fusion));
         r
     }
 

@@ -4,11 +4,11 @@
 //! (`scripts/omp_diff.sh`, one thread). `PPO_OFFERED_DIRS` (colon-separated) adds other
 //! directories of programs with `.expected` outputs.
 
-use analysis::preprocess::FsLoader;
+use analysis::syntax::preprocess::FsLoader;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use transforms::optimize::{LoopTransformation, Registry};
+use transforms::os::{LoopTransformation, Registry};
 use transforms::pipeline::{Options, Pipeline, Target};
 
 /// The standard registry, then each transformation alone (so that what one transformation
@@ -21,8 +21,8 @@ fn registries() -> Vec<Registry> {
     };
     vec![
         Registry::standard(),
-        one(Box::new(transforms::fission::Fission)),
-        one(Box::new(transforms::fission::IndexSplit)),
+        one(Box::new(transforms::os::fission::Fission)),
+        one(Box::new(transforms::os::fission::IndexSplit)),
     ]
 }
 

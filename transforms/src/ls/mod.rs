@@ -15,8 +15,9 @@
 
 pub mod perf;
 
-use crate::optimize::LoopRef;
-use crate::pipeline::{Event, FileOutcome, Stage};
+use crate::model::{Event, Stage};
+use crate::os::LoopRef;
+use crate::pipeline::FileOutcome;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -790,14 +791,14 @@ impl TextLogs {
 mod tests {
     use super::*;
     use crate::pipeline::{action, Options, Pipeline, Target};
-    use analysis::preprocess::MemLoader;
+    use analysis::syntax::preprocess::MemLoader;
 
     const SRC: &str = "double a[1000], b[1000];\nvoid f(void) {\n  for (int i = 0; i < 1000; i++)\n    a[i] = 2.0 * b[i];\n  for (int i = 1; i < 1000; i++)\n    a[i] = a[i - 1] + b[i];\n}\n";
 
     /// The pipeline with OS but no transformation (the OS event is then one `none`).
     fn outcome(text: &str) -> FileOutcome {
         let opts = Options { target: Some(Target::OpenMp), optimize: true, ..Options::default() };
-        let p = Pipeline::with_registry(opts, crate::optimize::Registry::empty()).unwrap();
+        let p = Pipeline::with_registry(opts, crate::os::Registry::empty()).unwrap();
         p.run(Path::new("t.c"), "t.c", text, &MemLoader::default()).unwrap()
     }
 

@@ -2,8 +2,8 @@
 //! with a loop under a tuning plan (instrument it, or apply the decided variant).
 
 use super::variant::{default_variant, Variant};
-use analysis::api::{FileReport, LoopReport};
 use analysis::codes::Code;
+use analysis::report::api::{FileReport, LoopReport};
 use std::collections::{HashMap, HashSet};
 
 /// A loop tuning may decide: one the analysis put a directive on, or one it proved parallel

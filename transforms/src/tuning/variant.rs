@@ -1,8 +1,8 @@
 //! The variants a loop may run in, and the directive each is rendered as.
 
-use analysis::api::VerdictReport;
+use analysis::parallel::sharing::{openmp_clauses, parallel_for};
 use analysis::parallel::Schedule;
-use analysis::sharing::{openmp_clauses, parallel_for};
+use analysis::report::api::VerdictReport;
 use serde::Serialize;
 use std::fmt;
 

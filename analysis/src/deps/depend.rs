@@ -1,0 +1,1047 @@
+//! Array dependence analysis of a loop nest.
+//!
+//! [`loop_dependences`] collects the array references of a loop nest
+//! ([`crate::deps::subscript`]), tests every pair of references to the same base where one writes
+//! ([`crate::deps::deptest`]), decides aliasing between different bases (distinct arrays,
+//! `restrict`, distinct `malloc`/`calloc` results), and builds the dependence graph: one node
+//! per reference, one edge per dependence with its kind (flow, anti, output; `Unknown` for
+//! non-affine subscripts, `MayAlias` for pointers that may overlap), the loop level that
+//! carries it, directions, distances and the two spans.
+//!
+//! References to different bases are never tested against each other: a pair of bases that
+//! may overlap only because their provenance is unknown gets one `MayAlias` edge, which the
+//! parallelizer may discharge with a run-time test that the accessed ranges are disjoint
+//! ([`crate::deps::rtcheck`]); dependences between references of one base are tested as usual.
+//!
+//! Only array (memory) dependences are considered: scalars written in the loop (reductions,
+//! privatizable temporaries) and the effects of calls are left to the parallelization
+//! stage; [`LoopDeps::calls`] lists the calls of the nest.
+
+use crate::deps::deptest::{common_levels, test_pair, Dir, DirSet, Distance, PairTest};
+use crate::deps::subscript::{ArrayRef, Nest, Subscript};
+use crate::ir::*;
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde::{Serialize, Serializer};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DepKind {
+    /// Write, then read.
+    Flow,
+    /// Read, then write.
+    Anti,
+    /// Write, then write.
+    Output,
+    /// Read, then read (not reported by [`loop_dependences`]).
+    Input,
+    /// A non-affine subscript on a written array: the accesses may overlap anywhere.
+    Unknown,
+    /// Two pointers that may point into the same memory.
+    MayAlias,
+}
+
+impl DepKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DepKind::Flow => "flow",
+            DepKind::Anti => "anti",
+            DepKind::Output => "output",
+            DepKind::Input => "input",
+            DepKind::Unknown => "unknown",
+            DepKind::MayAlias => "may-alias",
+        }
+    }
+}
+
+/// One edge of the dependence graph.
+#[derive(Clone, Debug, Serialize)]
+pub struct Dependence {
+    pub kind: DepKind,
+    /// Reference indices in [`Nest::refs`].
+    pub source: usize,
+    pub sink: usize,
+    pub source_text: String,
+    pub sink_text: String,
+    /// Direction per common loop level (outer first).
+    pub direction: Vec<DirSet>,
+    /// Distance per common level (`i_sink - i_source` in index values), when known.
+    pub distance: Vec<Option<Distance>>,
+    /// The level carrying the dependence (1 = the analysed loop); `None` for a
+    /// loop-independent dependence (same iteration).
+    pub level: Option<usize>,
+    /// The loop statement carrying it.
+    pub carrier: Option<StmtId>,
+    /// The levels whose loop cannot run in parallel because of this dependence.
+    pub blocks: Vec<usize>,
+    pub source_span: Span,
+    pub sink_span: Span,
+    /// 1-based lines of the two references, when the analysis was given the source's lines.
+    pub source_line: Option<u32>,
+    pub sink_line: Option<u32>,
+    /// The test that decided (`"SIV"`, `"Banerjee"`, `"ILP"`, `"none"`) or why it could not.
+    pub reason: String,
+}
+
+impl Dependence {
+    fn at(span: Span, line: Option<u32>) -> String {
+        match line {
+            Some(l) => format!("line {l}"),
+            None => format!("bytes {}..{}", span.start, span.end),
+        }
+    }
+    /// A sentence for people: `loop-carried flow dependence on a[i] (distance 1) between
+    /// line 12 and line 12`.
+    pub fn message(&self) -> String {
+        let place = format!(
+            "between {} and {}",
+            Self::at(self.source_span, self.source_line),
+            Self::at(self.sink_span, self.sink_line)
+        );
+        match self.kind {
+            DepKind::Unknown => format!(
+                "possible dependence between {} and {} ({}) {place}",
+                self.source_text, self.sink_text, self.reason
+            ),
+            DepKind::MayAlias => format!(
+                "{} and {} may refer to the same memory ({}) {place}",
+                self.source_text, self.sink_text, self.reason
+            ),
+            k => {
+                let carried = if self.level.is_some() { "loop-carried" } else { "loop-independent" };
+                let dist = self
+                    .level
+                    .and_then(|l| self.distance.get(l - 1).cloned().flatten())
+                    .map(|d| format!(" (distance {})", d.render()))
+                    .unwrap_or_default();
+                let on = if self.source_text == self.sink_text {
+                    self.source_text.clone()
+                } else {
+                    format!("{} / {}", self.source_text, self.sink_text)
+                };
+                format!("{carried} {} dependence on {on}{dist} {place}", k.as_str())
+            }
+        }
+    }
+}
+
+/// Why a loop level cannot run in parallel.
+#[derive(Clone, Debug, Serialize)]
+pub struct Blocker {
+    pub message: String,
+    pub kind: DepKind,
+    /// Reference indices in [`Nest::refs`] (for `MayAlias`, one reference of each base).
+    pub source: usize,
+    pub sink: usize,
+    pub source_span: Span,
+    pub sink_span: Span,
+}
+
+/// The dependences of a loop nest.
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopDeps {
+    pub loop_stmt: StmtId,
+    pub nest: Nest,
+    /// Nodes are the references (node `k` is `nest.refs[k]`), edges the dependences.
+    #[serde(rename = "dependences", serialize_with = "edges")]
+    pub graph: DiGraph<usize, Dependence>,
+    /// Pairs of references proved independent, by test name (for statistics).
+    pub independent_pairs: Vec<(usize, usize, &'static str)>,
+    /// Functions called in the nest (not analysed here).
+    pub calls: Vec<String>,
+}
+
+fn edges<S: Serializer>(g: &DiGraph<usize, Dependence>, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(g.edge_weights())
+}
+
+impl LoopDeps {
+    pub fn dependences(&self) -> impl Iterator<Item = &Dependence> {
+        self.graph.edge_weights()
+    }
+    /// The dependences that prevent running the loops at `level` (1 = the analysed loop)
+    /// in parallel.
+    pub fn carried_at(&self, level: usize) -> Vec<&Dependence> {
+        self.dependences().filter(|d| d.blocks.contains(&level)).collect()
+    }
+    /// `Ok` when no array dependence is carried at `level`.
+    pub fn parallel_at(&self, level: usize) -> Result<(), Vec<Blocker>> {
+        let v: Vec<Blocker> = self
+            .carried_at(level)
+            .into_iter()
+            .map(|d| Blocker {
+                message: d.message(),
+                kind: d.kind,
+                source: d.source,
+                sink: d.sink,
+                source_span: d.source_span,
+                sink_span: d.sink_span,
+            })
+            .collect();
+        if v.is_empty() {
+            Ok(())
+        } else {
+            Err(v)
+        }
+    }
+    /// Depth of the nest (1 for a single loop).
+    pub fn depth(&self) -> usize {
+        self.nest.loops.iter().map(|l| l.level).max().unwrap_or(0)
+    }
+}
+
+/// The dependence analysis of the loop nest rooted at `loop_stmt` (`None` if it is not a
+/// loop of `f`).
+pub fn loop_dependences(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Option<LoopDeps> {
+    loop_dependences_with_lines(unit, f, loop_stmt, None)
+}
+
+/// [`loop_dependences`], with line numbers in the messages.
+/// Nests with more array references than this are not tested pair by pair (the cost is
+/// quadratic); every written array then gets one conservative `Unknown` dependence.
+pub const MAX_TESTED_REFS: usize = 400;
+
+pub fn loop_dependences_with_lines(
+    unit: &TranslationUnit,
+    f: &Function,
+    loop_stmt: StmtId,
+    lines: Option<&LineIndex>,
+) -> Option<LoopDeps> {
+    loop_dependences_with_calls(unit, f, loop_stmt, lines, None)
+}
+
+/// [`loop_dependences_with_lines`], with the calls that the summaries let model as array
+/// references (see [`crate::deps::subscript::nest_refs_with_calls`]).
+pub fn loop_dependences_with_calls(
+    unit: &TranslationUnit,
+    f: &Function,
+    loop_stmt: StmtId,
+    lines: Option<&LineIndex>,
+    sums: Option<&crate::effects::summary::Summaries>,
+) -> Option<LoopDeps> {
+    let nest = crate::deps::subscript::nest_refs_with_calls(unit, f, loop_stmt, sums)?;
+    let refs = &nest.refs;
+    let mut graph: DiGraph<usize, Dependence> = DiGraph::with_capacity(refs.len(), refs.len());
+    for i in 0..refs.len() {
+        graph.add_node(i);
+    }
+    let line = |s: Span| lines.map(|l| l.line_col(s.start).0);
+    let mut independent = Vec::new();
+    let mk = |kind: DepKind, src: usize, snk: usize, nl: usize| Dependence {
+        kind,
+        source: src,
+        sink: snk,
+        source_text: refs[src].text.clone(),
+        sink_text: refs[snk].text.clone(),
+        direction: vec![DirSet(7); nl],
+        distance: vec![None; nl],
+        level: None,
+        carrier: None,
+        blocks: (1..=nl).collect(),
+        source_span: refs[src].span,
+        sink_span: refs[snk].span,
+        source_line: line(refs[src].span),
+        sink_line: line(refs[snk].span),
+        reason: String::new(),
+    };
+    // A nest with very many references (an interpreter's dispatch loop) is not tested pair
+    // by pair: one conservative dependence per written array keeps it sequential.
+    if refs.len() > MAX_TESTED_REFS {
+        let mut seen = std::collections::HashSet::new();
+        for (w, r) in refs.iter().enumerate() {
+            if r.write && seen.insert(r.base) {
+                let mut d = mk(DepKind::Unknown, w, w, r.chain.len());
+                d.reason = format!(
+                    "the loop has {} array references, more than the {MAX_TESTED_REFS} ppo tests pairwise",
+                    refs.len()
+                );
+                graph.add_edge(NodeIndex::new(w), NodeIndex::new(w), d);
+            }
+        }
+        let calls = nest.calls.clone();
+        return Some(LoopDeps { loop_stmt, nest, graph, independent_pairs: independent, calls });
+    }
+    // Pairs on the same base.
+    let mut order: Vec<usize> = (0..refs.len()).collect();
+    order.sort_by_key(|&i| (refs[i].base, i));
+    let mut g0 = 0;
+    while g0 < order.len() {
+        let base = refs[order[g0]].base;
+        let mut g1 = g0;
+        while g1 < order.len() && refs[order[g1]].base == base {
+            g1 += 1;
+        }
+        let group = &order[g0..g1];
+        if group.iter().any(|&i| refs[i].write) {
+            for (x, &i) in group.iter().enumerate() {
+                for &j in &group[x..] {
+                    let (a, b) = (&refs[i], &refs[j]);
+                    if !a.write && !b.write {
+                        continue;
+                    }
+                    let nl = common_levels(a, b);
+                    if !testable(a, b) {
+                        let mut d = mk(DepKind::Unknown, i, j, nl);
+                        d.reason = non_affine_reason(a, b);
+                        graph.add_edge(NodeIndex::new(i), NodeIndex::new(j), d);
+                        continue;
+                    }
+                    match test_pair(&nest, a, b, i == j) {
+                        PairTest::Independent(t) => independent.push((i, j, t)),
+                        PairTest::Dependent { vectors, distance, by } => {
+                            add_edges(&nest, &mut graph, &mk, i, j, nl, &vectors, &distance, by);
+                        }
+                    }
+                }
+            }
+        }
+        g0 = g1;
+    }
+    // Aliasing between different bases.
+    let mut bases: Vec<SymId> = refs.iter().map(|r| r.base).collect();
+    bases.sort();
+    bases.dedup();
+    let alias = AliasInfo::new(unit, f);
+    for (x, &p) in bases.iter().enumerate() {
+        for &q in &bases[x + 1..] {
+            let Some(w) = refs.iter().position(|r| r.write && (r.base == p || r.base == q)) else { continue };
+            let other = if refs[w].base == p { q } else { p };
+            let Some(o) = refs.iter().position(|r| r.base == other) else { continue };
+            if let Some(why) = alias.may_alias(unit, p, q) {
+                let (s, t) = if w <= o { (w, o) } else { (o, w) };
+                let mut d = mk(DepKind::MayAlias, s, t, common_levels(&refs[s], &refs[t]));
+                d.reason = why;
+                graph.add_edge(NodeIndex::new(s), NodeIndex::new(t), d);
+            }
+        }
+    }
+    let calls = nest.calls.clone();
+    Some(LoopDeps { loop_stmt, nest, graph, independent_pairs: independent, calls })
+}
+
+/// Both references are affine, except for dimensions a call leaves open, and at least one
+/// dimension is affine in both: the test then runs on those dimensions.
+fn testable(a: &ArrayRef, b: &ArrayRef) -> bool {
+    if a.is_affine() && b.is_affine() {
+        return true;
+    }
+    let ok = |r: &ArrayRef| r.dims.iter().all(|d| d.is_affine() || d.is_call_region());
+    ok(a)
+        && ok(b)
+        && a.dims.len() == b.dims.len()
+        && a.dims.iter().zip(&b.dims).any(|(x, y)| x.is_affine() && y.is_affine())
+}
+
+fn non_affine_reason(a: &ArrayRef, b: &ArrayRef) -> String {
+    let r = |x: &ArrayRef| {
+        x.dims.iter().find_map(|d| match d {
+            Subscript::NonAffine(r) => Some(r.clone()),
+            _ => None,
+        })
+    };
+    r(a).or_else(|| r(b)).map_or_else(|| "subscripts not comparable".into(), |s| format!("subscript: {s}"))
+}
+
+/// Split the direction vectors of a tested pair into edges: vectors whose first non-`=`
+/// direction is `<` go from `a` to `b`, `>` from `b` to `a` (reversed), all-`=` is a
+/// loop-independent dependence from the earlier reference to the later one.
+#[allow(clippy::too_many_arguments)]
+fn add_edges(
+    nest: &Nest,
+    graph: &mut DiGraph<usize, Dependence>,
+    mk: &dyn Fn(DepKind, usize, usize, usize) -> Dependence,
+    i: usize,
+    j: usize,
+    nl: usize,
+    vectors: &[Vec<Dir>],
+    distance: &[Option<Distance>],
+    by: &'static str,
+) {
+    let refs = &nest.refs;
+    // Group key: (reversed, carrying level).
+    let mut groups: Vec<(bool, Option<usize>, Vec<DirSet>)> = Vec::new();
+    for v in vectors {
+        let first = v.iter().position(|&d| d != Dir::Eq);
+        let rev = first.is_some_and(|k| v[k] == Dir::Gt);
+        let level = first.map(|k| k + 1);
+        let g = match groups.iter().position(|g| g.0 == rev && g.1 == level) {
+            Some(p) => p,
+            None => {
+                groups.push((rev, level, vec![DirSet(0); nl]));
+                groups.len() - 1
+            }
+        };
+        for (k, &d) in v.iter().enumerate() {
+            groups[g].2[k].add(if rev { d.rev() } else { d });
+        }
+    }
+    for (rev, level, dirs) in groups {
+        // A reference with itself: the reversed vectors mirror the forward ones.
+        if i == j && (level.is_none() || rev) {
+            continue;
+        }
+        let (s, t) = if rev { (j, i) } else { (i, j) };
+        let kind = match (refs[s].write, refs[t].write) {
+            (true, false) => DepKind::Flow,
+            (false, true) => DepKind::Anti,
+            (true, true) => DepKind::Output,
+            (false, false) => DepKind::Input,
+        };
+        let mut d = mk(kind, s, t, nl);
+        d.direction = dirs;
+        d.distance =
+            distance.iter().map(|x| x.as_ref().map(|x| if rev { x.neg() } else { x.clone() })).collect();
+        d.level = level;
+        d.carrier = level.map(|l| nest.loops[refs[i].chain[l - 1]].stmt);
+        d.blocks = level.into_iter().collect();
+        d.reason = by.to_string();
+        graph.add_edge(NodeIndex::new(s), NodeIndex::new(t), d);
+    }
+}
+
+/// What a base symbol may point to.
+#[derive(Clone, Debug, PartialEq)]
+enum Storage {
+    /// An array object (local or global): its own storage.
+    Array {
+        local: bool,
+    },
+    /// A `restrict` pointer.
+    Restrict,
+    /// A pointer whose every assignment in the function is a distinct allocation call.
+    Fresh,
+    /// A parameter pointer the function never reassigns.
+    Param,
+    Other,
+}
+
+struct AliasInfo {
+    /// Per symbol (of this function): true when every assignment is a malloc-like call,
+    /// false when some other assignment exists.
+    fresh: Vec<(SymId, bool)>,
+    /// Parameters every call binds to distinct objects (`TranslationUnit::distinct_params`).
+    distinct: Vec<(SymId, SymId)>,
+}
+
+impl AliasInfo {
+    fn new(unit: &TranslationUnit, f: &Function) -> AliasInfo {
+        let mut fresh: Vec<(SymId, bool)> = Vec::new();
+        let mut note = |s: SymId, ok: bool| match fresh.iter_mut().find(|x| x.0 == s) {
+            Some(x) => x.1 &= ok,
+            None => fresh.push((s, ok)),
+        };
+        let is_alloc = |e: ExprId| {
+            let mut e = e;
+            while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
+                e = *expr;
+            }
+            matches!(&f.expr(e).kind, ExprKind::Call { .. })
+                && matches!(
+                    crate::effects::callee_name(f, e),
+                    Some("malloc" | "calloc" | "aligned_alloc" | "valloc" | "memalign")
+                )
+        };
+        for (k, ex) in f.exprs.iter().enumerate() {
+            let _ = k;
+            match &ex.kind {
+                ExprKind::Assign { op, lhs, rhs } => {
+                    if let Some(s) = f.as_var(*lhs) {
+                        note(s, op.is_none() && is_alloc(*rhs));
+                    }
+                }
+                ExprKind::IncDec { operand, .. } => {
+                    if let Some(s) = f.as_var(*operand) {
+                        note(s, false);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for st in &f.stmts {
+            if let StmtKind::Decl(ds) = &st.kind {
+                for d in ds {
+                    if let Some(i) = d.init {
+                        note(d.sym, is_alloc(i));
+                    }
+                }
+            }
+        }
+        let distinct = unit
+            .func_by_name(&f.name)
+            .and_then(|id| unit.distinct_params.get(id.index()))
+            .map(|pairs| pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect())
+            .unwrap_or_default();
+        AliasInfo { fresh, distinct }
+    }
+
+    fn storage(&self, unit: &TranslationUnit, s: SymId) -> Storage {
+        let sym = unit.sym(s);
+        match &sym.ty {
+            Type::Array { .. } if sym.kind != SymKind::Param => {
+                Storage::Array { local: sym.kind == SymKind::Local && !sym.is_static }
+            }
+            Type::Pointer { restrict: true, .. } => Storage::Restrict,
+            _ => {
+                let assigned = self.fresh.iter().find(|x| x.0 == s).map(|x| x.1);
+                match (sym.kind, assigned) {
+                    (SymKind::Local, Some(true)) if !sym.address_taken && !sym.is_static => Storage::Fresh,
+                    (SymKind::Param, None) if !sym.address_taken => Storage::Param,
+                    _ => Storage::Other,
+                }
+            }
+        }
+    }
+
+    /// `None` when `p` and `q` cannot overlap, else why they may.
+    fn may_alias(&self, unit: &TranslationUnit, p: SymId, q: SymId) -> Option<String> {
+        use Storage::*;
+        let (sp, sq) = (self.storage(unit, p), self.storage(unit, q));
+        let independent = matches!(
+            (&sp, &sq),
+            (Restrict, _)
+                | (_, Restrict)
+                | (Array { .. }, Array { .. })
+                | (Fresh, Fresh | Array { .. } | Param)
+                | (Array { .. } | Param, Fresh)
+                | (Array { local: true }, Param)
+                | (Param, Array { local: true })
+        );
+        // Parameters the function never reassigns, bound to distinct objects at every call.
+        let distinct = sp == Param
+            && sq == Param
+            && self.distinct.iter().any(|&(a, b)| (a, b) == (p, q) || (a, b) == (q, p));
+        if independent || distinct {
+            return None;
+        }
+        let (np, nq) = (&unit.sym(p).name, &unit.sym(q).name);
+        Some(match (&sp, &sq) {
+            (Param, Param) => format!("`{np}` and `{nq}` are pointer parameters without `restrict`"),
+            _ => format!("`{np}` and `{nq}` may point to the same storage"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flow::loops::loop_infos;
+    use crate::syntax::lower::lower;
+    use crate::syntax::preprocess::SourceMap;
+
+    /// Dependences of the first (outermost) loop of the last function.
+    fn deps(src: &str) -> LoopDeps {
+        let u = lower(src, &SourceMap::identity(src.len() as u32));
+        let f = u.functions.last().unwrap();
+        let l = loop_infos(&u, f)[0].stmt;
+        let lines = LineIndex::new(src);
+        loop_dependences_with_lines(&u, f, l, Some(&lines)).unwrap()
+    }
+
+    fn par(d: &LoopDeps, level: usize) -> bool {
+        d.parallel_at(level).is_ok()
+    }
+
+    fn only(d: &LoopDeps) -> &Dependence {
+        let v: Vec<&Dependence> = d.dependences().collect();
+        assert_eq!(v.len(), 1, "{:#?}", v);
+        v[0]
+    }
+
+    fn dirs(d: &Dependence) -> Vec<&'static str> {
+        d.direction.iter().map(|x| x.as_str()).collect()
+    }
+
+    #[test]
+    fn flow_distance_one() {
+        let d =
+            deps("void f(int n, double *restrict a) {\n for (int i = 1; i < n; i++)\n  a[i] = a[i-1];\n}");
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Flow);
+        assert_eq!(e.level, Some(1));
+        assert_eq!(e.distance, vec![Some(Distance::Const(1))]);
+        assert_eq!(dirs(e), ["<"]);
+        let b = d.parallel_at(1).unwrap_err();
+        assert_eq!(
+            b[0].message,
+            "loop-carried flow dependence on a[i] / a[i - 1] (distance 1) between line 3 and line 3"
+        );
+    }
+
+    #[test]
+    fn constant_divisions_in_subscripts_are_folded() {
+        // `G[r * (1200 / 4) + c]` after macro expansion: rows of 300 cells.
+        let d = deps(
+            "double g[1200];\nvoid f(void) {\n for (int r = 0; r < 4; r++)\n  for (int c = 0; c < 300; c++)\n   g[r * (1200 / 4) + c] = r + c;\n}",
+        );
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        assert!(par(&d, 2));
+    }
+
+    #[test]
+    fn anti_dependence() {
+        let d = deps("void f(int n, double *restrict a) { for (int i = 0; i < n - 1; i++) a[i] = a[i+1]; }");
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Anti);
+        assert_eq!(e.distance, vec![Some(Distance::Const(1))]);
+        assert_eq!(d.nest.refs[e.source].text, "a[i + 1]");
+        assert!(!par(&d, 1));
+    }
+
+    #[test]
+    fn distinct_arrays_are_independent() {
+        let d = deps("double a[100], b[100]; void f(void) { for (int i = 0; i < 100; i++) a[i] = b[i]; }");
+        assert_eq!(d.dependences().count(), 0);
+        assert!(par(&d, 1));
+    }
+
+    #[test]
+    fn same_element_each_iteration_is_not_carried() {
+        let d = deps("double a[100]; void f(void) { for (int i = 0; i < 100; i++) a[i] = a[i] + 1; }");
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Anti);
+        assert_eq!(e.level, None);
+        assert!(par(&d, 1));
+    }
+
+    #[test]
+    fn gcd_and_siv_independence() {
+        let d = deps("double a[400]; void f(void) { for (int i = 0; i < 100; i++) a[2*i] = a[2*i+1]; }");
+        assert!(par(&d, 1));
+        assert_eq!(d.dependences().count(), 0);
+        let d = deps(
+            "double a[4000]; void f(void) { for (int i = 0; i < 100; i++) for (int j = 0; j < 10; j++) \
+             a[2*i + 4*j] = a[2*i + 4*j + 1]; }",
+        );
+        // The write overlaps itself (i + 2, j - 1), but never meets the read.
+        assert!(d.dependences().all(|e| e.kind == DepKind::Output));
+        assert!(d.independent_pairs.iter().any(|p| p.2 == "GCD"), "{:?}", d.independent_pairs);
+    }
+
+    #[test]
+    fn outer_carried_inner_parallel() {
+        let d = deps(
+            "double a[100][100]; void f(void) { for (int i = 1; i < 100; i++) for (int j = 0; j < 100; j++) \
+             a[i][j] = a[i-1][j]; }",
+        );
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Flow);
+        assert_eq!(e.level, Some(1));
+        assert_eq!(dirs(e), ["<", "="]);
+        assert_eq!(e.distance, vec![Some(Distance::Const(1)), Some(Distance::Const(0))]);
+        assert!(!par(&d, 1));
+        assert!(par(&d, 2));
+    }
+
+    #[test]
+    fn inner_carried_outer_parallel() {
+        let d = deps(
+            "double a[100][100]; void f(void) { for (int i = 0; i < 100; i++) for (int j = 1; j < 100; j++) \
+             a[i][j] = a[i][j-1]; }",
+        );
+        let e = only(&d);
+        assert_eq!(e.level, Some(2));
+        assert_eq!(dirs(e), ["=", "<"]);
+        assert!(par(&d, 1));
+        assert!(!par(&d, 2));
+    }
+
+    #[test]
+    fn jacobi_and_gauss_seidel() {
+        let jacobi = deps(
+            "double a[64][64], b[64][64];\n\
+             void g(void) { for (int i = 1; i < 63; i++) for (int j = 1; j < 63; j++)\n\
+             b[i][j] = (a[i-1][j] + a[i+1][j] + a[i][j-1] + a[i][j+1]) / 4; }",
+        );
+        assert!(par(&jacobi, 1) && par(&jacobi, 2));
+        let gs = deps(
+            "double a[64][64]; void g(void) { for (int i = 1; i < 63; i++) for (int j = 1; j < 63; j++)\n\
+             a[i][j] = (a[i-1][j] + a[i+1][j] + a[i][j-1] + a[i][j+1]) / 4; }",
+        );
+        assert!(!par(&gs, 1) && !par(&gs, 2));
+        let kinds: Vec<(DepKind, Option<usize>)> = gs.dependences().map(|d| (d.kind, d.level)).collect();
+        assert!(kinds.contains(&(DepKind::Flow, Some(1))));
+        assert!(kinds.contains(&(DepKind::Anti, Some(1))));
+        assert!(kinds.contains(&(DepKind::Flow, Some(2))));
+        assert!(kinds.contains(&(DepKind::Anti, Some(2))));
+    }
+
+    #[test]
+    fn symbolic_distance() {
+        let d =
+            deps("void f(int n, int k, double *restrict a) { for (int i = 0; i < n; i++) a[i+k] = a[i]; }");
+        assert!(!par(&d, 1));
+        let ds: Vec<&Dependence> = d.dependences().collect();
+        assert!(
+            ds.iter().all(|e| matches!(&e.distance[0], Some(Distance::Symbolic(s)) if s.contains('k'))),
+            "{ds:#?}"
+        );
+    }
+
+    #[test]
+    fn symbolic_distance_beyond_the_bounds_is_independent() {
+        // i and i + n never meet in 0..n-1: the integer test with n as an unknown proves it.
+        let d = deps("void f(int n, double *restrict a) { for (int i = 0; i < n; i++) a[i] = a[i+n]; }");
+        assert_eq!(d.dependences().count(), 0, "{:#?}", d.dependences().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn delinearized_subscripts() {
+        let d = deps(
+            "void f(int m, int n, double *restrict a) { for (int i = 1; i < m; i++) for (int j = 0; j < n; j++) \
+             a[i*n + j] = a[(i-1)*n + j]; }",
+        );
+        assert!(d.nest.refs.iter().all(|r| r.delinearized && r.dims.len() == 2));
+        assert!(!par(&d, 1));
+        assert!(par(&d, 2));
+        let d = deps(
+            "void f(int m, int n, double *restrict a) { for (int i = 0; i < m; i++) for (int j = 1; j < n; j++) \
+             a[i*n + j] = a[i*n + j - 1]; }",
+        );
+        assert!(par(&d, 1));
+        assert!(!par(&d, 2));
+    }
+
+    /// Dependences of loop `k` (in source order) of the last function.
+    fn deps_at(src: &str, k: usize) -> LoopDeps {
+        let u = lower(src, &SourceMap::identity(src.len() as u32));
+        let f = u.functions.last().unwrap();
+        let l = loop_infos(&u, f)[k].stmt;
+        loop_dependences(&u, f, l).unwrap()
+    }
+
+    #[test]
+    fn enclosing_indices_in_linearized_subscripts() {
+        // The inner i loop of a column walk: j is invariant there, but in 0..n-1.
+        let src =
+            "double fb[90000]; void f(int n) { for (int j = 0; j < n; j++) for (int i = 0; i < n; i++) \
+                   fb[i*n + j] = fb[i*n + j] + 1; }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| r.delinearized && r.dims.len() == 2));
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        // j may reach n: rows are not proved apart, nothing is split.
+        let src =
+            "double fb[90000]; void f(int n) { for (int j = 0; j <= n; j++) for (int i = 0; i < n; i++) \
+                   fb[i*n + j] = fb[i*n + j] + 1; }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| !r.delinearized));
+        assert!(!par(&d, 1));
+        // An enclosing bound the outer loop modifies is no range.
+        let src = "double fb[90000]; void f(int n, int m) { for (int j = 0; j < m; j++) { for (int i = 0; i < n; i++) \
+                   fb[i*n + j] = fb[i*n + j] + 1; m = n; } }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| !r.delinearized));
+        // In-place transpose, inner loop: a[j*n + i] and a[i*n + j] are a[j][i] and a[i][j]
+        // (i*n is i rows), which meet only when j == i.
+        let src =
+            "void f(int n, double *restrict a) { for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) \
+                   a[j*n + i] = a[i*n + j]; }";
+        let d = deps_at(src, 1);
+        assert!(d.nest.refs.iter().all(|r| r.delinearized), "{:#?}", d.nest.refs);
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        assert!(!par(&deps_at(src, 0), 1));
+    }
+
+    #[test]
+    fn quotients_in_loop_bounds() {
+        // The lower half is written, the upper half read: i < n/2 <= n - 1 - i'.
+        let d = deps(
+            "void f(int n, double *restrict c) { for (int i = 0; i < n / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        // For odd n the middle element is read and written by the same iteration.
+        let d = deps(
+            "void f(int n, double *restrict c) { for (int i = 0; i < (n + 1) / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        // One more iteration reaches the upper half.
+        let d = deps(
+            "void f(int n, double *restrict c) { for (int i = 0; i <= n / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(!par(&d, 1));
+        // Red-black sweep: j starts at 1 + (i + colour + 1) % 2 by steps of 2, so i + j has
+        // the parity of colour; the neighbours read have the other parity.
+        let src = "void f(int n, int colour, double q[n][n]) { for (int i = 1; i < n - 1; i++) \
+                   for (int j = 1 + (i + colour + 1) % 2; j < n - 1; j += 2) \
+                   q[i][j] = q[i - 1][j] + q[i + 1][j] + q[i][j - 1] + q[i][j + 1]; }";
+        let t = std::time::Instant::now();
+        let d = deps(src);
+        assert!(par(&d, 1), "{:#?}", d.parallel_at(1));
+        assert!(par(&d, 2), "{:#?}", d.parallel_at(2));
+        assert!(t.elapsed().as_secs_f64() < 5.0);
+        // Every point: the usual Gauss-Seidel dependences.
+        let src = "void f(int n, int colour, double q[n][n]) { for (int i = 1; i < n - 1; i++) \
+                   for (int j = 1 + (i + colour + 1) % 2; j < n - 1; j++) \
+                   q[i][j] = q[i - 1][j] + q[i + 1][j] + q[i][j - 1] + q[i][j + 1]; }";
+        let d = deps(src);
+        assert!(!par(&d, 1) && !par(&d, 2));
+        let d = deps(
+            "void f(unsigned n, double *restrict c) { for (int i = 0; i < n / 2; i++) c[i] = c[n - 1 - i] + 1; }",
+        );
+        assert!(!par(&d, 1), "unsigned n - 1 - i may wrap");
+    }
+
+    #[test]
+    fn linearized_without_bounds_is_unknown() {
+        // j runs to m, not n: a[i*n + j] may reach the next row.
+        let d = deps(
+            "void f(int m, int n, double *restrict a) { for (int i = 1; i < m; i++) for (int j = 0; j < m; j++) \
+             a[i*n + j] = a[i*n + j + 1]; }",
+        );
+        assert!(d.nest.refs.iter().all(|r| !r.delinearized));
+        assert!(d.dependences().all(|e| e.kind == DepKind::Unknown));
+        assert!(!par(&d, 1));
+    }
+
+    #[test]
+    fn indirect_subscripts() {
+        let d = deps("void f(int n, int *restrict idx, double *restrict a, double *restrict b) { for (int i = 0; i < n; i++) a[idx[i]] = b[i]; }");
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Unknown);
+        assert!(e.message().contains("idx[i]"), "{}", e.message());
+        assert!(!par(&d, 1));
+        // Read-only indirect accesses are fine.
+        let d = deps("void f(int n, int *restrict idx, double *restrict a, double *restrict b) { for (int i = 0; i < n; i++) b[i] = a[idx[i]]; }");
+        assert!(par(&d, 1));
+        // Non-linear and written-variable subscripts.
+        let d = deps("double a[100]; void f(void) { for (int i = 0; i < 10; i++) a[i*i] = 1; }");
+        assert!(!par(&d, 1));
+        let d = deps(
+            "double a[100]; void f(void) { int k = 0; for (int i = 0; i < 10; i++) { a[k] = 1; if (i > 3) k += 2; } }",
+        );
+        assert_eq!(only(&d).kind, DepKind::Unknown);
+        assert!(only(&d).message().contains("`k` is modified"), "{}", only(&d).message());
+    }
+
+    #[test]
+    fn linear_induction_variables_are_substituted() {
+        // k == k@entry + 2*i before the update: b[k] and b[k + 1] never meet.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = 0; i < n; i++) { b[k] = 1; b[k + 1] = 2; k += 2; } }",
+        );
+        assert_eq!(d.dependences().count(), 0, "{:#?}", d.dependences().collect::<Vec<_>>());
+        let texts: Vec<_> = d
+            .nest
+            .refs
+            .iter()
+            .map(|r| match &r.dims[0] {
+                Subscript::Affine { text, .. } => text.clone(),
+                s => format!("{s:?}"),
+            })
+            .collect();
+        assert_eq!(texts, ["2*i + k@entry", "2*i + k@entry + 1"]);
+        // After the update the value is one step further: b[k] (before) in iteration i + 1
+        // is b[k] (after) in iteration i.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = 0; i < n; i++) { b[k] = 1; k++; b[k] = 2; } }",
+        );
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Output);
+        assert_eq!(e.distance, vec![Some(Distance::Const(1))]);
+        // Start 4, step -2, k += 3 does not divide: unknown.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = n; i > 4; i -= 2) { b[k] = 1; k += 3; } }",
+        );
+        assert_eq!(only(&d).kind, DepKind::Unknown);
+        // k += 4 with i -= 2: k == k@entry - 2*i + 2*n.
+        let d = deps(
+            "double b[400]; void f(int n) { int k = 0; for (int i = n; i > 4; i -= 2) { b[k] = 1; b[k + 2] = 1; k += 4; } }",
+        );
+        assert_eq!(d.dependences().count(), 0, "{:#?}", d.dependences().collect::<Vec<_>>());
+        // A start value modified in the loop: its value at the reference is not the start.
+        let d = deps(
+            "double b[400]; void f(int n, int m) { int k = 0; for (int i = m; i < n; i++) { b[k] = 1; m = i; k++; } }",
+        );
+        assert_eq!(only(&d).kind, DepKind::Unknown);
+    }
+
+    #[test]
+    fn restrict_and_plain_pointer_parameters() {
+        let d = deps("void f(int n, double *a, double *b) { for (int i = 0; i < n; i++) a[i] = b[i]; }");
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::MayAlias);
+        assert!(e.message().contains("without `restrict`"));
+        assert!(!par(&d, 1));
+        let d =
+            deps("void f(int n, double *restrict a, double *b) { for (int i = 0; i < n; i++) a[i] = b[i]; }");
+        assert!(par(&d, 1));
+    }
+
+    #[test]
+    fn distinct_mallocs_do_not_alias() {
+        let src =
+            "void *malloc(unsigned long);\nvoid f(int n) { double *a = (double *)malloc(n * 8); double *b;\n\
+                   b = malloc(n * 8); for (int i = 0; i < n; i++) a[i] = b[i] * 2; }";
+        assert!(par(&deps(src), 1));
+        // The same allocation twice: b = a.
+        let src = "void *malloc(unsigned long);\nvoid f(int n) { double *a = malloc(n * 8); double *b = a;\n\
+                   for (int i = 0; i < n; i++) a[i] = b[i+1]; }";
+        assert!(!par(&deps(src), 1));
+    }
+
+    #[test]
+    fn triangular_transpose_is_independent_by_ilp() {
+        let d = deps(
+            "void f(int n, double a[n][n]) { for (int i = 0; i < n; i++) for (int j = 0; j < i; j++) \
+             a[i][j] = a[j][i]; }",
+        );
+        assert_eq!(d.dependences().count(), 0, "{:#?}", d.dependences().collect::<Vec<_>>());
+        assert!(d.independent_pairs.iter().any(|p| p.2 == "ILP"), "{:?}", d.independent_pairs);
+        // Triangular bounds starting at i: a[i][j] vs a[i][j-1] carried by j only.
+        let d = deps(
+            "void f(int n, double a[n][n]) { for (int i = 0; i < n; i++) for (int j = i + 1; j < n; j++) \
+             a[i][j] = a[i][j-1]; }",
+        );
+        assert!(par(&d, 1));
+        assert!(!par(&d, 2));
+    }
+
+    #[test]
+    fn bounds_limited_independence() {
+        let d = deps("double a[100]; void f(void) { for (int i = 0; i < 10; i++) a[i] = a[i+10]; }");
+        assert_eq!(d.dependences().count(), 0);
+        let d = deps(
+            "double a[100]; void f(void) { for (int i = 0; i < 5; i++) for (int j = 0; j < 5; j++) \
+             a[i+j] = a[i+j+20]; }",
+        );
+        assert!(d.dependences().all(|e| e.kind == DepKind::Output));
+        assert!(
+            d.independent_pairs.iter().any(|p| p.2 == "Banerjee" || p.2 == "ILP"),
+            "{:?}",
+            d.independent_pairs
+        );
+    }
+
+    #[test]
+    fn coupled_subscripts() {
+        let d = deps(
+            "double a[100][100]; void f(void) { for (int i = 0; i < 50; i++) for (int j = 0; j < 50; j++) \
+             a[i+j][j] = a[i+j+1][j]; }",
+        );
+        assert!(!par(&d, 1));
+        assert!(par(&d, 2));
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Anti);
+        assert_eq!(dirs(e), ["<", "="]);
+    }
+
+    #[test]
+    fn pointer_arithmetic_and_arrays_of_rows() {
+        let d = deps(
+            "void f(int n, double *restrict p) { for (int i = 1; i < n; i++) *(p + i) = *(p + i - 1) * 2; }",
+        );
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Flow);
+        assert_eq!(e.distance, vec![Some(Distance::Const(1))]);
+        let d = deps(
+            "void f(int n, double (*restrict p)[100]) { for (int i = 0; i < n; i++) for (int j = 1; j < 100; j++) \
+             p[i][j] = p[i][j-1]; }",
+        );
+        assert!(d.nest.refs.iter().all(|r| r.dims.len() == 2));
+        assert!(par(&d, 1) && !par(&d, 2));
+        let d = deps(
+            "void f(int n, double p[][100]) { for (int i = 1; i < n; i++) for (int j = 0; j < 100; j++) \
+             p[i][j] = p[i-1][j]; }",
+        );
+        assert!(d.nest.refs.iter().all(|r| r.dims.len() == 2));
+        assert!(!par(&d, 1) && par(&d, 2));
+    }
+
+    #[test]
+    fn output_dependence_on_a_fixed_element() {
+        let d = deps("double a[100]; void f(void) { for (int i = 0; i < 100; i++) a[0] = i; }");
+        let e = only(&d);
+        assert_eq!(e.kind, DepKind::Output);
+        assert_eq!(e.level, Some(1));
+        assert!(!par(&d, 1));
+    }
+
+    #[test]
+    fn weak_zero_siv() {
+        // a[5] is written once (i == 5) and read every iteration.
+        let d = deps(
+            "double a[100], b[100]; void f(void) { for (int i = 0; i < 100; i++) b[i] = a[5] + (a[i] = 1); }",
+        );
+        assert!(!par(&d, 1));
+        // Outside the range: a[200] is never written by a[i], i < 100.
+        let d = deps("double a[300]; void f(void) { for (int i = 0; i < 100; i++) a[i] = a[200]; }");
+        assert!(par(&d, 1));
+        assert!(d.independent_pairs.iter().any(|p| p.2 == "weak-zero SIV"));
+    }
+
+    #[test]
+    fn weak_crossing_siv() {
+        // a[i] and a[99 - i] meet around the middle: dependent.
+        let d = deps("double a[100]; void f(void) { for (int i = 0; i < 100; i++) a[i] = a[99 - i]; }");
+        assert!(!par(&d, 1));
+        // a[i] vs a[300 - i] never meet in 0..99.
+        let d = deps("double a[400]; void f(void) { for (int i = 0; i < 100; i++) a[i] = a[300 - i]; }");
+        assert!(par(&d, 1));
+    }
+
+    #[test]
+    fn globals_in_subscripts_with_calls() {
+        let src = "int k; double a[100]; void g(void); void f(void) { for (int i = 0; i < 10; i++) { a[i + k] = a[i]; } }";
+        assert!(deps(src).nest.refs.iter().all(|r| r.is_affine()));
+        let src = "int k; double a[100]; void g(void); void f(void) { for (int i = 0; i < 10; i++) { g(); a[i + k] = 1; } }";
+        let d = deps(src);
+        assert_eq!(d.calls, ["g"]);
+        assert_eq!(only(&d).kind, DepKind::Unknown);
+    }
+
+    #[test]
+    fn uncounted_inner_loop() {
+        let d = deps(
+            "void f(int n, int *restrict b) { for (int i = 0; i < n; i++) { while (b[i] > 0) { b[i] = b[i] / 2; } } }",
+        );
+        assert_eq!(d.nest.loops.len(), 2);
+        assert!(d.nest.loops[1].var.is_none());
+        assert!(par(&d, 1));
+        assert!(!par(&d, 2));
+    }
+
+    #[test]
+    fn fields_through_pointers() {
+        // Every iteration writes p->count: an output dependence.
+        let d = deps(
+            "struct s { int count; }; void f(int n, struct s *restrict p, double *restrict a) \
+             { for (int i = 0; i < n; i++) { p->count = i; a[i] = 0; } }",
+        );
+        assert_eq!(only(&d).kind, DepKind::Output);
+        assert!(!par(&d, 1));
+        // Struct elements of arrays: q[i].x is element i.
+        let d = deps(
+            "struct s { int x; }; void f(int n, struct s *restrict q) { for (int i = 0; i < n; i++) (q + i)->x = q[i].x + 1; }",
+        );
+        assert!(par(&d, 1), "{:#?}", d.dependences().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn many_references_stay_fast() {
+        // A 3-deep stencil nest with 28 references to one array and symbolic bounds.
+        let mut body = String::new();
+        for k in 0..27 {
+            let (a, b, c) = (k % 3, (k / 3) % 3, k / 9);
+            body.push_str(&format!(" + u[i - {a}][j + {b}][k - {c}]"));
+        }
+        let src = format!(
+            "void f(int n, double u[n][n][n]) {{ for (int i = 2; i < n; i++) for (int j = 0; j < n - 2; j++) \
+             for (int k = 2; k < n; k++) u[i][j][k] = 0{body}; }}"
+        );
+        let t = std::time::Instant::now();
+        let d = deps(&src);
+        let el = t.elapsed();
+        assert_eq!(d.nest.refs.len(), 28);
+        assert!(!par(&d, 1) && !par(&d, 2) && !par(&d, 3));
+        assert!(el.as_secs_f64() < 5.0, "{el:?}");
+        eprintln!("28 references, {} dependences: {el:?}", d.dependences().count());
+    }
+
+    #[test]
+    fn serializes_to_json() {
+        let d = deps("void f(int n, double *restrict a) { for (int i = 1; i < n; i++) a[i] = a[i-1]; }");
+        let j = serde_json::to_value(&d).unwrap();
+        assert_eq!(j["dependences"][0]["kind"], "flow");
+        assert_eq!(j["dependences"][0]["direction"][0], "<");
+        assert_eq!(j["dependences"][0]["distance"][0], 1);
+        assert_eq!(j["nest"]["refs"][0]["dims"][0]["affine"]["text"], "i - 1");
+    }
+}

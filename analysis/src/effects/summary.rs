@@ -1,0 +1,893 @@
+//! Side-effect summaries of the functions defined in a translation unit.
+//!
+//! Each function's direct effects (from [`crate::effects::expr_accesses`] over every
+//! statement expression) are computed once, in parallel; the call graph is then walked
+//! bottom-up by strongly connected components (callees first), each component iterated to
+//! a fixpoint, propagating callee summaries through the call sites: a callee's writes
+//! through its parameter `k` become writes of whatever the argument `k` points to in the
+//! caller (a global array, `&g`, one of the caller's own pointer parameters, local memory,
+//! or unknown memory). Library calls use [`crate::ir::libc`].
+//!
+//! Pointers are followed by a tiny flow-insensitive points-to analysis of local pointer
+//! copies (`double *p = a + k;`, `p = q;`, `p = &g;`, `p = malloc(…)`): memory accessed
+//! through a local pointer is attributed to where the pointer may point. Memory reached
+//! through a parameter includes everything reachable from it (`p->next->v`).
+
+use crate::effects::{callee_name, expr_accesses, Accesses};
+use crate::ir::libc::{self, GlobalEffect};
+use crate::ir::*;
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FunctionSummary {
+    pub name: String,
+    /// Globals (and `static` locals) read / written, by id, sorted.
+    #[serde(skip)]
+    pub reads_globals: Vec<SymId>,
+    #[serde(skip)]
+    pub writes_globals: Vec<SymId>,
+    /// The same, by name, sorted (what the JSON shows as `reads_globals` / `writes_globals`).
+    #[serde(rename = "reads_globals")]
+    pub reads_global_names: Vec<String>,
+    #[serde(rename = "writes_globals")]
+    pub writes_global_names: Vec<String>,
+    /// Indices of the parameters whose pointee memory (anything reachable from them) is
+    /// read / written.
+    pub reads_params: Vec<usize>,
+    pub writes_params: Vec<usize>,
+    /// Memory that is neither a parameter's nor a global's nor local is read / written
+    /// (through a global pointer, a pointer loaded from memory, a call's result…).
+    pub reads_unknown_memory: bool,
+    pub writes_unknown_memory: bool,
+    pub io: bool,
+    pub alloc: bool,
+    pub random: bool,
+    /// May terminate the program (`exit`, `abort`, `longjmp`…).
+    pub exits: bool,
+    /// Uses hidden library state (time, environment, locale, OpenMP runtime).
+    pub state: bool,
+    /// Calls a library function that is not thread-safe (`rand`, `strtok`…).
+    pub thread_unsafe: bool,
+    /// Calls through a function pointer, or to a function that is neither defined here nor
+    /// a known library function (listed in `unknown_callees`).
+    pub calls_unknown: bool,
+    pub unknown_callees: Vec<String>,
+    /// Inline assembly or unparsed code.
+    pub opaque: bool,
+    /// In a cycle of the call graph (calls itself directly or through others).
+    pub recursive: bool,
+    /// The functions of the file it calls directly, by name, sorted (not in the JSON).
+    #[serde(skip)]
+    pub callees: Vec<String>,
+    /// No writes to globals, parameter memory or unknown memory, no io, allocation,
+    /// randomness, exit, hidden state, unknown calls or opaque code.
+    pub pure: bool,
+}
+
+impl FunctionSummary {
+    /// Its only effects are reads and writes of the memory its pointer parameters reach
+    /// (and reads of globals): a call is then the array accesses it makes through its
+    /// arguments (see `subscript::nest_refs_with_calls`).
+    pub fn writes_only_through_params(&self) -> bool {
+        !self.writes_params.is_empty()
+            && self.writes_globals.is_empty()
+            && !self.writes_unknown_memory
+            && !self.reads_unknown_memory
+            && !self.io
+            && !self.alloc
+            && !self.random
+            && !self.exits
+            && !self.state
+            && !self.thread_unsafe
+            && !self.calls_unknown
+            && !self.opaque
+            && !self.recursive
+    }
+
+    fn compute_pure(&mut self) {
+        self.pure = self.writes_globals.is_empty()
+            && self.writes_params.is_empty()
+            && !self.writes_unknown_memory
+            && !self.io
+            && !self.alloc
+            && !self.random
+            && !self.exits
+            && !self.state
+            && !self.calls_unknown
+            && !self.opaque;
+    }
+}
+
+/// The summaries of every function of a unit, indexed like [`TranslationUnit::functions`].
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summaries {
+    pub funcs: Vec<FunctionSummary>,
+    #[serde(skip)]
+    by_name: HashMap<String, FuncId>,
+}
+
+impl Summaries {
+    pub fn get(&self, name: &str) -> Option<&FunctionSummary> {
+        self.by_name.get(name).map(|&id| self.of(id))
+    }
+    pub fn of(&self, id: FuncId) -> &FunctionSummary {
+        &self.funcs[id.index()]
+    }
+}
+
+/// Where a pointer may point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Origin {
+    /// Memory reachable from parameter `k`.
+    Param(u32),
+    /// Storage of a global array or variable (`&g`, `garr + k`).
+    Global(SymId),
+    /// The function's own locals (or string literals).
+    Local,
+    /// Memory allocated in the function.
+    Alloc,
+    Unknown,
+}
+
+type Origins = Vec<Origin>;
+
+fn union_into(dst: &mut Origins, src: &[Origin]) -> bool {
+    let mut changed = false;
+    for o in src {
+        if !dst.contains(o) {
+            dst.push(*o);
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// What a function does by itself, with its calls to other user functions kept apart.
+#[derive(Clone, Debug, Default)]
+pub struct Local {
+    reads_globals: BTreeSet<SymId>,
+    writes_globals: BTreeSet<SymId>,
+    reads_params: BTreeSet<usize>,
+    writes_params: BTreeSet<usize>,
+    reads_unknown: bool,
+    writes_unknown: bool,
+    io: bool,
+    alloc: bool,
+    random: bool,
+    exits: bool,
+    state: bool,
+    thread_unsafe: bool,
+    unknown_callees: BTreeSet<String>,
+    indirect: bool,
+    opaque: bool,
+    /// (callee, origins of each pointer-ish argument)
+    calls: Vec<(FuncId, Vec<Origins>)>,
+}
+
+impl Local {
+    fn touch(&mut self, origins: &[Origin], write: bool) {
+        for o in origins {
+            match (*o, write) {
+                (Origin::Param(k), false) => {
+                    self.reads_params.insert(k as usize);
+                }
+                (Origin::Param(k), true) => {
+                    self.writes_params.insert(k as usize);
+                }
+                (Origin::Global(g), false) => {
+                    self.reads_globals.insert(g);
+                }
+                (Origin::Global(g), true) => {
+                    self.writes_globals.insert(g);
+                }
+                (Origin::Local | Origin::Alloc, _) => {}
+                (Origin::Unknown, false) => self.reads_unknown = true,
+                (Origin::Unknown, true) => self.writes_unknown = true,
+            }
+        }
+    }
+}
+
+struct FnCx<'a> {
+    unit: &'a TranslationUnit,
+    f: &'a Function,
+    funcs: &'a HashMap<&'a str, FuncId>,
+    /// Points-to sets of local pointer variables.
+    pts: HashMap<SymId, Origins>,
+}
+
+impl FnCx<'_> {
+    fn param_index(&self, s: SymId) -> Option<u32> {
+        self.f.params.iter().position(|&p| p == s).map(|i| i as u32)
+    }
+
+    /// Where the pointer value of `e` may point.
+    fn origin(&self, e: ExprId, out: &mut Origins, depth: u32) {
+        if depth > 32 {
+            union_into(out, &[Origin::Unknown]);
+            return;
+        }
+        let (unit, f) = (self.unit, self.f);
+        match &f.expr(e).kind {
+            ExprKind::Var(s) => {
+                let sym = unit.sym(*s);
+                if sym.ty.is_integer() || sym.ty.is_float() {
+                    return;
+                }
+                if sym.kind == SymKind::Param {
+                    if sym.ty.is_array() || sym.ty.is_pointer() || !sym.ty.is_scalar() {
+                        union_into(out, &[Origin::Param(self.param_index(*s).unwrap_or(0))]);
+                    }
+                } else if sym.is_global_storage() {
+                    if sym.ty.is_array() {
+                        union_into(out, &[Origin::Global(*s)]);
+                    } else {
+                        union_into(out, &[Origin::Unknown]);
+                    }
+                } else if sym.ty.is_array() {
+                    union_into(out, &[Origin::Local]);
+                } else if let Some(p) = self.pts.get(s) {
+                    union_into(out, p);
+                } else {
+                    union_into(out, &[Origin::Unknown]);
+                }
+            }
+            ExprKind::Int(_) | ExprKind::Char(_) | ExprKind::Float(_) | ExprKind::EnumConst(..) => {}
+            ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) => {}
+            ExprKind::Str(_) => {
+                union_into(out, &[Origin::Local]);
+            }
+            ExprKind::Unary(UnOp::AddrOf, a) => self.address_origin(*a, out, depth + 1),
+            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
+                self.origin(*a, out, depth + 1);
+                self.origin(*b, out, depth + 1);
+            }
+            ExprKind::Cast { expr, .. } => self.origin(*expr, out, depth + 1),
+            ExprKind::Assign { rhs, .. } => self.origin(*rhs, out, depth + 1),
+            ExprKind::Comma(_, b) => self.origin(*b, out, depth + 1),
+            ExprKind::Cond { then, els, .. } => {
+                self.origin(*then, out, depth + 1);
+                self.origin(*els, out, depth + 1);
+            }
+            ExprKind::IncDec { operand, .. } => self.origin(*operand, out, depth + 1),
+            ExprKind::Call { args, .. } => {
+                let lib = callee_name(f, e).filter(|n| !self.funcs.contains_key(n)).and_then(libc::lookup);
+                match lib {
+                    Some(l) if l.effect == GlobalEffect::Alloc => {
+                        union_into(out, &[Origin::Alloc]);
+                    }
+                    // `strchr`, `memcpy`, …: a pointer into an argument.
+                    Some(l) if l.effect == GlobalEffect::None => {
+                        for &a in args {
+                            self.origin(a, out, depth + 1);
+                        }
+                    }
+                    _ => {
+                        union_into(out, &[Origin::Unknown]);
+                    }
+                }
+            }
+            _ => {
+                union_into(out, &[Origin::Unknown]);
+            }
+        }
+    }
+
+    /// Where `&e` points.
+    fn address_origin(&self, e: ExprId, out: &mut Origins, depth: u32) {
+        let (unit, f) = (self.unit, self.f);
+        match &f.expr(e).kind {
+            ExprKind::Var(s) => {
+                let sym = unit.sym(*s);
+                if sym.is_global_storage() {
+                    union_into(out, &[Origin::Global(*s)]);
+                } else {
+                    union_into(out, &[Origin::Local]);
+                }
+            }
+            ExprKind::Index { base, .. } => {
+                // `&a[i]`: into the array object, or where the pointer base points.
+                self.origin(*base, out, depth + 1)
+            }
+            ExprKind::Member { base, arrow: true, .. } => self.origin(*base, out, depth + 1),
+            ExprKind::Member { base, arrow: false, .. } => self.address_origin(*base, out, depth + 1),
+            ExprKind::Unary(UnOp::Deref, p) => self.origin(*p, out, depth + 1),
+            ExprKind::Cast { expr, .. } => self.address_origin(*expr, out, depth + 1),
+            _ => {
+                union_into(out, &[Origin::Unknown]);
+            }
+        }
+    }
+
+    /// Points-to sets of local pointers: every `p = e` / `T *p = e` adds `origin(e)`.
+    fn points_to(&mut self) {
+        let (unit, f) = (self.unit, self.f);
+        let is_local_ptr = |s: SymId| {
+            let sym = unit.sym(s);
+            sym.kind == SymKind::Local && !sym.is_static && !sym.ty.is_array()
+        };
+        let mut assigns: Vec<(SymId, ExprId)> = Vec::new();
+        for st in &f.stmts {
+            if let StmtKind::Decl(ds) = &st.kind {
+                for d in ds {
+                    if let Some(i) = d.init {
+                        if is_local_ptr(d.sym) {
+                            assigns.push((d.sym, i));
+                        }
+                    }
+                }
+            }
+        }
+        for ex in &f.exprs {
+            if let ExprKind::Assign { lhs, rhs, .. } = &ex.kind {
+                if let ExprKind::Var(s) = f.expr(*lhs).kind {
+                    if is_local_ptr(s) {
+                        assigns.push((s, *rhs));
+                    }
+                }
+            }
+        }
+        for (s, _) in &assigns {
+            let e = self.pts.entry(*s).or_default();
+            if unit.sym(*s).address_taken {
+                union_into(e, &[Origin::Unknown]);
+            }
+        }
+        // Flow-insensitive fixpoint (sets only grow; a few rounds in practice).
+        for _ in 0..16 {
+            let mut changed = false;
+            for &(s, e) in &assigns {
+                let mut o = Origins::new();
+                self.origin(e, &mut o, 0);
+                changed |= union_into(self.pts.get_mut(&s).unwrap(), &o);
+            }
+            if !changed {
+                return;
+            }
+        }
+        for v in self.pts.values_mut() {
+            union_into(v, &[Origin::Unknown]);
+        }
+    }
+
+    /// Origins of the memory a `MemAccess` with root variable `base` touches.
+    fn mem_origin(&self, base: Option<SymId>, out: &mut Origins) {
+        let Some(b) = base else {
+            union_into(out, &[Origin::Unknown]);
+            return;
+        };
+        let sym = self.unit.sym(b);
+        if sym.kind == SymKind::Param {
+            union_into(out, &[Origin::Param(self.param_index(b).unwrap_or(0))]);
+        } else if sym.is_global_storage() {
+            // Through a global pointer (or a pointer field of a global struct).
+            union_into(out, &[Origin::Unknown]);
+        } else {
+            // A local pointer: where it may point. Local arrays and structs reach memory
+            // only through pointers loaded from them (`ptrs[0][1]`, `s.p[0]`): unknown.
+            match self.pts.get(&b) {
+                Some(p) if !p.is_empty() => union_into(out, p),
+                _ => union_into(out, &[Origin::Unknown]),
+            };
+        }
+    }
+
+    fn local(&self) -> Local {
+        let (unit, f) = (self.unit, self.f);
+        let mut l = Local::default();
+        let mut acc = Accesses::default();
+        // Every expression statement of the arena (statement expressions included, so
+        // their `opaque` mark is not needed).
+        let mut roots: Vec<ExprId> = Vec::new();
+        for (i, st) in f.stmts.iter().enumerate() {
+            match &st.kind {
+                StmtKind::Asm | StmtKind::Error => l.opaque = true,
+                StmtKind::Decl(ds) => {
+                    for d in ds {
+                        let sym = unit.sym(d.sym);
+                        if d.init.is_some() && sym.is_global_storage() {
+                            // A static local's initializer runs once, at load time.
+                            continue;
+                        }
+                        roots.extend(d.init);
+                    }
+                }
+                _ => roots.extend(f.stmt_exprs(StmtId(i as u32))),
+            }
+        }
+        if f.exprs.iter().any(|e| matches!(e.kind, ExprKind::Error)) {
+            l.opaque = true;
+        }
+        let mut o = Origins::new();
+        for r in roots {
+            acc.clear();
+            expr_accesses(unit, f, r, &|_| false, &mut acc);
+            for v in &acc.vars {
+                if unit.sym(v.sym).is_global_storage() {
+                    if v.read {
+                        l.reads_globals.insert(v.sym);
+                    }
+                    if v.write {
+                        l.writes_globals.insert(v.sym);
+                    }
+                }
+            }
+            for m in &acc.mem {
+                o.clear();
+                self.mem_origin(m.base, &mut o);
+                l.touch(&o, m.write);
+            }
+            for &c in &acc.calls {
+                self.call(c, &mut l);
+            }
+        }
+        l
+    }
+
+    fn call(&self, c: ExprId, l: &mut Local) {
+        let f = self.f;
+        let ExprKind::Call { args, .. } = &f.expr(c).kind else {
+            return;
+        };
+        let Some(name) = callee_name(f, c) else {
+            l.indirect = true;
+            return;
+        };
+        let arg_origins = || {
+            args.iter()
+                .map(|&a| {
+                    let mut o = Origins::new();
+                    self.origin(a, &mut o, 0);
+                    o
+                })
+                .collect::<Vec<_>>()
+        };
+        if let Some(&id) = self.funcs.get(name) {
+            l.calls.push((id, arg_origins()));
+            return;
+        }
+        let Some(lib) = libc::lookup(name) else {
+            l.unknown_callees.insert(name.to_string());
+            return;
+        };
+        match lib.effect {
+            GlobalEffect::None => {}
+            GlobalEffect::Io => l.io = true,
+            GlobalEffect::Alloc => l.alloc = true,
+            GlobalEffect::Random => l.random = true,
+            GlobalEffect::Exit => l.exits = true,
+            GlobalEffect::State => l.state = true,
+        }
+        l.exits |= lib.noreturn;
+        l.thread_unsafe |= !lib.thread_safe;
+        if lib.pure {
+            return;
+        }
+        for (i, o) in arg_origins().iter().enumerate() {
+            if lib.reads_arg(i) {
+                l.touch(o, false);
+            }
+            if lib.writes_arg(i) {
+                l.touch(o, true);
+            }
+        }
+    }
+}
+
+/// Summarize every function of `unit`.
+pub fn summarize(unit: &TranslationUnit) -> Summaries {
+    combine(unit, &local_summaries(unit))
+}
+
+fn func_names(unit: &TranslationUnit) -> HashMap<&str, FuncId> {
+    let mut by_name: HashMap<&str, FuncId> = HashMap::new();
+    for (i, f) in unit.functions.iter().enumerate() {
+        by_name.entry(f.name.as_str()).or_insert(FuncId(i as u32));
+    }
+    by_name
+}
+
+/// What each function of `unit` does by itself (its calls to user functions kept apart):
+/// depends on the function's body and the unit's file scope only.
+pub fn local_summaries(unit: &TranslationUnit) -> Vec<Local> {
+    let by_name = func_names(unit);
+    unit.functions
+        .par_iter()
+        .map(|f| {
+            let mut cx = FnCx { unit, f, funcs: &by_name, pts: HashMap::new() };
+            cx.points_to();
+            cx.local()
+        })
+        .collect()
+}
+
+/// The local summary of one function of `unit`.
+pub fn local_summary(unit: &TranslationUnit, f: FuncId) -> Local {
+    let by_name = func_names(unit);
+    let mut cx = FnCx { unit, f: unit.func(f), funcs: &by_name, pts: HashMap::new() };
+    cx.points_to();
+    cx.local()
+}
+
+impl Local {
+    /// The user functions this function calls.
+    pub fn callees(&self) -> impl Iterator<Item = FuncId> + '_ {
+        self.calls.iter().map(|(c, _)| *c)
+    }
+}
+
+/// Call-site alias facts: for each function (indexed like `unit.functions`), the pairs of
+/// pointer parameters that every call in the file binds to distinct objects — two different
+/// arrays of static storage (`conj_grad(colidx, rowstr, x, z, a, …)` with file-scope arrays),
+/// whole or through an element's address or a row. Only for a `static` function whose name
+/// is used for nothing but calls (no other file, no function pointer can call it) and that
+/// is called at least once. Inside it, those parameters cannot alias.
+pub fn distinct_param_pairs(unit: &TranslationUnit) -> Vec<Vec<(u32, u32)>> {
+    let mut out = vec![Vec::new(); unit.functions.len()];
+    let by_name = func_names(unit);
+    // Per function: the object of each argument at each call; None once it escapes.
+    let mut sites: Vec<Option<Vec<Vec<Option<SymId>>>>> = vec![Some(Vec::new()); unit.functions.len()];
+    for g in unit.functions.iter().chain(unit.global_init.iter()) {
+        let mut callees: HashSet<ExprId> = HashSet::new();
+        for (k, e) in g.exprs.iter().enumerate() {
+            let ExprKind::Call { callee, args } = &e.kind else { continue };
+            callees.insert(*callee);
+            let Some(n) = callee_name(g, ExprId(k as u32)) else { continue };
+            let Some(&fid) = by_name.get(n) else { continue };
+            if let Some(v) = &mut sites[fid.index()] {
+                v.push(args.iter().map(|&a| static_object(unit, g, a)).collect());
+            }
+        }
+        for (k, e) in g.exprs.iter().enumerate() {
+            if let ExprKind::FuncName(n) = &e.kind {
+                if !callees.contains(&ExprId(k as u32)) {
+                    if let Some(&fid) = by_name.get(n.as_str()) {
+                        sites[fid.index()] = None;
+                    }
+                }
+            }
+        }
+    }
+    for (i, f) in unit.functions.iter().enumerate() {
+        let Some(calls) = &sites[i] else { continue };
+        if !f.is_static || calls.is_empty() {
+            continue;
+        }
+        let ptr: Vec<usize> =
+            (0..f.params.len()).filter(|&k| unit.sym(f.params[k]).ty.is_pointer()).collect();
+        for (x, &a) in ptr.iter().enumerate() {
+            for &b in &ptr[x + 1..] {
+                let distinct = calls.iter().all(|args| match (args.get(a), args.get(b)) {
+                    (Some(Some(p)), Some(Some(q))) => p != q,
+                    _ => false,
+                });
+                if distinct {
+                    out[i].push((a as u32, b as u32));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The array of static storage an argument points into (`x`, `&x[i][0]`, `x[i]` for a row,
+/// `x + k`), if it is one. A pointer loaded from an array of pointers (`ptrs[0]`) is not.
+fn static_object(unit: &TranslationUnit, f: &Function, a: ExprId) -> Option<SymId> {
+    let strip = |mut e: ExprId| {
+        while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
+            e = *expr;
+        }
+        e
+    };
+    let mut e = strip(a);
+    while let ExprKind::Binary(BinOp::Add | BinOp::Sub, x, _) = &f.expr(e).kind {
+        e = strip(*x);
+    }
+    let (mut cur, addr) = match &f.expr(e).kind {
+        ExprKind::Unary(UnOp::AddrOf, x) => (strip(*x), true),
+        _ => (e, false),
+    };
+    let mut depth = 0usize;
+    while let ExprKind::Index { base, .. } = &f.expr(cur).kind {
+        depth += 1;
+        cur = strip(*base);
+    }
+    let ExprKind::Var(s) = &f.expr(cur).kind else { return None };
+    let sym = unit.sym(*s);
+    let mut rank = 0usize;
+    let mut t = &sym.ty;
+    while let Type::Array { elem, .. } = t {
+        rank += 1;
+        t = elem;
+    }
+    let inside = if addr { depth <= rank } else { depth < rank };
+    (sym.is_global_storage() && rank > 0 && inside).then_some(*s)
+}
+
+/// The summaries of every function from their local summaries (`locals` indexed like
+/// `unit.functions`), bottom-up over the call graph.
+pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
+    let by_name = func_names(unit);
+    let mut g: DiGraph<(), (), u32> = DiGraph::with_capacity(locals.len(), 0);
+    for _ in 0..locals.len() {
+        g.add_node(());
+    }
+    for (i, l) in locals.iter().enumerate() {
+        for (callee, _) in &l.calls {
+            g.update_edge(NodeIndex::new(i), NodeIndex::new(callee.index()), ());
+        }
+    }
+
+    let mut sums: Vec<FunctionSummary> = unit
+        .functions
+        .iter()
+        .zip(locals)
+        .map(|(f, l)| {
+            let mut s = FunctionSummary { name: f.name.clone(), ..Default::default() };
+            apply_local(&mut s, l);
+            s
+        })
+        .collect();
+
+    // Callees first (tarjan_scc yields components in reverse topological order).
+    for scc in tarjan_scc(&g) {
+        let recursive = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
+        loop {
+            let mut changed = false;
+            for &n in &scc {
+                let i = n.index();
+                let mut s = sums[i].clone();
+                for (callee, origins) in &locals[i].calls {
+                    let cs = &sums[callee.index()];
+                    propagate(&mut s, cs, origins);
+                }
+                if s != sums[i] {
+                    sums[i] = s;
+                    changed = true;
+                }
+            }
+            if !changed || !recursive {
+                break;
+            }
+        }
+        for &n in &scc {
+            sums[n.index()].recursive = recursive;
+        }
+    }
+    for (s, l) in sums.iter_mut().zip(locals) {
+        s.callees = l.callees().map(|c| unit.functions[c.index()].name.clone()).collect();
+        s.callees.sort();
+        s.callees.dedup();
+        s.reads_global_names = s.reads_globals.iter().map(|&g| unit.sym(g).name.clone()).collect();
+        s.writes_global_names = s.writes_globals.iter().map(|&g| unit.sym(g).name.clone()).collect();
+        s.reads_global_names.sort();
+        s.writes_global_names.sort();
+        s.compute_pure();
+    }
+    Summaries { funcs: sums, by_name: by_name.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
+}
+
+fn apply_local(s: &mut FunctionSummary, l: &Local) {
+    s.reads_globals = l.reads_globals.iter().copied().collect();
+    s.writes_globals = l.writes_globals.iter().copied().collect();
+    s.reads_params = l.reads_params.iter().copied().collect();
+    s.writes_params = l.writes_params.iter().copied().collect();
+    s.reads_unknown_memory = l.reads_unknown;
+    s.writes_unknown_memory = l.writes_unknown;
+    s.io = l.io;
+    s.alloc = l.alloc;
+    s.random = l.random;
+    s.exits = l.exits;
+    s.state = l.state;
+    s.thread_unsafe = l.thread_unsafe;
+    s.unknown_callees = l.unknown_callees.iter().cloned().collect();
+    s.calls_unknown = l.indirect || !l.unknown_callees.is_empty();
+    s.opaque = l.opaque;
+}
+
+fn insert_sorted<T: Ord + Copy>(v: &mut Vec<T>, x: T) {
+    if let Err(p) = v.binary_search(&x) {
+        v.insert(p, x);
+    }
+}
+
+/// Add the effects of a call to a function summarized by `c` to `s`.
+fn propagate(s: &mut FunctionSummary, c: &FunctionSummary, args: &[Origins]) {
+    for &g in &c.reads_globals {
+        insert_sorted(&mut s.reads_globals, g);
+    }
+    for &g in &c.writes_globals {
+        insert_sorted(&mut s.writes_globals, g);
+    }
+    let through = |k: usize, write: bool, s: &mut FunctionSummary| {
+        // A missing argument (prototype mismatch): nothing known about it.
+        let Some(os) = args.get(k) else { return };
+        for o in os {
+            match *o {
+                Origin::Param(j) => {
+                    insert_sorted(if write { &mut s.writes_params } else { &mut s.reads_params }, j as usize)
+                }
+                Origin::Global(g) => {
+                    insert_sorted(if write { &mut s.writes_globals } else { &mut s.reads_globals }, g)
+                }
+                Origin::Local | Origin::Alloc => {}
+                Origin::Unknown => {
+                    if write {
+                        s.writes_unknown_memory = true
+                    } else {
+                        s.reads_unknown_memory = true
+                    }
+                }
+            }
+        }
+    };
+    for &k in &c.reads_params {
+        through(k, false, s);
+    }
+    for &k in &c.writes_params {
+        through(k, true, s);
+    }
+    s.reads_unknown_memory |= c.reads_unknown_memory;
+    s.writes_unknown_memory |= c.writes_unknown_memory;
+    s.io |= c.io;
+    s.alloc |= c.alloc;
+    s.random |= c.random;
+    s.exits |= c.exits;
+    s.state |= c.state;
+    s.thread_unsafe |= c.thread_unsafe;
+    s.calls_unknown |= c.calls_unknown;
+    s.opaque |= c.opaque;
+    for n in &c.unknown_callees {
+        if let Err(p) = s.unknown_callees.binary_search(n) {
+            s.unknown_callees.insert(p, n.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::lower::lower;
+    use crate::syntax::preprocess::SourceMap;
+
+    fn sums(src: &str) -> Summaries {
+        let u = lower(src, &SourceMap::identity(src.len() as u32));
+        summarize(&u)
+    }
+
+    const LIB: &str = "double x[10]; int g; int *gp;\n\
+        void zero(double *a, int n) { for (int i = 0; i < n; i++) a[i] = 0; }\n\
+        void inc(int *p) { *p += 1; }\n\
+        double sum(const double *a, int n) { double s = 0; for (int i = 0; i < n; i++) s += a[i]; return s; }\n";
+
+    #[test]
+    fn pure_and_direct_effects() {
+        let s = sums(&format!(
+            "{LIB}int sq(int x) {{ return x * x; }}\nvoid setg(int v) {{ g = v; }}\nint getg(void) {{ return g + x[1]; }}\n\
+             void z2(double *a, double *b) {{ double *p = a + 1; double *q; q = p; *q = b[0]; }}\n\
+             void wgp(void) {{ gp[0] = 1; }}\nint counter(void) {{ static int c; return c++; }}\n"
+        ));
+        let sq = s.get("sq").unwrap();
+        assert!(sq.pure && !sq.recursive);
+        let setg = s.get("setg").unwrap();
+        assert_eq!(setg.writes_global_names, vec!["g"]);
+        assert!(!setg.pure);
+        let getg = s.get("getg").unwrap();
+        assert!(getg.pure);
+        assert_eq!(getg.reads_global_names, vec!["g", "x"]);
+        let zero = s.get("zero").unwrap();
+        assert_eq!((zero.writes_params.clone(), zero.reads_params.clone()), (vec![0], vec![]));
+        assert!(!zero.pure);
+        let sum = s.get("sum").unwrap();
+        assert_eq!(sum.reads_params, vec![0]);
+        assert!(sum.pure);
+        let z2 = s.get("z2").unwrap();
+        assert_eq!((z2.writes_params.clone(), z2.reads_params.clone()), (vec![0], vec![1]));
+        assert!(!z2.writes_unknown_memory);
+        let wgp = s.get("wgp").unwrap();
+        assert!(wgp.writes_unknown_memory && !wgp.pure);
+        let counter = s.get("counter").unwrap();
+        assert_eq!(counter.writes_global_names, vec!["c"]);
+    }
+
+    #[test]
+    fn calls_map_arguments() {
+        let s = sums(&format!(
+            "{LIB}void cx(void) {{ zero(x, 10); }}\nvoid cg(void) {{ inc(&g); }}\nvoid cp(double *b, int *c) {{ zero(b + 2, 5); inc(c); }}\n\
+             double cl(void) {{ double t[4]; zero(t, 4); return sum(t, 4); }}\nvoid cs(void) {{ double s = sum(x, 10); }}\n\
+             void cc(void) {{ cx(); }}\n"
+        ));
+        assert_eq!(s.get("cx").unwrap().writes_global_names, vec!["x"]);
+        let cg = s.get("cg").unwrap();
+        assert_eq!(
+            (cg.writes_global_names.clone(), cg.reads_global_names.clone()),
+            (vec!["g".to_string()], vec!["g".to_string()])
+        );
+        assert_eq!(s.get("cp").unwrap().writes_params, vec![0, 1]);
+        assert!(s.get("cl").unwrap().pure);
+        let cs = s.get("cs").unwrap();
+        assert!(cs.pure);
+        assert_eq!(cs.reads_global_names, vec!["x"]);
+        assert_eq!(s.get("cc").unwrap().writes_global_names, vec!["x"]);
+    }
+
+    #[test]
+    fn library_calls() {
+        let s = sums(
+            "#include <stdio.h>\nvoid p(int n) { printf(\"%d\\n\", n); }\nvoid q(void) { p(1); }\n\
+             void *m(int n) { return malloc(n); }\nvoid cp(double *d, const double *s, int n) { memcpy(d, s, n * sizeof *d); }\n\
+             double r(void) { return rand() / 2.0; }\ndouble sq(double v) { return sqrt(v); }\nvoid e(void) { exit(1); }\n",
+        );
+        assert!(s.get("p").unwrap().io && !s.get("p").unwrap().pure);
+        assert!(s.get("q").unwrap().io);
+        assert!(s.get("m").unwrap().alloc);
+        let cp = s.get("cp").unwrap();
+        assert_eq!((cp.writes_params.clone(), cp.reads_params.clone()), (vec![0], vec![1]));
+        let r = s.get("r").unwrap();
+        assert!(r.random && r.thread_unsafe && !r.pure);
+        assert!(s.get("sq").unwrap().pure);
+        assert!(s.get("e").unwrap().exits);
+    }
+
+    #[test]
+    fn unknown_calls() {
+        let s = sums(
+            "void u(void) { mystery(1); }\nvoid fp(void (*cb)(void)) { cb(); }\nvoid w(void) { u(); }\n",
+        );
+        let u = s.get("u").unwrap();
+        assert!(u.calls_unknown && !u.pure);
+        assert_eq!(u.unknown_callees, vec!["mystery"]);
+        assert!(s.get("fp").unwrap().calls_unknown);
+        assert!(s.get("w").unwrap().calls_unknown);
+    }
+
+    #[test]
+    fn recursion() {
+        let s = sums(
+            "int g;\nint fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }\n\
+             int even(int n);\nint odd(int n) { return n == 0 ? 0 : even(n - 1); }\n\
+             int even(int n) { if (n == 0) return 1; g = n; return odd(n - 1); }\nint top(void) { return odd(3); }\n\
+             void fill(int *a, int n) { if (n > 0) { a[n - 1] = 0; fill(a, n - 1); } }\nint arr[8];\nvoid fa(void) { fill(arr, 8); }\n",
+        );
+        let fact = s.get("fact").unwrap();
+        assert!(fact.recursive && fact.pure);
+        for n in ["odd", "even"] {
+            let f = s.get(n).unwrap();
+            assert!(f.recursive, "{n}");
+            assert_eq!(f.writes_global_names, vec!["g"], "{n}");
+        }
+        let top = s.get("top").unwrap();
+        assert!(!top.recursive);
+        assert_eq!(top.writes_global_names, vec!["g"]);
+        assert_eq!(s.get("fill").unwrap().writes_params, vec![0]);
+        assert_eq!(s.get("fa").unwrap().writes_global_names, vec!["arr"]);
+        let json = serde_json::to_value(s.get("even").unwrap()).unwrap();
+        assert_eq!(json["writes_globals"], serde_json::json!(["g"]));
+    }
+
+    #[test]
+    #[ignore]
+    fn timing_many_functions() {
+        let mut src = String::from("int g; double A[100];\n#include <stdio.h>\n");
+        for k in 0..5000 {
+            let callee = if k > 0 { format!("f{}(a + 1, n - 1);", k - 1) } else { String::new() };
+            src.push_str(&format!(
+                "void f{k}(double *a, int n) {{ double *p = a; for (int i = 0; i < n; i++) {{ p[i] = A[i] * {k}; g += i; }} {callee} if (n < 0) printf(\"x\"); }}\n"
+            ));
+        }
+        let u = lower(&src, &SourceMap::identity(src.len() as u32));
+        let mut best = std::time::Duration::MAX;
+        let mut s = Summaries::default();
+        for _ in 0..10 {
+            let t = std::time::Instant::now();
+            s = summarize(&u);
+            best = best.min(t.elapsed());
+        }
+        eprintln!("summarize: {} functions, best of 10: {best:?}", u.functions.len());
+        assert_eq!(s.get("f4999").unwrap().writes_params, vec![0]);
+    }
+}

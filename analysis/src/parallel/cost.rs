@@ -1,0 +1,221 @@
+//! Whether the work of a loop's iterations grows with its index: an inner loop whose
+//! condition reads the index (a triangular nest, trial division up to `i`), or a call that
+//! passes the index to a function of the file whose loop condition reads that parameter
+//! (one level). A static block partition then gives the last rank most of the work; a
+//! cyclic or self-scheduled one balances it. A heuristic for placement only: it never
+//! decides legality.
+//!
+//! Also the work of one run of a loop nest ([`region_work`]): what a parallel region around
+//! it has to repay, as a constant or as a C expression the `if(...)` clause evaluates at
+//! run time.
+
+use crate::flow::loops::{LoopInfo, TripCount};
+use crate::ir::{ExprId, ExprKind, Function, Span, StmtId, StmtKind, SymId, SymKind, TranslationUnit};
+
+/// Whether expression `e` (or a sub-expression) reads a variable named `name`.
+fn reads(unit: &TranslationUnit, f: &Function, e: ExprId, name: &str) -> bool {
+    f.exprs_under(e).into_iter().any(|x| f.as_var(x).is_some_and(|s| unit.sym(s).name == name))
+}
+
+/// Whether expression `e` reads the symbol `sym`.
+fn reads_sym(f: &Function, e: ExprId, sym: SymId) -> bool {
+    f.exprs_under(e).into_iter().any(|x| f.as_var(x) == Some(sym))
+}
+
+fn condition(f: &Function, s: StmtId) -> Option<ExprId> {
+    match &f.stmt(s).kind {
+        StmtKind::For { cond, .. } => *cond,
+        StmtKind::While { cond, .. } | StmtKind::DoWhile { cond, .. } => Some(*cond),
+        _ => None,
+    }
+}
+
+/// Whether some loop of `g` has a condition that reads its parameter `p`.
+fn loop_bounded_by_param(g: &Function, p: SymId) -> bool {
+    g.stmts_under(g.body).into_iter().filter_map(|s| condition(g, s)).any(|c| reads_sym(g, c, p))
+}
+
+/// Whether the iterations of loop `l` of `f` (index variable `index`) do more work as the
+/// index grows.
+pub fn grows_with_index(unit: &TranslationUnit, f: &Function, l: StmtId, index: &str) -> bool {
+    let StmtKind::For { body, .. } = &f.stmt(l).kind else { return false };
+    for s in f.stmts_under(*body) {
+        if condition(f, s).is_some_and(|c| reads(unit, f, c, index)) {
+            return true;
+        }
+        for e in f.stmt_exprs(s) {
+            for x in f.exprs_under(e) {
+                let ExprKind::Call { callee, args } = &f.expr(x).kind else { continue };
+                let ExprKind::FuncName(name) = &f.expr(*callee).kind else { continue };
+                let Some(fid) = unit.func_by_name(name) else { continue };
+                let g = unit.func(fid);
+                let grows = args
+                    .iter()
+                    .zip(&g.params)
+                    .any(|(a, &p)| reads(unit, f, *a, index) && loop_bounded_by_param(g, p));
+                if grows {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The work of one run of a loop nest: iterations of the nest times the statements of its
+/// innermost body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegionWork {
+    Const(u64),
+    /// `factors` (C expressions over values at the nest's entry) multiplied, times `scale`.
+    Symbolic {
+        factors: Vec<String>,
+        scale: u64,
+    },
+    /// Calls, loops of unknown trip count, or a trip count not computable before the nest:
+    /// no estimate.
+    Unbounded,
+}
+
+impl RegionWork {
+    /// The C condition "the work is at least `min`" (`fftblock * d[0] > 4095`), or `None`
+    /// when the work is not symbolic or always reaches `min`.
+    pub fn condition(&self, min: u64) -> Option<String> {
+        let RegionWork::Symbolic { factors, scale } = self else { return None };
+        let per_unit = min.div_ceil((*scale).max(1));
+        if per_unit <= 1 {
+            return None;
+        }
+        let simple = |e: &str| e.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '[' | ']' | '.'));
+        let product: Vec<String> =
+            factors.iter().map(|e| if simple(e) { e.clone() } else { format!("({e})") }).collect();
+        Some(format!("{} > {}", product.join(" * "), per_unit - 1))
+    }
+}
+
+/// The work of one run of loop `infos[k]` of `f`: a chain of loops (each holding at most one
+/// loop) without calls, whose trip counts are constants or expressions of variables visible
+/// before the loop and not written in it.
+pub fn region_work(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], k: usize) -> RegionWork {
+    let outer = &infos[k];
+    let mut factors = Vec::new();
+    let mut scale: u64 = 1;
+    let mut cur = k;
+    loop {
+        let info = &infos[cur];
+        if !info.calls.is_empty() || info.calls_indirect || info.opaque {
+            return RegionWork::Unbounded;
+        }
+        match &info.trip_count {
+            TripCount::Const(n) => scale = scale.saturating_mul(*n),
+            TripCount::Symbolic(e) if computable_before(unit, f, outer, e) => factors.push(e.clone()),
+            _ => return RegionWork::Unbounded,
+        }
+        match info.children.as_slice() {
+            [] => break,
+            [c] => cur = *c,
+            _ => return RegionWork::Unbounded,
+        }
+    }
+    let body = match &f.stmt(infos[cur].stmt).kind {
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => *body,
+        _ => return RegionWork::Unbounded,
+    };
+    let stmts =
+        f.stmts_under(body).into_iter().filter(|&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_))).count();
+    scale = scale.saturating_mul(stmts.max(1) as u64);
+    if factors.is_empty() {
+        RegionWork::Const(scale)
+    } else {
+        RegionWork::Symbolic { factors, scale }
+    }
+}
+
+/// Whether C expression `e` can be evaluated before loop `l`: every identifier in it names a
+/// parameter, a global, or a local declared in a block around `l`, and none is written in `l`.
+fn computable_before(unit: &TranslationUnit, f: &Function, l: &LoopInfo, e: &str) -> bool {
+    let bytes = e.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let word = &e[start..i];
+            // A member name (`p->n`, `s.n`) is not a variable.
+            let before = e[..start].trim_end();
+            if before.ends_with('.') || before.ends_with("->") {
+                continue;
+            }
+            if l.writes.iter().any(|w| w == word) || !visible_before(unit, f, l.span, word) {
+                return false;
+            }
+        } else if c.is_ascii_digit() {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    true
+}
+
+/// Whether `name` is a parameter of `f`, a local declared before `at` in a block that holds
+/// `at`, or a global.
+fn visible_before(unit: &TranslationUnit, f: &Function, at: Span, name: &str) -> bool {
+    if f.params.iter().any(|&p| unit.sym(p).name == name) {
+        return true;
+    }
+    let local =
+        f.locals.iter().rev().map(|&s| unit.sym(s)).find(|s| s.name == name && s.span.start < at.start);
+    if let Some(sym) = local {
+        // The innermost block (or `for` with a declaration) holding the declaration must hold
+        // the loop too.
+        let scope = f
+            .stmts_under(f.body)
+            .into_iter()
+            .map(|s| f.stmt(s))
+            .filter(|s| matches!(s.kind, StmtKind::Compound(_) | StmtKind::For { .. }))
+            .filter(|s| s.span.start <= sym.span.start && sym.span.end <= s.span.end)
+            .min_by_key(|s| s.span.end - s.span.start);
+        return scope.is_none_or(|s| s.span.start <= at.start && at.end <= s.span.end);
+    }
+    unit.globals.iter().any(|&g| unit.sym(g).name == name && unit.sym(g).kind == SymKind::Global)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::frontend::parse_source;
+    use crate::syntax::preprocess::{FsLoader, PpOptions};
+    use std::path::Path;
+
+    fn grows(src: &str) -> Vec<bool> {
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
+        let unit = &fe.unit;
+        let f = unit.functions.iter().find(|f| f.name == "main").unwrap();
+        f.stmts_under(f.body)
+            .into_iter()
+            .filter(|&s| matches!(f.stmt(s).kind, StmtKind::For { .. }))
+            .map(|s| grows_with_index(unit, f, s, "i"))
+            .collect()
+    }
+
+    #[test]
+    fn inner_bounds_and_calls_that_read_the_index() {
+        let prime = "static int is_prime(int n) { for (int d = 2; d * d <= n; d++) if (n % d == 0) return 0; return 1; }\n";
+        let src = format!(
+            "{prime}int main(void) {{ long c = 0; double a[100][100];\n\
+             for (int i = 0; i < 1000; i++) c += is_prime(i);\n\
+             for (int i = 0; i < 100; i++) for (int j = 0; j < i; j++) a[i][j] = 0;\n\
+             for (int i = 0; i < 100; i++) a[i][0] = is_prime(7);\n\
+             return (int)c; }}\n"
+        );
+        // The call with i, the triangular nest (its inner j loop is not an i loop), the call
+        // with a constant.
+        assert_eq!(grows(&src), [true, true, false, false]);
+    }
+}

@@ -1,0 +1,1232 @@
+//! Per-loop parallelization verdicts: can this loop run as `#pragma omp parallel for`, with
+//! which data-sharing clauses, and if not, every reason why (with a stable check code).
+//!
+//! INTERFACE — implementation in progress.
+
+pub mod cost;
+pub mod ompcheck;
+pub mod privarray;
+pub mod scalars;
+pub mod sharing;
+
+use crate::ir::{Code, Span, StmtId};
+use crate::parallel::sharing::{verdict_clauses, DataSharing, ReductionVar};
+use serde::Serialize;
+
+/// Why a loop is not parallelized.
+#[derive(Clone, Debug, Serialize)]
+pub struct Reason {
+    pub code: Code,
+    /// e.g. `loop-carried flow dependence on a[i] (distance 1) between line 12 and line 12`.
+    pub message: String,
+    /// The accesses or statements involved (conflicting accesses for a dependence).
+    pub spans: Vec<Span>,
+    /// The variables the reason is about: the array of a dependence, the pointers that may
+    /// alias, the carried scalar, the variable a call reads (empty for the loop's shape, an
+    /// exit, a call's side effects, profitability).
+    pub vars: Vec<String>,
+}
+
+impl Reason {
+    /// The reason, about `vars`.
+    fn about(mut self, vars: impl IntoIterator<Item = String>) -> Reason {
+        for v in vars {
+            if !self.vars.contains(&v) {
+                self.vars.push(v);
+            }
+        }
+        self
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Schedule {
+    Static,
+    Dynamic,
+    Guided,
+}
+
+/// The verdict for one loop.
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopVerdict {
+    pub stmt: StmtId,
+    /// `function#k`, as in the loop model.
+    pub id: String,
+    /// The loop can legally run in parallel (ignoring profitability and nesting).
+    pub legal: bool,
+    /// The loop gets a directive (legal, profitable, outermost parallel loop of its nest).
+    pub parallelize: bool,
+    /// How the variables are shared (empty when not legal): what every directive, with this
+    /// schedule or another, is rendered from.
+    pub sharing: DataSharing,
+    /// The loop is legal only when pointers that may alias do not overlap: the C condition
+    /// of its `if(...)` clause (the accessed ranges are disjoint), evaluated before the loop.
+    pub runtime_check: Option<String>,
+    /// The loop runs once per iteration of a sequential loop and its size is known only at
+    /// run time: the C condition, part of its `if(...)` clause, under which its work repays a
+    /// parallel region (`fftblock * d[0] > 8191`). Profitability only, never legality.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_check: Option<String>,
+    /// Number of perfectly nested loops collapsed (1 = no collapse clause).
+    pub collapse: u32,
+    pub schedule: Schedule,
+    /// Why the loop is sequential (empty when `parallelize`).
+    pub reasons: Vec<Reason>,
+}
+
+impl LoopVerdict {
+    /// The OpenMP clauses of the loop's directive ([`verdict_clauses`]), e.g. `private(j)
+    /// reduction(+:s)`; empty when none or not legal.
+    pub fn clauses(&self) -> String {
+        verdict_clauses(
+            self.legal,
+            &self.sharing,
+            self.collapse,
+            self.schedule,
+            self.work_check.as_deref(),
+            self.runtime_check.as_deref(),
+        )
+    }
+}
+
+// ---------------------------------------------------------------- implementation
+
+use crate::deps::depend::{loop_dependences_with_calls, DepKind};
+use crate::deps::linear::{linear_ivs, LinearIvs};
+use crate::effects::summary::Summaries;
+use crate::flow::cfg::{Cfg, NaturalLoop};
+use crate::flow::dataflow::FnItems;
+use crate::flow::liveness::{liveness_with, Liveness};
+use crate::flow::loops::{loop_infos_with, Bound, LoopInfo, LoopKind, TripCount};
+use crate::ir::{ExprId, ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
+use crate::parallel::cost::{region_work, RegionWork};
+use crate::parallel::privarray::private_arrays;
+use crate::parallel::scalars::{array_reductions, classify_scalars, LoopCtx, ScalarClass};
+use crate::ssa::build_ssa;
+use crate::ssa::constprop::{propagate_constants, Const};
+
+/// Profitability thresholds (configurable: `--min-trip-count`, `--min-body-stmts`,
+/// `--collapse-max-outer-trip`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Thresholds {
+    /// A loop with a constant trip count below this is not worth a parallel region.
+    pub min_trip_count: u64,
+    /// A loop without inner loops, array accesses or calls needs at least this many
+    /// statements.
+    pub min_body_stmts: usize,
+    /// `collapse` only when the outer trip count is a constant below this.
+    pub collapse_max_outer_trip: u64,
+    /// An innermost loop with a constant trip count and no calls needs at least this much
+    /// work (iterations × statements of its body) to repay a parallel region. A fork and a
+    /// join cost about as much as a thousand simple statements; the default only refuses
+    /// the hopeless (a 5-component update), since such a loop may still run once per call.
+    pub min_work: u64,
+    /// The rules that weigh the fork and join of a shared-memory parallel region apply
+    /// (`min_work`, no region per iteration of a sequential loop for an innermost loop of
+    /// unknown work). The MPI target distributes loops once per run of the program and turns
+    /// them off.
+    pub region_costs: bool,
+    /// A loop nest run once per iteration of an enclosing sequential loop needs this much
+    /// work (iterations × statements of its innermost body) per run to repay its region: a
+    /// constant nest below it stays sequential (PPO112), a symbolic one gets an `if(...)`
+    /// clause that tests its size at run time.
+    pub min_region_work: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            min_trip_count: 4,
+            min_body_stmts: 3,
+            collapse_max_outer_trip: 64,
+            min_work: 64,
+            region_costs: true,
+            min_region_work: 16384,
+        }
+    }
+}
+
+/// The per-function facts the verdicts use (computed once by the caller).
+pub struct VerdictFacts<'a> {
+    pub cfg: &'a Cfg,
+    pub fx: &'a FnItems,
+    pub liveness: &'a Liveness,
+    /// `cfg.natural_loops()` (also `ssa.loops.loops`).
+    pub natural: &'a [NaturalLoop],
+    /// `loop_infos(_with)` of the function.
+    pub infos: &'a [LoopInfo],
+    pub summaries: &'a Summaries,
+    /// For line numbers in messages.
+    pub lines: Option<&'a LineIndex>,
+    /// Constant value of an expression (sparse conditional constant propagation), when known.
+    pub consts: Option<&'a dyn Fn(ExprId) -> Option<Const>>,
+    pub thresholds: Thresholds,
+}
+
+/// Legality facts of one loop, before placement.
+struct Legal {
+    reasons: Vec<Reason>,
+    /// Not yet normalized (lists in discovery order, one reduction entry per variable).
+    sharing: DataSharing,
+    has_refs: bool,
+    runtime_check: Option<String>,
+}
+
+/// Verdicts of every loop of `f` (in the order of `facts.infos`).
+pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts) -> Vec<LoopVerdict> {
+    let infos = facts.infos;
+    let legal: Vec<Legal> = infos.iter().map(|info| legality(unit, f, facts, info)).collect();
+    let mut out: Vec<LoopVerdict> = Vec::with_capacity(infos.len());
+    // Index of the parallelized loop enclosing each loop (itself included).
+    let mut par_of: Vec<Option<usize>> = vec![None; infos.len()];
+    for (k, info) in infos.iter().enumerate() {
+        let lg = &legal[k];
+        let is_legal = lg.reasons.is_empty();
+        let mut reasons = lg.reasons.clone();
+        let enclosing = info.parent.and_then(|p| par_of[p]);
+        if is_legal {
+            if let Some(p) = enclosing {
+                reasons.push(Reason {
+                    code: Code::InnerOfParallel,
+                    message: format!("inside parallelized loop {}", infos[p].id),
+                    spans: vec![infos[p].header_span],
+                    vars: Vec::new(),
+                });
+            } else if let Some(r) = unprofitable(unit, f, infos, k, lg, &facts.thresholds) {
+                reasons.push(r);
+            }
+        }
+        let parallelize = is_legal && reasons.is_empty();
+        par_of[k] = if parallelize { Some(k) } else { enclosing };
+        let var = info.counted.as_ref().map(|c| c.var);
+        // Schedule: triangular inner loops get dynamic. An inner bound that reads the index
+        // only through a subscript (a sparse row `rowstr[j] .. rowstr[j + 1]`) is irregular,
+        // not growing: a static partition balances it as well, without the shared counter
+        // that `schedule(dynamic)` takes per iteration (NPB CG at 2 threads: 1.3x slower
+        // than sequential with it).
+        let triangular = var.is_some_and(|v| descendants(infos, k).any(|d| bound_grows(&infos[d], v, unit)));
+        let schedule = if triangular { Schedule::Dynamic } else { Schedule::Static };
+        // Collapse.
+        let mut collapse = 1u32;
+        // `linear` steps count iterations of the loop itself, not of a collapsed nest.
+        if parallelize && !triangular && lg.sharing.linear.is_empty() {
+            // Only when the outer loop is known to be too short to feed the threads: a
+            // collapsed nest computes its indices per iteration, which keeps the compiler
+            // from vectorizing the inner loop (2.5x slower on a stencil of unknown size).
+            let outer_small = match info.trip_count {
+                TripCount::Const(n) => n < facts.thresholds.collapse_max_outer_trip,
+                _ => false,
+            };
+            let mut cur = k;
+            let mut vars: Vec<SymId> = var.into_iter().collect();
+            while outer_small && infos[cur].perfectly_nested && infos[cur].children.len() == 1 {
+                let c = infos[cur].children[0];
+                let ci = &infos[c];
+                let Some(cc) = ci.counted.as_ref() else { break };
+                if !legal[c].reasons.is_empty()
+                    || ci.kind != LoopKind::For
+                    || vars.iter().any(|&v| bound_uses(ci, v, unit))
+                {
+                    break;
+                }
+                vars.push(cc.var);
+                collapse += 1;
+                cur = c;
+            }
+        }
+        // A nest inside a sequential loop whose size is known only at run time: parallel
+        // only when it is large enough to repay its region.
+        let work_check = if parallelize && facts.thresholds.region_costs && info.parent.is_some() {
+            region_work(unit, f, infos, k).condition(facts.thresholds.min_region_work)
+        } else {
+            None
+        };
+        out.push(LoopVerdict {
+            stmt: info.stmt,
+            id: info.id.clone(),
+            legal: is_legal,
+            parallelize,
+            sharing: if is_legal { lg.sharing.clone().normalized() } else { DataSharing::default() },
+            runtime_check: if is_legal { lg.runtime_check.clone() } else { None },
+            work_check,
+            collapse,
+            schedule,
+            reasons,
+        });
+    }
+    out
+}
+
+/// [`loop_verdicts`] with the facts built here (CFG, items, liveness, loop model).
+pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summaries) -> Vec<LoopVerdict> {
+    let cfg = Cfg::build(f);
+    let fx = FnItems::build(unit, f, &cfg);
+    let lv = liveness_with(unit, f, &cfg, &fx);
+    let natural = cfg.natural_loops();
+    let ssa = build_ssa(unit, f, &cfg);
+    let cp = propagate_constants(unit, f, &cfg, &ssa);
+    let consts = |e: ExprId| cp.expr_value(e);
+    let infos = loop_infos_with(unit, f, &|e| match cp.expr_value(e) {
+        Some(Const::Int(v)) => Some(v),
+        _ => None,
+    });
+    let facts = VerdictFacts {
+        cfg: &cfg,
+        fx: &fx,
+        liveness: &lv,
+        natural: &natural,
+        infos: &infos,
+        summaries,
+        lines: None,
+        consts: Some(&consts),
+        thresholds: Thresholds::default(),
+    };
+    loop_verdicts(unit, f, &facts)
+}
+
+fn descendants(infos: &[LoopInfo], k: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut stack: Vec<usize> = infos[k].children.clone();
+    std::iter::from_fn(move || {
+        let d = stack.pop()?;
+        stack.extend(infos[d].children.iter().copied());
+        Some(d)
+    })
+}
+
+/// The bounds of loop `l` depend on variable `v` (conservatively true when unknown).
+fn bound_uses(l: &LoopInfo, v: SymId, unit: &TranslationUnit) -> bool {
+    let Some(c) = l.counted.as_ref() else { return true };
+    let name = &unit.sym(v).name;
+    [&c.init, &c.limit, &c.lower, &c.upper].iter().any(|b| match b {
+        Bound::Affine(a) => a.symbols().any(|s| s == v),
+        Bound::Opaque(t) => t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == name),
+        Bound::None => false,
+    })
+}
+
+/// Whether the bounds of loop `l` read `v` other than through a subscript: the trip count
+/// of `l` changes with `v` (`j < i`, `j < n - i`), as opposed to `k < rowstr[j + 1]`.
+fn bound_grows(l: &LoopInfo, v: SymId, unit: &TranslationUnit) -> bool {
+    let Some(c) = l.counted.as_ref() else { return true };
+    let name = &unit.sym(v).name;
+    [&c.init, &c.limit, &c.lower, &c.upper].iter().any(|b| match b {
+        Bound::Affine(a) => a.symbols().any(|s| s == v),
+        Bound::Opaque(t) => {
+            outside_subscripts(t).split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == name)
+        }
+        Bound::None => false,
+    })
+}
+
+/// `t` with the text inside square brackets removed (`rowstr[j + 1] - i` → `rowstr - i`).
+fn outside_subscripts(t: &str) -> String {
+    let mut depth = 0usize;
+    let mut out = String::with_capacity(t.len());
+    for ch in t.chars() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn unprofitable(
+    unit: &TranslationUnit,
+    f: &Function,
+    infos: &[LoopInfo],
+    k: usize,
+    lg: &Legal,
+    th: &Thresholds,
+) -> Option<Reason> {
+    let info = &infos[k];
+    if let TripCount::Const(n) = info.trip_count {
+        if n < th.min_trip_count {
+            return Some(Reason {
+                code: Code::NotProfitable,
+                message: format!("only {n} iterations"),
+                spans: vec![info.header_span],
+                vars: Vec::new(),
+            });
+        }
+    }
+    // An innermost loop of unknown trip count inside a sequential loop: a parallel region per
+    // iteration of the enclosing loop, for work ppo cannot bound — a sparse row
+    // (`k = rowstr[j] .. rowstr[j + 1]`, NPB CG: 7x slower than sequential), a butterfly of
+    // `ny` points (NPB FT's fftz2: 18x slower), a stencil line under sequential planes (MG).
+    // (A body that calls functions may do any amount of work per iteration.)
+    if th.region_costs
+        && info.parent.is_some()
+        && info.children.is_empty()
+        && info.calls.is_empty()
+        && !matches!(info.trip_count, TripCount::Const(_))
+    {
+        return Some(Reason {
+            code: Code::NotProfitable,
+            message: "an innermost loop of unknown trip count inside a sequential loop: a parallel region per iteration of the enclosing loop, for work that cannot be bounded".into(),
+            spans: vec![info.header_span],
+vars: Vec::new(),
+        });
+    }
+    if th.region_costs && info.parent.is_some() {
+        if let RegionWork::Const(w) = region_work(unit, f, infos, k) {
+            if w < th.min_region_work {
+                return Some(Reason {
+                    code: Code::NotProfitable,
+                    message: format!(
+                        "inside a sequential loop, a parallel region per run of this loop for {w} statement executions: less work than starting the region"
+                    ),
+                    spans: vec![info.header_span],
+                    vars: Vec::new(),
+                });
+            }
+        }
+    }
+    if info.children.is_empty() && info.calls.is_empty() {
+        let body = match &f.stmt(info.stmt).kind {
+            StmtKind::For { body, .. } => *body,
+            _ => info.stmt,
+        };
+        // Statements of the body (the work of one iteration, roughly).
+        let n = f
+            .stmts_under(body)
+            .into_iter()
+            .filter(|&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_)))
+            .count();
+        if let (&TripCount::Const(trip), true) = (&info.trip_count, th.region_costs) {
+            let work = trip.saturating_mul(n.max(1) as u64);
+            if work < th.min_work {
+                return Some(Reason {
+                    code: Code::NotProfitable,
+                    message: format!(
+                        "{trip} iterations of {n} statement{}: less work than starting a parallel region",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                    spans: vec![info.header_span],
+                    vars: Vec::new(),
+                });
+            }
+        }
+        if !lg.has_refs && n < th.min_body_stmts {
+            return Some(Reason {
+                code: Code::NotProfitable,
+                message: "too little work per iteration".to_string(),
+                spans: vec![info.header_span],
+                vars: Vec::new(),
+            });
+        }
+    }
+    None
+}
+
+fn reason(code: Code, message: String, spans: Vec<crate::ir::Span>) -> Reason {
+    Reason { code, message, spans, vars: Vec::new() }
+}
+
+/// The variables read or written in the expression at `span`, each once.
+fn vars_in(unit: &TranslationUnit, f: &Function, span: Span) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in &f.exprs {
+        if let ExprKind::Var(s) = e.kind {
+            let name = &unit.sym(s).name;
+            if span.contains(e.span) && !out.contains(name) {
+                out.push(name.clone());
+            }
+        }
+    }
+    out
+}
+
+fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &LoopInfo) -> Legal {
+    let mut rs = Vec::new();
+    let hs = vec![info.header_span];
+    let mut lg =
+        Legal { reasons: Vec::new(), sharing: DataSharing::default(), has_refs: false, runtime_check: None };
+    match info.kind {
+        LoopKind::For if info.counted.is_some() => {}
+        LoopKind::For => {
+            let why = match &info.trip_count {
+                TripCount::Unknown(r) => format!(": {r}"),
+                _ => String::new(),
+            };
+            rs.push(reason(Code::NotCanonical, format!("for loop not in canonical form{why}"), hs.clone()));
+        }
+        LoopKind::While => rs.push(reason(
+            Code::NotCanonical,
+            "while loop: OpenMP needs a canonical for loop".into(),
+            hs.clone(),
+        )),
+        _ => rs.push(reason(
+            Code::NotCanonical,
+            "do-while loop: OpenMP needs a canonical for loop".into(),
+            hs.clone(),
+        )),
+    }
+    for (flag, what) in [
+        (info.has_break, "break leaves the loop"),
+        (info.has_return, "return inside the loop"),
+        (info.has_goto_out, "goto out of the loop"),
+        (info.calls_exit, "the loop may call exit()"),
+    ] {
+        if flag {
+            rs.push(reason(Code::EarlyExit, what.to_string(), hs.clone()));
+        }
+    }
+    if info.opaque {
+        rs.push(reason(
+            Code::OpaqueLoop,
+            "inline asm, statement expression or unparsed code in the loop".into(),
+            hs.clone(),
+        ));
+    }
+    if info.calls_indirect {
+        rs.push(reason(Code::OpaqueLoop, "call through a function pointer".into(), hs.clone()));
+    }
+    // Calls.
+    let mut user_calls = false;
+    let mut call_reads_globals: Vec<SymId> = Vec::new();
+    let mut call_reads_memory = false;
+    // Calls to functions that write only through their pointer parameters: decided with
+    // the array dependences, which see each call as the accesses it makes through its
+    // arguments (a row `r[i][j]` written is `r[i][j][*]`).
+    let mut modelled: Vec<&str> = Vec::new();
+    for name in &info.calls {
+        if unit.func_by_name(name).is_some() {
+            user_calls = true;
+            match facts.summaries.get(name) {
+                Some(s) if s.pure => {
+                    call_reads_globals.extend(s.reads_globals.iter().copied());
+                    call_reads_memory |= s.reads_unknown_memory || !s.reads_params.is_empty();
+                }
+                Some(s) if s.writes_only_through_params() => {
+                    call_reads_globals.extend(s.reads_globals.iter().copied());
+                    modelled.push(name);
+                }
+                Some(s) => {
+                    let mut what = Vec::new();
+                    if !s.writes_global_names.is_empty() {
+                        what.push(format!("writes {}", s.writes_global_names.join(", ")));
+                    }
+                    if !s.writes_params.is_empty() || s.writes_unknown_memory {
+                        what.push("writes through pointers".to_string());
+                    }
+                    if s.io {
+                        what.push("does I/O".to_string());
+                    }
+                    if s.alloc {
+                        what.push("allocates memory".to_string());
+                    }
+                    if s.random {
+                        what.push("uses rand".to_string());
+                    }
+                    if what.is_empty() {
+                        what.push("has side effects".to_string());
+                    }
+                    rs.push(
+                        reason(
+                            Code::ImpureCall,
+                            format!("call to {name}, which {}", what.join(", ")),
+                            hs.clone(),
+                        )
+                        .about(s.writes_global_names.iter().cloned()),
+                    );
+                }
+                None => rs.push(reason(Code::ImpureCall, format!("call to {name} (no summary)"), hs.clone())),
+            }
+        } else if let Some(l) = crate::ir::libc::lookup(name) {
+            if !l.pure || !l.thread_safe {
+                rs.push(reason(
+                    Code::ImpureCall,
+                    format!("call to {name}, which has side effects ({:?})", l.effect).to_lowercase(),
+                    hs.clone(),
+                ));
+            } else if !l.reads.is_empty() || l.reads_from.is_some() {
+                call_reads_memory = true;
+            }
+        } else {
+            rs.push(reason(Code::ImpureCall, format!("call to unknown function {name}"), hs.clone()));
+        }
+    }
+    // Array dependences. Not examined for a loop that a cheaper check already keeps
+    // sequential for good (its shape, an exit, opaque code, a side-effecting call): dependence
+    // testing is the costly part, and interpreter-style loops are full of references.
+    let hopeless = rs
+        .iter()
+        .any(|r| [Code::NotCanonical, Code::EarlyExit, Code::OpaqueLoop, Code::ImpureCall].contains(&r.code));
+    let deps = if hopeless {
+        None
+    } else {
+        loop_dependences_with_calls(unit, f, info.stmt, facts.lines, Some(facts.summaries))
+    };
+    // A modelled call whose arguments could not all be mapped to regions: its writes are unknown.
+    modelled.retain(|name| {
+        let mapped = deps.as_ref().is_some_and(|d| !d.nest.unmodeled_calls.iter().any(|c| c == name));
+        if !mapped {
+            rs.push(reason(
+                Code::ImpureCall,
+                format!("call to {name}, which writes through pointers"),
+                hs.clone(),
+            ));
+        }
+        mapped
+    });
+    let mut written: Vec<SymId> = Vec::new();
+    // PPO105 reasons from pointers that may alias: (index in `rs`, the two bases).
+    let mut alias: Vec<(usize, SymId, SymId)> = Vec::new();
+    let mut sections: Vec<(SymId, u64)> = Vec::new();
+    if let Some(d) = &deps {
+        lg.has_refs = !d.nest.refs.is_empty() || !d.nest.untraced.is_empty();
+        // Accesses through addresses with no variable behind them.
+        let loop_writes_memory = d.nest.refs.iter().any(|r| r.write) || info.writes_memory;
+        for (span, write, text) in &d.nest.untraced {
+            if *write {
+                rs.push(
+                    reason(
+                        Code::UnknownWrite,
+                        format!("write through `{text}`, an address the analysis cannot follow"),
+                        vec![*span],
+                    )
+                    .about(vars_in(unit, f, *span)),
+                );
+            } else if loop_writes_memory {
+                rs.push(
+                    reason(
+                        Code::MayAlias,
+                        format!("`{text}` reads through an address the analysis cannot follow, and the loop writes memory"),
+                        vec![*span],
+                    )
+                    .about(vars_in(unit, f, *span)),
+                );
+            }
+        }
+        written.extend(d.nest.written.iter().copied());
+        let ared = array_reductions(unit, f, info.stmt, &d.nest);
+        let mut red_spans: Vec<_> =
+            ared.iter().flat_map(|r| r.refs.iter().map(|&e| f.expr(e).span)).collect();
+        for pa in private_arrays(unit, f, facts.infos, &d.nest) {
+            red_spans.extend(pa.spans.iter().copied());
+            if pa.first {
+                lg.sharing.firstprivate.push(pa.name);
+            } else {
+                lg.sharing.private.push(pa.name);
+            }
+        }
+        for r in &ared {
+            // The whole array (it has a constant size): clang does not privatize an array
+            // section of a file-scope array (`h[0:64]`), the array form works everywhere.
+            // A parameter declared `int h[K]` is a pointer: it needs the section.
+            let section = matches!(unit.sym(r.sym).kind, crate::ir::SymKind::Param).then_some(r.len);
+            lg.sharing.reductions.push((r.op.into(), vec![ReductionVar { name: r.name.clone(), section }]));
+            sections.push((r.sym, r.len));
+        }
+        if let Err(bs) = d.parallel_at(1) {
+            for b in bs {
+                if red_spans.contains(&b.source_span) && red_spans.contains(&b.sink_span) {
+                    continue;
+                }
+                let code = match b.kind {
+                    DepKind::Flow | DepKind::Input => Code::FlowDep,
+                    DepKind::Anti => Code::AntiDep,
+                    DepKind::Output => Code::OutputDep,
+                    DepKind::Unknown => Code::UnknownWrite,
+                    DepKind::MayAlias => Code::MayAlias,
+                };
+                if b.kind == DepKind::MayAlias {
+                    alias.push((rs.len(), d.nest.refs[b.source].base, d.nest.refs[b.sink].base));
+                }
+                let bases = [b.source, b.sink].map(|r| unit.sym(d.nest.refs[r].base).name.clone());
+                rs.push(reason(code, b.message, vec![b.source_span, b.sink_span]).about(bases));
+            }
+        }
+        // Calls reading memory the loop writes.
+        if call_reads_memory || user_calls {
+            for s in f.stmts_under(info.stmt) {
+                for e in f.stmt_exprs(s) {
+                    for x in f.exprs_under(e) {
+                        let ExprKind::Call { callee, args } = &f.expr(x).kind else { continue };
+                        let cname = match &f.expr(*callee).kind {
+                            ExprKind::FuncName(n) => n.as_str(),
+                            _ => "",
+                        };
+                        // Its accesses are among the array references tested above.
+                        if modelled.contains(&cname) {
+                            continue;
+                        }
+                        for &a in args {
+                            if let Some(v) =
+                                f.exprs_under(a).into_iter().filter_map(|y| f.as_var(y)).find(|v| {
+                                    d.nest.written.contains(v) && !unit.sym(*v).ty.is_scalar()
+                                        || (d.nest.written.contains(v) && unit.sym(*v).ty.is_pointer())
+                                })
+                            {
+                                let name = unit.sym(v).name.clone();
+                                rs.push(
+                                    reason(
+                                        Code::ImpureCall,
+                                        format!("call to {cname} may read {name}, which the loop writes"),
+                                        vec![f.expr(x).span],
+                                    )
+                                    .about([name]),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    } else if !hopeless {
+        rs.push(reason(
+            Code::OpaqueLoop,
+            "the loop's array references cannot be analysed".into(),
+            hs.clone(),
+        ));
+    }
+    // Scalars.
+    let blocks = facts.cfg.loops.iter().find(|l| l.stmt == info.stmt);
+    let body = facts.natural.iter().find(|n| n.stmt == Some(info.stmt));
+    match (blocks, body) {
+        (Some(b), Some(nl)) => {
+            let index = info.counted.as_ref().map(|c| c.var);
+            let cx = LoopCtx {
+                cfg: facts.cfg,
+                fx: facts.fx,
+                liveness: facts.liveness,
+                body: &nl.body,
+                header: b.header,
+                exit: b.exit,
+                stmt: info.stmt,
+                index,
+                nonzero_trip: matches!(info.trip_count, TripCount::Const(n) if n >= 1),
+                consts: facts.consts,
+            };
+            if let Some(i) = index {
+                let sy = unit.sym(i);
+                if sy.is_global_storage() || sy.address_taken {
+                    rs.push(
+                        reason(
+                            Code::ScalarDep,
+                            format!(
+                                "loop index {} is {}",
+                                sy.name,
+                                if sy.address_taken { "address-taken" } else { "a global" }
+                            ),
+                            hs.clone(),
+                        )
+                        .about([sy.name.clone()]),
+                    );
+                } else if facts.cfg.is_reachable(b.exit) && facts.liveness.is_live_in(b.exit, i) {
+                    // OpenMP gives the loop variable its sequential final value (also for a
+                    // zero-trip loop) under `lastprivate`; exits are refused above.
+                    lg.sharing.lastprivate.push(sy.name.clone());
+                }
+            }
+            let sc = classify_scalars(unit, f, &cx);
+            let mut ivs: Option<LinearIvs> = None;
+            for v in &sc.vars {
+                let global = unit.sym(v.sym).is_global_storage();
+                written.push(v.sym);
+                if global && user_calls {
+                    rs.push(
+                        reason(
+                            Code::ScalarDep,
+                            format!("global {} is written in a loop that calls functions", v.name),
+                            v.spans.clone(),
+                        )
+                        .about([v.name.clone()]),
+                    );
+                    continue;
+                }
+                match &v.class {
+                    ScalarClass::Shared | ScalarClass::Private => lg.sharing.private.push(v.name.clone()),
+                    ScalarClass::LastPrivate { first } => {
+                        lg.sharing.lastprivate.push(v.name.clone());
+                        if *first {
+                            lg.sharing.firstprivate.push(v.name.clone());
+                        }
+                    }
+                    ScalarClass::FirstPrivate => lg.sharing.firstprivate.push(v.name.clone()),
+                    ScalarClass::ConditionalLastPrivate => {
+                        lg.sharing.lastprivate_conditional.push(v.name.clone())
+                    }
+                    ScalarClass::Reduction(op) => {
+                        lg.sharing.reductions.push((op.to_string(), vec![ReductionVar::whole(&v.name)]))
+                    }
+                    ScalarClass::Induction { step } => {
+                        let ivs = ivs.get_or_insert_with(|| linear_ivs(unit, f, info));
+                        match ivs.get(v.sym) {
+                            Some(iv) => lg.sharing.linear.push((v.name.clone(), iv.step)),
+                            None => rs.push(
+                                reason(
+                                    Code::DerivedIv,
+                                    format!(
+                                        "induction variable {n} updated in the loop ({n} = {n}0 + {step} per iteration) is not a `linear` variable: {why}",
+                                        n = v.name,
+                                        why = ivs.refusal(v.sym).unwrap_or(if info.counted.is_none() {
+                                            "the loop is not a counted `for` loop"
+                                        } else {
+                                            "its update is not a constant step of its own"
+                                        })
+                                    ),
+                                    v.spans.clone(),
+                                )
+                                .about([v.name.clone()]),
+                            ),
+                        }
+                    }
+                    ScalarClass::Carried(m) => {
+                        rs.push(reason(Code::ScalarDep, m.clone(), v.spans.clone()).about([v.name.clone()]))
+                    }
+                }
+            }
+            // Scalars read through a call's global reads while the loop writes them.
+            for g in &call_reads_globals {
+                if written.contains(g) {
+                    let name = unit.sym(*g).name.clone();
+                    rs.push(
+                        reason(
+                            Code::ImpureCall,
+                            format!("a called function reads {name}, which the loop writes"),
+                            hs.clone(),
+                        )
+                        .about([name]),
+                    );
+                }
+            }
+            // Address-taken scalars read while memory is written through pointers.
+            if info.writes_memory {
+                for &s in &sc.shared {
+                    let sy = unit.sym(s);
+                    if sy.address_taken && !sy.is_const {
+                        rs.push(
+                            reason(
+                                Code::MayAlias,
+                                format!(
+                                    "{} (address taken) may be written through a pointer in the loop",
+                                    sy.name
+                                ),
+                                hs.clone(),
+                            )
+                            .about([sy.name.clone()]),
+                        );
+                    }
+                }
+            }
+        }
+        _ => {
+            rs.push(reason(Code::OpaqueLoop, "the loop's control flow cannot be analysed".into(), hs.clone()))
+        }
+    }
+    // Pointers that may alias are the only obstacle: parallel when the accessed ranges are
+    // disjoint, tested at run time.
+    if let (Some(d), false) = (&deps, alias.is_empty()) {
+        if rs.len() == alias.len() {
+            let pairs: Vec<(SymId, SymId)> = alias.iter().map(|&(_, p, q)| (p, q)).collect();
+            let test = if call_reads_memory || !call_reads_globals.is_empty() {
+                Err("the loop calls functions that read memory".to_string())
+            } else {
+                crate::deps::rtcheck::disjointness_test(unit, f, &d.nest, facts.infos, &pairs, &sections)
+            };
+            match test {
+                Ok(c) => {
+                    rs.clear();
+                    lg.runtime_check = Some(c);
+                }
+                Err(why) => {
+                    for &(k, _, _) in &alias {
+                        rs[k].message.push_str(&format!("; no run-time overlap test: {why}"));
+                    }
+                }
+            }
+        }
+    }
+    lg.reasons = rs;
+    lg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects::summary::summarize;
+    use crate::syntax::frontend::parse_source;
+    use crate::syntax::preprocess::{MemLoader, PpOptions};
+    use std::path::Path;
+
+    fn verdicts(src: &str) -> Vec<LoopVerdict> {
+        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &loader);
+        let sums = summarize(&fe.unit);
+        fe.unit.functions.iter().flat_map(|f| function_verdicts(&fe.unit, f, &sums)).collect()
+    }
+
+    fn codes_of(v: &LoopVerdict) -> Vec<Code> {
+        v.reasons.iter().map(|r| r.code).collect()
+    }
+
+    #[test]
+    fn doall_and_private() {
+        let v = verdicts("void f(double *restrict a, double *restrict b, int n) { int i; double t;\n for (i = 0; i < n; i++) { t = b[i] * 2; a[i] = t + 1; } }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses(), "private(t)");
+    }
+
+    #[test]
+    fn triangular_nests_are_dynamic_sparse_rows_static() {
+        let v = verdicts("void f(int n, double a[][64], double *restrict s) { int i, j;\n for (i = 0; i < n; i++) { s[i] = 0; for (j = 0; j < i; j++) s[i] += a[i][j]; } }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].schedule, Schedule::Dynamic);
+        let v = verdicts("void f(int n, const int *restrict row, const double *restrict a, double *restrict q) { int j, k; double d;\n for (j = 0; j < n; j++) { d = 0; for (k = row[j]; k < row[j + 1]; k++) d += a[k]; q[j] = d; } }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].schedule, Schedule::Static);
+        assert_eq!(v[0].clauses(), "private(d, k)");
+    }
+
+    #[test]
+    fn nests_inside_sequential_loops_repay_their_region() {
+        // NPB FT's copy loops: `fftblock * d0` elements per run of a sequential `k` loop.
+        let v = verdicts("int fftblock; double x[64][64][64], y[64][64];\nvoid f(int d0, int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < fftblock; j++)\n   for (i = 0; i < d0; i++)\n    y[i][j] = x[k][j][i];\n  y[0][0] = y[0][1] * y[1][0];\n } }");
+        assert!(v[1].parallelize, "{:?}", v[1].reasons);
+        assert_eq!(v[1].work_check.as_deref(), Some("fftblock * d0 > 16383"));
+        assert_eq!(v[1].clauses(), "private(i) if(fftblock * d0 > 16383)");
+        // The same nest with constant sizes: 16 x 256 copies per run is too little.
+        let v = verdicts("double x[64][64][256], y[256][16];\nvoid f(int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < 16; j++)\n   for (i = 0; i < 256; i++)\n    y[i][j] = x[k][j][i];\n  y[0][0] = y[0][1] * y[1][0];\n } }");
+        assert!(!v[1].parallelize);
+        assert_eq!(codes_of(&v[1]), [Code::NotProfitable]);
+        // A size computed in the sequential loop is tested where the region starts; a
+        // triangular nest's size is not known before it; a loop outside any sequential loop
+        // gets no test.
+        let v = verdicts("double y[256][256];\nvoid f(int nk) { int i, j, k, m;\n for (k = 0; k < nk; k++) {\n  m = k + 100;\n  for (j = 0; j < m; j++)\n   for (i = 0; i < m; i++)\n    y[i][j] = y[i][j] * 2;\n  for (j = 0; j < m; j++)\n   for (i = 0; i < j; i++)\n    y[i][j] = y[i][j] * 2;\n  y[0][0] = y[0][1] * y[1][0];\n }\n for (j = 0; j < nk; j++) y[j][0] = 0; }");
+        assert!(v[1].parallelize && v[3].parallelize, "{v:?}");
+        assert_eq!(v[1].work_check.as_deref(), Some("m * m > 16383"));
+        assert_eq!(v[3].work_check, None);
+        assert_eq!(v[5].work_check, None);
+    }
+
+    #[test]
+    fn reductions() {
+        let v = verdicts("double f(double *a, int n) { int i; double s = 0, m = 0;\n for (i = 0; i < n; i++) { s += a[i]; if (a[i] > m) m = a[i]; } return s + m; }");
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses(), "reduction(+:s) reduction(max:m)");
+    }
+
+    #[test]
+    fn carried_scalar_and_iv() {
+        let v = verdicts("double f(double *a, int n) { int i, k = 0; double x = 1;\n for (i = 0; i < n; i++) { x = x * 2 + a[i]; }\n for (i = 0; i < n; i++) { a[k] = 0; k += 2; } return x; }");
+        assert!(!v[0].legal);
+        assert!(codes_of(&v[0]).contains(&Code::ScalarDep));
+        // k is linear and a[k] = a[k0 + 2*i] is independent across iterations.
+        assert!(v[1].legal, "{:?}", v[1].reasons);
+        assert_eq!(v[1].clauses(), "linear(k:2)");
+    }
+
+    #[test]
+    fn lastprivate_and_conditional() {
+        let v = verdicts("int f(int *restrict a, int n) { int i, x = -1, y = 0;\n for (i = 0; i < n; i++) { x = 3 * i; a[i] = x; }\n for (i = 0; i < n; i++) { if (a[i] > 0) y = i; a[i] = 0; } return x + y; }");
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses(), "firstprivate(x) lastprivate(x)");
+        // Written in some iterations only: the last writer's value.
+        assert!(v[1].legal, "{:?}", v[1].reasons);
+        assert_eq!(v[1].clauses(), "lastprivate(conditional: y)");
+    }
+
+    #[test]
+    fn loop_index_used_after_the_loop_is_lastprivate() {
+        let v = verdicts(
+            "int f(int *restrict a, int n) { int i;
+ for (i = 0; i < n; i++) a[i] = 0; return i; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses(), "lastprivate(i)");
+        let v = verdicts(
+            "int i;
+void f(int *restrict a, int n) {
+ for (i = 0; i < n; i++) a[i] = 0; }",
+        );
+        assert!(codes_of(&v[0]).contains(&Code::ScalarDep));
+    }
+
+    #[test]
+    fn guarded_min_and_bucket_max() {
+        let v = verdicts(
+            "int f(int *a, int n, int key) { int i, first = n;
+ for (i = 0; i < n; i++) if (a[i] == key && i < first) first = i; return first; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses(), "reduction(min:first)");
+        let v = verdicts(
+            "void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;
+ for (i = 0; i < n; i++) if (w[i] > hm[key[i]]) hm[key[i]] = w[i]; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses(), "reduction(max:hm)");
+        let v = verdicts("void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;\n for (i = 0; i < n; i++) if (hm[key[i]] > w[i]) hm[key[i]] = w[i]; }");
+        assert_eq!(v[0].clauses(), "reduction(min:hm)");
+        // The guard may not read the reduction variable.
+        let v = verdicts(
+            "int f(int *a, int n) { int i, m = 0;
+ for (i = 0; i < n; i++) if (a[i] != m && a[i] > m) m = a[i]; return m; }",
+        );
+        assert!(!v[0].legal);
+    }
+
+    #[test]
+    fn flow_dep_exits_calls_and_shapes() {
+        let v = verdicts(
+            "#include <stdio.h>\nvoid f(double *a, int n) { int i = 0;\n for (i = 1; i < n; i++) a[i] = a[i-1] + 1;\n for (i = 0; i < n; i++) { if (a[i] < 0) break; a[i] = 1; }\n for (i = 0; i < n; i++) printf(\"%f\", a[i]);\n while (i < n) { a[i] = 0; i++; } }",
+        );
+        assert!(codes_of(&v[0]).contains(&Code::FlowDep));
+        assert!(codes_of(&v[1]).contains(&Code::EarlyExit));
+        assert!(codes_of(&v[2]).contains(&Code::ImpureCall));
+        assert!(codes_of(&v[3]).contains(&Code::NotCanonical));
+    }
+
+    #[test]
+    fn nesting_collapse_and_profitability() {
+        let v = verdicts("void f(double a[100][100], int n) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n   a[i][j] = 0;\n for (i = 0; i < 2; i++) a[0][i] = 1; }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        // No collapse over an outer loop of unknown size (it would stop the inner loop's
+        // vectorization); a short constant outer loop is collapsed.
+        assert_eq!(v[0].clauses(), "private(j)");
+        let c = verdicts("void f(double a[100][100], int n) { int i, j;\n for (i = 0; i < 16; i++)\n  for (j = 0; j < n; j++)\n   a[i][j] = 0; }");
+        assert_eq!(c[0].clauses(), "private(j) collapse(2)");
+        assert!(v[1].legal && !v[1].parallelize);
+        assert_eq!(codes_of(&v[1]), vec![Code::InnerOfParallel]);
+        assert_eq!(codes_of(&v[2]), vec![Code::NotProfitable]);
+    }
+
+    fn alias_reason(v: &LoopVerdict) -> &str {
+        let r = v.reasons.iter().find(|r| r.code == Code::MayAlias).expect("a PPO105 reason");
+        &r.message
+    }
+
+    #[test]
+    fn may_alias_parallel_under_a_runtime_test() {
+        let v = verdicts(
+            "void f(int n, double *a, const double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i] + 1; }",
+        );
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        let c = "(const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a";
+        assert_eq!(v[0].runtime_check.as_deref(), Some(c));
+        assert_eq!(v[0].clauses(), format!("if({c})"));
+        // Offsets, two references of one base merged, other clauses first.
+        let v = verdicts(
+            "double f(int n, double *a, double *b) { int i; double t, s = 0;\n for (i = 1; i < n - 1; i++) { t = b[i - 1] + b[i + 1]; a[i + 1] = t; s += t; } return s; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(
+            v[0].clauses(),
+            "private(t) reduction(+:s) if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)(a + 2))"
+        );
+    }
+
+    #[test]
+    fn runtime_test_over_a_nest_symbolic_and_triangular() {
+        // c[j*n + i]: the coefficient n of j is >= 0 because the i loop runs to n - 1.
+        let v = verdicts(
+            "void f(int n, double *a, double *c) { int i, j;\n for (j = 0; j < n; j++)\n  for (i = 0; i < n; i++)\n   c[j*n + i] = a[i] * 2; }",
+        );
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(
+            v[0].runtime_check.as_deref(),
+            Some("(const char *)(a + n) <= (const char *)c || (const char *)(c + n*n) <= (const char *)a")
+        );
+        assert_eq!(v[0].collapse, 1);
+        // The inner loop is legal on its own test, and inside a parallelized loop.
+        assert!(v[1].legal && !v[1].parallelize);
+        assert_eq!(codes_of(&v[1]), vec![Code::InnerOfParallel]);
+        assert_eq!(
+            v[1].runtime_check.as_deref(),
+            Some("(const char *)(a + n) <= (const char *)(c + n*j) || (const char *)(c + (n*j + n)) <= (const char *)a")
+        );
+        // Triangular: j <= i folds into the bounds of i; b[i - j] spans 0 .. n - 1.
+        let v = verdicts(
+            "void f(int n, double a[][100], double *b) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j <= i; j++)\n   a[i][j] = b[i - j]; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(
+            v[0].runtime_check.as_deref(),
+            Some("(const char *)(&a[n - 1][n - 1] + 1) <= (const char *)b || (const char *)(b + n) <= (const char *)&a[0][0]")
+        );
+    }
+
+    #[test]
+    fn runtime_test_refused_with_the_reason() {
+        // Non-affine read.
+        let v = verdicts(
+            "void f(int n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i * i]; }",
+        );
+        assert!(!v[0].legal && v[0].runtime_check.is_none());
+        assert_eq!(codes_of(&v[0]), vec![Code::MayAlias]);
+        assert!(
+            alias_reason(&v[0])
+                .contains("no run-time overlap test: `b[i * i]` is not affine in the loop index `i`"),
+            "{}",
+            alias_reason(&v[0])
+        );
+        let v = verdicts(
+            "void f(int n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i / 2]; }",
+        );
+        assert!(
+            alias_reason(&v[0]).contains("the subscript `i / 2` of `b[i / 2]` is not affine"),
+            "{}",
+            alias_reason(&v[0])
+        );
+        // A base pointer written in the loop.
+        let v = verdicts(
+            "void f(int n, double *a, double *c) { int i; double *b;\n for (i = 0; i < n; i++) { b = c + i; a[i] = *b; } }",
+        );
+        assert!(!v[0].legal);
+        assert!(
+            alias_reason(&v[0]).contains("no run-time overlap test: `b` is declared or modified in the loop"),
+            "{:?}",
+            v[0].reasons
+        );
+        // A triangular bound that is not affine in the outer index.
+        let v = verdicts(
+            "void f(int n, double a[][100], double *b) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j < i * i; j++)\n   a[i][j] = b[j]; }",
+        );
+        assert!(!v[0].legal);
+        assert!(
+            alias_reason(&v[0]).contains("the limit `i * i` of the `j` loop: `i` is written in the loop"),
+            "{:?}",
+            v[0].reasons
+        );
+        // A bound assigned in the loop's own initialization (the test runs before it).
+        let v = verdicts(
+            "void f(int n, double *a, double *b) { int i, m;\n for (i = 0, m = n; i < m; i++) a[i] = b[i]; }",
+        );
+        assert!(!v[0].legal);
+        assert!(alias_reason(&v[0]).contains("`m` is written in the loop"), "{:?}", v[0].reasons);
+        // Unsigned int bounds could wrap in the test.
+        let v = verdicts(
+            "void f(unsigned n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i]; }",
+        );
+        assert!(!v[0].legal);
+        assert!(
+            alias_reason(&v[0]).contains("`n` is not a signed or pointer-sized integer"),
+            "{:?}",
+            v[0].reasons
+        );
+        // A cast in a bound, and memory reached through a pointer the analysis cannot follow.
+        let v = verdicts(
+            "void f(long n, double *a, double *b) { int i;\n for (i = 0; i < (int)n; i++) a[i] = b[i]; }",
+        );
+        assert!(alias_reason(&v[0]).contains("has a cast that may change its value"), "{:?}", v[0].reasons);
+        let v = verdicts(
+            "void f(int n, int c, double *a, double *b, double *d) { int i;\n for (i = 0; i < n; i++) { a[i] = b[i]; (c ? b : d)[i] = 0; } }",
+        );
+        assert!(!v[0].legal, "{:?}", v[0].reasons);
+        // Another obstacle: no test is attempted.
+        let v = verdicts("void f(int n, double *a, double *b) { int i;\n for (i = 1; i < n; i++) a[i] = a[i - 1] + b[i]; }");
+        assert!(!v[0].legal && v[0].runtime_check.is_none());
+        assert!(!alias_reason(&v[0]).contains("run-time"));
+    }
+
+    #[test]
+    fn derived_induction_variables_become_linear() {
+        // k += 2 with k returned; j-- with a nonzero start; a loop from 5 by 3 with the
+        // update first (the references see the value after it).
+        let v = verdicts(
+            "double a[1000], b[4000], c[1000];\n\
+             int f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = a[i]; b[k + 1] = -a[i]; k += 2; } return k; }\n\
+             void g(int n) { int i, j = n - 1;\n for (i = 0; i < n; i++) { c[i] = a[j] + 1.0; j--; } }\n\
+             int h(int n) { int i, k = 7;\n for (i = 5; i < n; i += 3) { k += 6; b[k] = i; b[k - 1] = i; } return k; }\n\
+             void d(int n) { int i; long k = 0;\n for (i = n - 1; i >= 0; i--) { b[k] = c[i]; k = k + 1; } }",
+        );
+        for (x, want) in v.iter().zip(["linear(k:2)", "linear(j:-1)", "linear(k:6)", "linear(k:1)"]) {
+            assert!(x.parallelize, "{want}: {:?}", x.reasons);
+            assert_eq!(x.clauses(), want);
+        }
+    }
+
+    #[test]
+    fn linear_variables_keep_dependences_and_refuse_collapse() {
+        // b[k + 1] read in iteration i is b[k] written in iteration i + 1.
+        let v = verdicts(
+            "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = b[k + 1]; k++; } }",
+        );
+        assert!(!v[0].legal);
+        assert_eq!(codes_of(&v[0]), vec![Code::AntiDep]);
+        // Before and after the update: the second write is the next iteration's first.
+        let v = verdicts(
+            "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = 0; k += 1; b[k] = 1; } }",
+        );
+        assert_eq!(codes_of(&v[0]), vec![Code::OutputDep]);
+        // No collapse: the step counts iterations of the outer loop only.
+        let v = verdicts(
+            "double b[100][100];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 100; j++) b[i][j] = k; k += 3; } return k; }",
+        );
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses(), "private(j) linear(k:3)");
+        assert_eq!(v[0].collapse, 1);
+    }
+
+    #[test]
+    fn induction_variables_that_are_not_linear() {
+        let why = |src: &str| -> String {
+            let v = verdicts(src);
+            assert!(!v[0].legal);
+            let r = v[0].reasons.iter().find(|r| r.code == Code::DerivedIv).expect("PPO111");
+            r.message.clone()
+        };
+        let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) k += 2; b[i] = k; } return k; }");
+        assert!(m.contains("conditional"), "{m}");
+        let m = why("double b[400];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 4; j++) k++; b[i] = k; } return k; }");
+        assert!(m.contains("inner loop"), "{m}");
+        let m = why("double b[400];\nint f(int n) { int i; unsigned char k = 0;\n for (i = 0; i < n; i++) { b[k] = i; k++; } return k; }");
+        assert!(m.contains("wrap"), "{m}");
+        let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) continue; b[k] = 1; k += 2; } return k; }");
+        assert!(m.contains("continue"), "{m}");
+        // A step that is not a constant: not an induction variable at all.
+        let v = verdicts("double b[400];\nint f(int n, int m) { int i, k = 0;\n for (i = 0; i < n; i++) { b[i] = k; k += m; } return k; }");
+        assert!(!v[0].legal);
+        // A step that the loop's step does not divide: linear, but b[k] has no integer
+        // closed form in i, so the subscript stays unknown.
+        let v = verdicts(
+            "double b[400];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[k] = i; k++; } }",
+        );
+        assert_eq!(codes_of(&v[0]), vec![Code::UnknownWrite]);
+        assert!(v[0].reasons[0].message.contains("no integer closed form"), "{:?}", v[0].reasons);
+        let v = verdicts("double b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[i] = k; k++; } return k; }");
+        assert!(v[0].parallelize, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses(), "linear(k:1)");
+    }
+
+    #[test]
+    fn accesses_through_untraced_addresses_block() {
+        let v = verdicts(
+            "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { a[i] = b[i + 1]; (c ? b : d)[i] = 0; } }",
+        );
+        assert!(!v[0].legal);
+        assert!(codes_of(&v[0]).contains(&Code::UnknownWrite), "{:?}", v[0].reasons);
+        let v = verdicts(
+            "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { b[i] = (c ? b : d)[i + 1]; } }",
+        );
+        assert!(codes_of(&v[0]).contains(&Code::MayAlias), "{:?}", v[0].reasons);
+        // Reads only: fine.
+        let v = verdicts(
+            "double g(int n, int c, double *restrict b, double *restrict d) { int i; double s = 0;\n for (i = 0; i < n; i++) { s += (c ? b : d)[i]; } return s; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+    }
+
+    #[test]
+    fn array_parameter_reduction_uses_a_section() {
+        let v = verdicts(
+            "void f(int *restrict key, int h[64], int n) { int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert!(v[0].clauses().starts_with("reduction(+:h[0:64])"), "{}", v[0].clauses());
+    }
+
+    #[test]
+    fn histogram_array_reduction() {
+        let v = verdicts(
+            "void f(int *restrict key, int n) { int h[64]; int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
+        );
+        assert!(v[0].legal, "{:?}", v[0].reasons);
+        assert_eq!(v[0].clauses(), "reduction(+:h)");
+    }
+}

@@ -1,0 +1,238 @@
+//! The Parallelism Subsystem's OpenMP target: insert `#pragma omp parallel for` before
+//! every loop the analysis marks for parallelization.
+
+use crate::diff::LineIndex;
+use crate::edit::Edit;
+use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan};
+use crate::tuning::variant;
+use analysis::report::api::FileReport;
+
+/// Where a directive was not inserted although the loop was marked, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub loop_id: String,
+    pub line: u32,
+    pub why: String,
+    /// The user already wrote an OpenMP directive there (kept, checked by the analysis).
+    pub user_directive: bool,
+}
+
+/// A directive to insert before a loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub loop_id: String,
+    pub line: u32,
+    pub directive: String,
+    /// The insertion: the directive line, indented like the loop, at the start of its line.
+    pub edit: Edit,
+    /// An instrumented loop's closing insertion after its end (`ppo_tune_end(ID); }`).
+    pub end_edit: Option<Edit>,
+}
+
+/// A loop whose directive tuning decided (chosen variant and evidence).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuned {
+    pub loop_id: String,
+    pub line: u32,
+    pub variant: variant::Variant,
+    pub evidence: String,
+}
+
+/// The directive edits for a file: one line `#pragma omp parallel for …` before each loop
+/// to parallelize, indented like the loop. A loop that does not start its line (`if (c) for
+/// …`, a label) or that already has an OpenMP directive is left alone and reported.
+pub fn directive_edits(text: &str, report: &FileReport) -> (Vec<Edit>, Vec<Skipped>) {
+    let (placed, skipped) = plan(text, &LineIndex::new(text), report);
+    (placed.into_iter().map(|p| p.edit).collect(), skipped)
+}
+
+/// [`directive_edits`] with each edit tied to its loop; `index` is `text`'s line index.
+pub fn plan(text: &str, index: &LineIndex, report: &FileReport) -> (Vec<Placed>, Vec<Skipped>) {
+    let (placed, skipped, _) = plan_tuned(text, index, report, None);
+    (placed, skipped)
+}
+
+/// [`plan`] under a tuning plan: a loop with an entry is instrumented (learning build) or
+/// gets the directive of its decided variant, or none when tuning decided it sequential.
+pub fn plan_tuned(
+    text: &str,
+    index: &LineIndex,
+    report: &FileReport,
+    tuning: Option<&FileTuning>,
+) -> (Vec<Placed>, Vec<Skipped>, Vec<Tuned>) {
+    let mut placed = Vec::new();
+    let mut skipped = Vec::new();
+    let mut tuned = Vec::new();
+    let keys = tuning.map(|_| loop_keys(report)).unwrap_or_default();
+    for f in &report.functions {
+        for l in &f.loops {
+            let loop_plan = tuning.zip(keys.get(&l.id)).and_then(|(t, k)| t.get(k));
+            let mut end_edit = None;
+            let directive = match loop_plan {
+                None => match &l.parallel.directive {
+                    Some(d) => d.clone(),
+                    None => continue,
+                },
+                Some(_) if !l.parallel.legal => continue,
+                Some(LoopPlan::Apply { variant, evidence }) => {
+                    tuned.push(Tuned {
+                        loop_id: l.id.clone(),
+                        line: l.range.line,
+                        variant: *variant,
+                        evidence: evidence.clone(),
+                    });
+                    if !variant.parallel {
+                        continue;
+                    }
+                    variant::directive(&l.parallel, *variant)
+                }
+                Some(LoopPlan::Instrument(id)) => {
+                    // The sequential variant is the loop itself, outside any OpenMP region
+                    // (an `if(0)` region still costs a team of one per call).
+                    let Some(end) = loop_end(text, index, l) else { continue };
+                    let Some(ls) = index.line_start(l.range.line) else { continue };
+                    let start = ls + l.range.column as usize - 1;
+                    // A loop whose text holds a conditional's branch lines (`#if _OPENMP` around
+                    // its header) cannot be wrapped or copied: the braces and the copy would
+                    // straddle the branches. It keeps ppo's default, unmeasured.
+                    if text.get(ls..end).is_none_or(has_conditional_lines) {
+                        continue;
+                    }
+                    let Some(copy) = counting_copy(text, index, l, start, end, *id) else { continue };
+                    end_edit = Some(Edit::insert(
+                        end as u32,
+                        format!("\n}} else {{\n{copy}\n}}\nppo_tune_end({id}); }}"),
+                    ));
+                    format!(
+                        "{{ ppo_tune_begin({id});\nif (ppo_tune_on({id})) {{\n{}",
+                        variant::instrumented_directive(&l.parallel, *id)
+                    )
+                }
+            };
+            let directive = &directive;
+            let skip = |why: &str| Skipped {
+                loop_id: l.id.clone(),
+                line: l.range.line,
+                why: why.into(),
+                user_directive: false,
+            };
+            let Some(ls) = index.line_start(l.range.line) else {
+                skipped.push(skip("loop line not found"));
+                continue;
+            };
+            let col = l.range.column as usize - 1;
+            let prefix = text.get(ls..ls + col).unwrap_or("x");
+            if !prefix.chars().all(|c| c == ' ' || c == '\t') {
+                skipped.push(skip("the loop does not start its line"));
+                continue;
+            }
+            // An OpenMP directive already on the previous non-blank line: the user's.
+            if user_directive_before(&text[..ls]) {
+                skipped.push(Skipped {
+                    user_directive: true,
+                    ..skip("the loop already has an OpenMP directive")
+                });
+                continue;
+            }
+            let indented = directive.replace('\n', &format!("\n{prefix}"));
+            placed.push(Placed {
+                loop_id: l.id.clone(),
+                line: l.range.line,
+                directive: directive.clone(),
+                edit: Edit::insert(ls as u32, format!("{prefix}{indented}\n")),
+                end_edit,
+            });
+        }
+    }
+    (placed, skipped, tuned)
+}
+
+/// Whether `text` has a preprocessor conditional line (`#if`, `#ifdef`, `#ifndef`, `#elif`,
+/// `#else`, `#endif`).
+fn has_conditional_lines(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.trim_start().strip_prefix('#').is_some_and(|d| {
+            let d = d.trim_start();
+            ["if", "elif", "else", "endif"].iter().any(|k| d.starts_with(k))
+        })
+    })
+}
+
+/// The text of loop `l` (bytes `start..end`) with `PPO_TUNE_TRIP(id);` first in its body:
+/// the sequential copy of an instrumented loop counts its iterations.
+fn counting_copy(
+    text: &str,
+    index: &LineIndex,
+    l: &analysis::report::api::LoopReport,
+    start: usize,
+    end: usize,
+    id: u32,
+) -> Option<String> {
+    let verbatim = text.get(start..end)?.to_string();
+    let Some(header_end) = index.line_start(l.header.end_line).map(|s| s + l.header.end_column as usize - 1)
+    else {
+        return Some(verbatim);
+    };
+    let (Some(head), Some(body)) = (text.get(start..header_end), text.get(header_end..end)) else {
+        return Some(verbatim);
+    };
+    if !head.trim_end().ends_with(')') || header_end <= start {
+        return Some(verbatim);
+    }
+    let trimmed = body.trim_start();
+    let lead = &body[..body.len() - trimmed.len()];
+    Some(match trimmed.strip_prefix('{') {
+        Some(rest) => format!("{head}{lead}{{ PPO_TUNE_TRIP({id});{rest}"),
+        None => format!("{head}{lead}{{ PPO_TUNE_TRIP({id}); {trimmed} }}"),
+    })
+}
+
+/// The byte offset just after a loop statement (its `}` or `;`), when the report's range
+/// ends on one.
+fn loop_end(text: &str, index: &LineIndex, l: &analysis::report::api::LoopReport) -> Option<usize> {
+    let end = index.line_start(l.range.end_line)? + l.range.end_column as usize - 1;
+    let last = text.get(..end)?.trim_end().chars().last()?;
+    matches!(last, '}' | ';').then_some(end)
+}
+
+/// Whether the text before a loop's line ends with an OpenMP directive, possibly inside
+/// preprocessor conditionals (`#ifdef _OPENMP` / `#pragma omp …` / `#endif`): the analysis
+/// may not see it (its region is inactive without `-fopenmp`), but the compiler will, and a
+/// second directive on the loop would not compile.
+fn user_directive_before(before: &str) -> bool {
+    for line in before.trim_end().rsplit('\n').take(8) {
+        let l = line.trim_start();
+        let d = l.strip_prefix('#').map(str::trim_start);
+        match d {
+            Some(d) if d.starts_with("pragma omp") || d.starts_with("pragma  omp") => return true,
+            Some(d)
+                if ["if", "ifdef", "ifndef", "elif", "else", "endif"].iter().any(|k| d.starts_with(k)) => {}
+            _ if l.is_empty() => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::user_directive_before;
+
+    #[test]
+    fn conditional_lines() {
+        assert!(super::has_conditional_lines("for (;;) {\n#else\n  for (;;) {\n#endif\n x; }\n}"));
+        assert!(super::has_conditional_lines("  # ifdef X\n"));
+        assert!(!super::has_conditional_lines("for (;;) {\n#pragma unroll\n x; }\n#define A 1\n"));
+    }
+
+    #[test]
+    fn directives_under_conditionals_are_the_users() {
+        assert!(user_directive_before("x = 1;\n  #pragma omp parallel for\n"));
+        assert!(user_directive_before(
+            "x = 1;\n#ifdef _OPENMP\n#pragma omp parallel for reduction(+:s)\n#endif\n"
+        ));
+        assert!(user_directive_before("#if defined(_OPENMP)\n# pragma omp for\n#else\n#endif\n"));
+        assert!(!user_directive_before("x = 1;\n#ifdef DEBUG\n#endif\n"));
+        assert!(!user_directive_before("#pragma omp parallel for\nfor (;;) ;\n"));
+    }
+}
