@@ -1,9 +1,9 @@
-//! Parallelization verdicts against the expert manifests of `corpus/ppo` and `corpus/deps`.
+//! Parallelization verdicts against the expert manifests of `corpus/ppo` and `corpus/deps`,
+//! through `analyze_source` with the default options: the report `ppo analyze` prints and
+//! `ppo -omp` places directives from, so the test checks what users get.
 
-use analysis::effects::summary::summarize;
-use analysis::parallel::function_verdicts;
-use analysis::syntax::frontend::parse_source;
-use analysis::syntax::preprocess::{FsLoader, PpOptions};
+use analysis::report::api::{analyze_source, AnalyzeOptions};
+use analysis::syntax::preprocess::FsLoader;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -45,16 +45,13 @@ fn corpus_precision_and_recall() {
             let table = cache.entry(file.clone()).or_insert_with(|| {
                 let path = dir.join(&file);
                 let text = std::fs::read_to_string(&path).unwrap();
-                let fe = parse_source(&path, &text, &PpOptions::default(), &FsLoader);
-                let sums = summarize(&fe.unit);
+                let report = analyze_source(&path, &text, &AnalyzeOptions::default(), &FsLoader);
                 let mut t = BTreeMap::new();
-                for f in &fe.unit.functions {
-                    for v in function_verdicts(&fe.unit, f, &sums) {
-                        let l = fe.lines.line_col(f.stmt(v.stmt).span.start).0;
-                        let rs: Vec<String> =
-                            v.reasons.iter().map(|r| format!("{} {}", r.code, r.message)).collect();
-                        t.insert(l, (v.legal, v.clauses(), rs.join("; "), v.runtime_check.clone()));
-                    }
+                for l in report.functions.iter().flat_map(|f| &f.loops) {
+                    let v = &l.parallel;
+                    let rs: Vec<String> =
+                        v.reasons.iter().map(|r| format!("{} {}", r.code, r.message)).collect();
+                    t.insert(l.range.line, (v.legal, v.clauses(), rs.join("; "), v.runtime_check.clone()));
                 }
                 t
             });
