@@ -4,6 +4,7 @@
 use crate::actions::{short_message, ActionContext, ActionRegistry, Offer};
 use crate::config::Settings;
 use crate::engine::{Analysis, Facts, State};
+use crate::text::LspLines;
 use analysis::ir::{Code, Severity};
 use analysis::parallel::sharing::DataSharing;
 use analysis::report::api::{FunctionReport, LoopReport, ReasonReport, VarKind};

@@ -12,7 +12,7 @@ use crate::actions::{ActionContext, ActionRegistry, Offer};
 use crate::config::{pp_options, CompileCommandsSetting, CompileDb, CompileFlags, Settings};
 use crate::engine::{self, Analysis, Cache, OverlayLoader, RegistryFactory, State};
 use crate::feedback::{self, EXPLAIN_LOOP};
-use crate::text::{apply_changes, LineIndex};
+use crate::text::{apply_changes, LineIndex, LspLines};
 use futures::FutureExt;
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -4,104 +4,49 @@
 
 use tower_lsp::lsp_types::{Position, Range, TextDocumentContentChangeEvent};
 
-/// Line starts of a text, for conversions between byte offsets, LSP positions (UTF-16) and
-/// the analysis' 1-based line/byte-column ranges. Lines end at `\n` (a `\r` before it stays
-/// in the line, as LSP clients count it: it is never inside a position that matters).
-#[derive(Clone, Debug)]
-pub struct LineIndex {
-    starts: Vec<usize>,
-    len: usize,
-}
+pub use analysis::ir::LineIndex;
 
-impl LineIndex {
-    pub fn new(text: &str) -> LineIndex {
-        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
-        starts.push(0);
-        starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
-        LineIndex { starts, len: text.len() }
-    }
-
-    /// Number of lines (a text ending with `\n` has an empty last line).
-    pub fn lines(&self) -> usize {
-        self.starts.len()
-    }
-
-    /// Byte range of line `line` (0-based) without its `\n`.
-    fn line_bounds(&self, text: &str, line: usize) -> (usize, usize) {
-        let start = self.starts[line];
-        let mut end = self.starts.get(line + 1).map_or(self.len, |&n| n - 1);
-        // Clients count `\r\n` as a line end too.
-        if end > start && text.as_bytes().get(end - 1) == Some(&b'\r') {
-            end -= 1;
-        }
-        (start, end)
-    }
-
-    /// The byte offset of an LSP position. Out-of-range positions are clamped as the
-    /// protocol says: a character past the line's end means the end of the line, a line past
-    /// the last means the end of the text; a position inside a surrogate pair (or a
-    /// multi-byte character) moves back to the character's start.
-    pub fn offset(&self, text: &str, p: Position) -> usize {
-        let line = p.line as usize;
-        if line >= self.starts.len() {
-            return self.len;
-        }
-        let (start, end) = self.line_bounds(text, line);
-        let mut units = 0u32;
-        for (i, c) in text[start..end].char_indices() {
-            let w = c.len_utf16() as u32;
-            if units + w > p.character {
-                return start + i;
-            }
-            units += w;
-        }
-        end
-    }
-
+/// LSP positions and ranges on the workspace's one [`LineIndex`].
+pub trait LspLines {
+    /// The byte offset of an LSP position (clamped as the protocol says, see
+    /// [`LineIndex::utf16_offset`]).
+    fn offset(&self, text: &str, p: Position) -> usize;
     /// The LSP position of byte offset `offset` (clamped to the text; an offset inside a
     /// character counts as the character's start).
-    pub fn position(&self, text: &str, offset: usize) -> Position {
-        let offset = offset.min(self.len);
-        let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.starts[line];
-        let mut o = offset;
-        while o > start && !text.is_char_boundary(o) {
-            o -= 1;
-        }
-        let character: usize = text[start..o].chars().map(char::len_utf16).sum();
-        Position::new(line as u32, character as u32)
-    }
-
-    /// The byte offset of an analysis position: 1-based line, 1-based byte column.
-    pub fn offset_of_line_col(&self, line: u32, column: u32) -> usize {
-        let l = (line.max(1) - 1) as usize;
-        match self.starts.get(l) {
-            Some(&s) => {
-                let end = self.starts.get(l + 1).copied().unwrap_or(self.len);
-                (s + (column.max(1) - 1) as usize).min(end)
-            }
-            None => self.len,
-        }
-    }
-
+    fn position(&self, text: &str, offset: usize) -> Position;
     /// The LSP range of an analysis range.
-    pub fn range(&self, text: &str, r: &analysis::report::api::Range) -> Range {
+    fn range(&self, text: &str, r: &analysis::report::api::Range) -> Range;
+    /// The LSP range of byte range `start..end`.
+    fn byte_range(&self, text: &str, start: usize, end: usize) -> Range;
+    /// The whole of 1-based line `line`, without its line end.
+    fn line_range(&self, text: &str, line: u32) -> Range;
+}
+
+impl LspLines for LineIndex {
+    fn offset(&self, text: &str, p: Position) -> usize {
+        self.utf16_offset(text, p.line, p.character)
+    }
+
+    fn position(&self, text: &str, offset: usize) -> Position {
+        let (line, character) = self.utf16_position(text, offset);
+        Position::new(line, character)
+    }
+
+    fn range(&self, text: &str, r: &analysis::report::api::Range) -> Range {
         Range::new(
             self.position(text, self.offset_of_line_col(r.line, r.column)),
             self.position(text, self.offset_of_line_col(r.end_line, r.end_column)),
         )
     }
 
-    /// The LSP range of byte range `start..end`.
-    pub fn byte_range(&self, text: &str, start: usize, end: usize) -> Range {
+    fn byte_range(&self, text: &str, start: usize, end: usize) -> Range {
         Range::new(self.position(text, start), self.position(text, end))
     }
 
-    /// The whole of 1-based line `line`, without its line end.
-    pub fn line_range(&self, text: &str, line: u32) -> Range {
-        let l = (line.max(1) - 1) as usize;
-        if l >= self.starts.len() {
-            let p = self.position(text, self.len);
+    fn line_range(&self, text: &str, line: u32) -> Range {
+        let l = line.max(1) - 1;
+        if l >= self.line_count() {
+            let p = self.position(text, self.len());
             return Range::new(p, p);
         }
         let (s, e) = self.line_bounds(text, l);
@@ -111,7 +56,7 @@ impl LineIndex {
 
 /// Apply LSP content changes, in order, to `text` (incremental changes have a range, a
 /// change without one replaces the whole text). Positions are clamped (see
-/// [`LineIndex::offset`]); a range whose end lies before its start is treated as empty at
+/// [`LspLines::offset`]); a range whose end lies before its start is treated as empty at
 /// its start. Never panics.
 pub fn apply_changes(text: &mut String, changes: Vec<TextDocumentContentChangeEvent>) {
     // A run of changes is usually a burst of small edits: rebuild the line index only when
@@ -146,7 +91,7 @@ mod tests {
         // é is 2 bytes / 1 unit; 😀 is 4 bytes / 2 units (a surrogate pair).
         let t = "aé😀b\nx\r\ny";
         let ix = LineIndex::new(t);
-        assert_eq!(ix.lines(), 3);
+        assert_eq!(ix.line_count(), 3);
         assert_eq!(ix.offset(t, Position::new(0, 0)), 0);
         assert_eq!(ix.offset(t, Position::new(0, 1)), 1);
         assert_eq!(ix.offset(t, Position::new(0, 2)), 3);

@@ -9,9 +9,11 @@
 //! two distinct declarations with the same name are two distinct symbols.
 
 pub mod cprint;
+pub mod lines;
 pub mod libc;
 
 pub use crate::codes::{Code, Severity};
+pub use lines::LineIndex;
 use serde::Serialize;
 use std::fmt;
 
@@ -81,46 +83,6 @@ id_type!(
     /// A function in [`TranslationUnit::functions`].
     FuncId
 );
-
-/// Line/column lookup for a source text (0-based lines and UTF-8 byte columns internally;
-/// the `line_col` helper returns 1-based values for people).
-#[derive(Clone, Debug, Default)]
-pub struct LineIndex {
-    starts: Vec<u32>,
-    len: u32,
-}
-
-impl LineIndex {
-    pub fn new(text: &str) -> Self {
-        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
-        starts.push(0);
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                starts.push(i as u32 + 1);
-            }
-        }
-        LineIndex { starts, len: text.len() as u32 }
-    }
-    /// 0-based line of a byte offset.
-    pub fn line(&self, offset: u32) -> u32 {
-        match self.starts.binary_search(&offset) {
-            Ok(l) => l as u32,
-            Err(l) => l as u32 - 1,
-        }
-    }
-    /// 1-based (line, column) of a byte offset; column counts bytes.
-    pub fn line_col(&self, offset: u32) -> (u32, u32) {
-        let l = self.line(offset.min(self.len));
-        (l + 1, offset - self.starts[l as usize] + 1)
-    }
-    /// Byte offset where a 0-based line starts.
-    pub fn line_start(&self, line: u32) -> u32 {
-        self.starts.get(line as usize).copied().unwrap_or(self.len)
-    }
-    pub fn line_count(&self) -> u32 {
-        self.starts.len() as u32
-    }
-}
 
 // ---------------------------------------------------------------- types
 
