@@ -1,7 +1,7 @@
 //! The ppo language server (`ppo lsp`): the batch pipeline's analysis and transformations in
 //! the editor, over LSP (tower-lsp, stdio).
 //!
-//! - [`server`]: documents, debounced analyses off the async threads, the handlers.
+//! - [`server`]: documents, debounced analyses off the async threads, the handlers and commands.
 //! - [`engine`]: one analysis of one document version (the pipeline's SPPS and PS, the OS
 //!   registry's proposals), with a small content cache.
 //! - [`feedback`]: code lenses, diagnostics, hover and explanations, from an analysis.

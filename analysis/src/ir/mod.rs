@@ -9,8 +9,8 @@
 //! two distinct declarations with the same name are two distinct symbols.
 
 pub mod cprint;
-pub mod lines;
 pub mod libc;
+pub mod lines;
 
 pub use crate::codes::{Code, Severity};
 pub use lines::LineIndex;
