@@ -1,6 +1,8 @@
 //! Unit tests of the preprocessor.
 
+use super::lexer::count_newlines;
 use super::*;
+use crate::ir::Severity;
 
 fn run(src: &str) -> Preprocessed {
     run_with(src, &MemLoader::default(), &PpOptions::default())

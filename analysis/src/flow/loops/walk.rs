@@ -1,0 +1,389 @@
+//! The walk that builds the loop model: one pass over a function's statement tree computes
+//! every statement's accesses once and aggregates them up the loop tree (variables read and
+//! written, calls, exits), then fills each loop's [`LoopInfo`].
+
+use super::counted::counted_form;
+use super::fingerprint::StructHash;
+use super::{LoopInfo, LoopKind, TripCount};
+use crate::effects::{callee_name, decl_accesses, expr_accesses, Accesses};
+use crate::ir::*;
+use std::collections::HashMap;
+
+/// The loops of `f`, in source order (preorder of the statement tree).
+pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
+    loop_infos_with(unit, f, &|_| None)
+}
+
+/// Integer value of an expression where it is known to be constant (e.g. from constant
+/// propagation): used to make trip counts constant when the bounds are.
+pub type ConstOracle<'a> = dyn Fn(ExprId) -> Option<i64> + 'a;
+
+/// [`loop_infos`], with constant bounds known to `consts` folded into the trip counts (the
+/// bounds themselves stay as written: `n - 1`).
+pub fn loop_infos_with(unit: &TranslationUnit, f: &Function, consts: &ConstOracle) -> Vec<LoopInfo> {
+    let mut raws: Vec<Raw> = Vec::new();
+    let mut acc = Accesses::default();
+    let mut gotos: Vec<(Option<usize>, &str)> = Vec::new();
+    let mut labels: HashMap<&str, Option<usize>> = HashMap::new();
+    let mut prev_of: IdMap<StmtId, StmtId> = IdMap::default();
+
+    let mut stack: Vec<(StmtId, Ctx)> =
+        vec![(f.body, Ctx { owner: None, brk: BreakTarget::None, cont: None })];
+    while let Some((s, cx)) = stack.pop() {
+        let st = f.stmt(s);
+        let body_cx = |i: usize| Ctx { owner: Some(i), brk: BreakTarget::Loop(i), cont: Some(i) };
+        if st.kind.is_loop() {
+            let i = raws.len();
+            let kind = match st.kind {
+                StmtKind::For { .. } => LoopKind::For,
+                StmtKind::While { .. } => LoopKind::While,
+                _ => LoopKind::Do,
+            };
+            let depth = cx.owner.map_or(1, |p| raws[p].depth + 1);
+            if let Some(p) = cx.owner {
+                raws[p].children.push(i);
+            }
+            let mut head = Agg::default();
+            stmt_accesses(unit, f, s, &mut acc);
+            head.add_accesses(f, &acc);
+            let body = match &st.kind {
+                StmtKind::For { init, body, .. } => {
+                    if let Some(init) = init {
+                        stmt_accesses(unit, f, *init, &mut acc);
+                        head.add_accesses(f, &acc);
+                    }
+                    *body
+                }
+                StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => *body,
+                _ => unreachable!(),
+            };
+            raws.push(Raw {
+                stmt: s,
+                kind,
+                parent: cx.owner,
+                depth,
+                children: Vec::new(),
+                end: i + 1,
+                body: Agg::default(),
+                head,
+                has_break: false,
+                has_continue: false,
+                goto_out: false,
+                prev: prev_of.get(&s).copied(),
+            });
+            stack.push((body, body_cx(i)));
+            continue;
+        }
+        // Own accesses go to the innermost loop whose body holds the statement.
+        if let Some(o) = cx.owner {
+            stmt_accesses(unit, f, s, &mut acc);
+            if !acc.vars.is_empty() || !acc.mem.is_empty() || !acc.calls.is_empty() || acc.opaque {
+                raws[o].body.add_accesses(f, &acc);
+            }
+        }
+        match &st.kind {
+            StmtKind::Compound(v) => {
+                for k in 1..v.len() {
+                    if f.stmt(v[k]).kind.is_loop() {
+                        prev_of.insert(v[k], v[k - 1]);
+                    }
+                }
+                stack.extend(v.iter().rev().map(|&c| (c, cx)));
+            }
+            StmtKind::If { then, els, .. } => {
+                if let Some(e) = els {
+                    stack.push((*e, cx));
+                }
+                stack.push((*then, cx));
+            }
+            StmtKind::Switch { body, .. } => stack.push((*body, Ctx { brk: BreakTarget::Switch, ..cx })),
+            StmtKind::Case { body, .. } => stack.extend(body.iter().rev().map(|&c| (c, cx))),
+            StmtKind::Labeled { label, stmt } => {
+                labels.insert(label.as_str(), cx.owner);
+                stack.push((*stmt, cx));
+            }
+            StmtKind::Break => {
+                if let BreakTarget::Loop(i) = cx.brk {
+                    raws[i].has_break = true;
+                }
+            }
+            StmtKind::Continue => {
+                if let Some(i) = cx.cont {
+                    raws[i].has_continue = true;
+                }
+            }
+            StmtKind::Return(_) => {
+                if let Some(o) = cx.owner {
+                    raws[o].body.ret = true;
+                }
+            }
+            StmtKind::Goto(l) if cx.owner.is_some() => gotos.push((cx.owner, l.as_str())),
+            _ => {}
+        }
+    }
+
+    // Descendant ranges, then aggregate inner loops into outer ones (children first).
+    for i in (0..raws.len()).rev() {
+        if let Some(p) = raws[i].parent {
+            raws[p].end = raws[p].end.max(raws[i].end);
+            let (lo, hi) = raws.split_at_mut(i);
+            let child = &hi[0];
+            lo[p].body.merge(&child.body);
+            lo[p].body.merge(&child.head);
+        }
+    }
+    for (from, label) in gotos {
+        let target = labels.get(label).copied().flatten();
+        let mut l = from;
+        while let Some(i) = l {
+            if target.is_some_and(|m| i <= m && m < raws[i].end) {
+                break;
+            }
+            raws[i].goto_out = true;
+            l = raws[i].parent;
+        }
+    }
+
+    let mut hasher = StructHash::new(unit, f);
+    let mut out = Vec::with_capacity(raws.len());
+    for (i, r) in raws.iter().enumerate() {
+        let st = f.stmt(r.stmt);
+        let body_stmt = match &st.kind {
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => {
+                *body
+            }
+            _ => unreachable!(),
+        };
+        let bspan = f.stmt(body_stmt).span;
+        let header_span = match r.kind {
+            LoopKind::Do => Span::new(bspan.end.min(st.span.end), st.span.end),
+            _ => Span::new(st.span.start, bspan.start.max(st.span.start)),
+        };
+        let mut total = Agg::default();
+        total.merge(&r.body);
+        total.merge(&r.head);
+        let names = |pred: &dyn Fn(&(u32, u32)) -> bool| {
+            let mut v: Vec<String> =
+                total.vars.iter().filter(|(_, c)| pred(c)).map(|(s, _)| unit.sym(*s).name.clone()).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let reads = names(&|c| c.0 > 0);
+        let writes = names(&|c| c.1 > 0);
+        let mut calls: Vec<String> = total.calls.iter().map(|s| s.to_string()).collect();
+        calls.sort();
+        calls.dedup();
+        let counted = counted_form(unit, f, r, body_stmt, consts);
+        let trip_count = match &counted {
+            Ok(c) => c.trip_count.clone(),
+            Err(e) => TripCount::Unknown(e.clone()),
+        };
+        out.push(LoopInfo {
+            id: format!("{}#{}", f.name, i),
+            stmt: r.stmt,
+            span: st.span,
+            header_span,
+            parent: r.parent,
+            depth: r.depth,
+            children: r.children.clone(),
+            kind: r.kind,
+            fingerprint: hasher.stmt(r.stmt),
+            counted: counted.ok(),
+            trip_count,
+            has_break: r.has_break,
+            has_continue: r.has_continue,
+            has_return: total.ret,
+            has_goto_out: r.goto_out,
+            calls_exit: total.exit,
+            reads,
+            writes,
+            calls,
+            calls_indirect: total.indirect,
+            reads_memory: total.mem_read,
+            writes_memory: total.mem_write,
+            opaque: total.opaque,
+            perfectly_nested: single_loop(f, body_stmt),
+        });
+    }
+    out
+}
+
+/// Is `s` a loop, or braces around exactly one loop (empty statements ignored)?
+fn single_loop(f: &Function, mut s: StmtId) -> bool {
+    loop {
+        match &f.stmt(s).kind {
+            k if k.is_loop() => return true,
+            StmtKind::Compound(v) => {
+                let mut it = v.iter().filter(|&&c| !matches!(f.stmt(c).kind, StmtKind::Empty));
+                match (it.next(), it.next()) {
+                    (Some(&c), None) => s = c,
+                    _ => return false,
+                }
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Multiplicative hasher for small integer keys (ids): much cheaper than SipHash.
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (self.0.rotate_left(5) ^ v as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+#[derive(Default)]
+pub(super) struct Agg<'f> {
+    /// (reads, writes) counts per variable.
+    vars: IdMap<SymId, (u32, u32)>,
+    calls: Vec<&'f str>,
+    indirect: bool,
+    mem_read: bool,
+    mem_write: bool,
+    opaque: bool,
+    ret: bool,
+    exit: bool,
+}
+
+impl<'f> Agg<'f> {
+    fn add_accesses(&mut self, f: &'f Function, a: &Accesses) {
+        for v in &a.vars {
+            let e = self.vars.entry(v.sym).or_default();
+            e.0 += v.read as u32;
+            e.1 += v.write as u32;
+        }
+        for m in &a.mem {
+            if m.write {
+                self.mem_write = true;
+            } else {
+                self.mem_read = true;
+            }
+        }
+        for &c in &a.calls {
+            match callee_name(f, c) {
+                Some(n) => {
+                    if is_exit(n) {
+                        self.exit = true;
+                    }
+                    self.calls.push(n)
+                }
+                None => self.indirect = true,
+            }
+        }
+        self.opaque |= a.opaque;
+    }
+    fn merge(&mut self, o: &Agg<'f>) {
+        for (s, (r, w)) in &o.vars {
+            let e = self.vars.entry(*s).or_default();
+            e.0 += r;
+            e.1 += w;
+        }
+        self.calls.extend_from_slice(&o.calls);
+        self.indirect |= o.indirect;
+        self.mem_read |= o.mem_read;
+        self.mem_write |= o.mem_write;
+        self.opaque |= o.opaque;
+        self.ret |= o.ret;
+        self.exit |= o.exit;
+    }
+    pub(super) fn writes(&self, s: SymId) -> u32 {
+        self.vars.get(&s).map_or(0, |e| e.1)
+    }
+    /// Something in here may write memory the analysis cannot see (calls, pointers, asm).
+    pub(super) fn may_clobber(&self) -> bool {
+        self.mem_write || self.opaque || self.indirect || !self.calls.is_empty()
+    }
+    /// Something in here may change the variable `s` behind the analysis' back. A `static`
+    /// scalar global whose address is never taken cannot be reached through a pointer (no
+    /// other file can name it, and this one never forms `&s`): only a call can change it, and
+    /// a library function without global effects does not. (NPB CG's
+    /// `for (j = 1; j <= naa + 1; j++) q[j] = 0.0;`.)
+    pub(super) fn may_clobber_var(&self, unit: &TranslationUnit, s: SymId) -> bool {
+        let sym = unit.sym(s);
+        let unreachable = sym.is_global_storage()
+            && sym.is_static
+            && !sym.address_taken
+            && !sym.is_volatile
+            && sym.ty.is_scalar();
+        if !unreachable {
+            return self.may_clobber();
+        }
+        self.opaque
+            || self.indirect
+            || self.calls.iter().any(|n| {
+                unit.func_by_name(n).is_some()
+                    || crate::ir::libc::lookup(n)
+                        .is_none_or(|l| l.effect != crate::ir::libc::GlobalEffect::None)
+            })
+    }
+}
+
+/// `exit`, `abort` and the other library functions that end the program.
+fn is_exit(n: &str) -> bool {
+    matches!(n, "exit" | "abort" | "_Exit" | "quick_exit" | "_exit")
+        || crate::ir::libc::lookup(n).is_some_and(|l| {
+            l.noreturn && l.effect == crate::ir::libc::GlobalEffect::Exit && !n.contains("jmp")
+        })
+}
+
+/// Accesses made by a statement's own expressions (declarations included).
+fn stmt_accesses(unit: &TranslationUnit, f: &Function, s: StmtId, out: &mut Accesses) {
+    out.clear();
+    match &f.stmt(s).kind {
+        StmtKind::Decl(ds) => {
+            for d in ds {
+                decl_accesses(unit, f, d.sym, d.init, &|_| false, out);
+            }
+        }
+        StmtKind::Asm | StmtKind::Error => out.opaque = true,
+        _ => {
+            for e in f.stmt_exprs(s) {
+                expr_accesses(unit, f, e, &|_| false, out);
+            }
+        }
+    }
+}
+
+pub(super) struct Raw<'f> {
+    pub(super) stmt: StmtId,
+    pub(super) kind: LoopKind,
+    parent: Option<usize>,
+    depth: u32,
+    children: Vec<usize>,
+    /// Preorder index one past the loop's last descendant.
+    end: usize,
+    pub(super) body: Agg<'f>,
+    pub(super) head: Agg<'f>,
+    has_break: bool,
+    pub(super) has_continue: bool,
+    goto_out: bool,
+    pub(super) prev: Option<StmtId>,
+}
+
+#[derive(Clone, Copy)]
+enum BreakTarget {
+    None,
+    Loop(usize),
+    Switch,
+}
+
+#[derive(Clone, Copy)]
+struct Ctx {
+    owner: Option<usize>,
+    brk: BreakTarget,
+    cont: Option<usize>,
+}

@@ -1,0 +1,383 @@
+//! Unit tests of the loop verdicts.
+
+use super::*;
+use crate::effects::summary::summarize;
+use crate::syntax::frontend::parse_source;
+use crate::syntax::preprocess::{MemLoader, PpOptions};
+use std::path::Path;
+
+fn verdicts(src: &str) -> Vec<LoopVerdict> {
+    let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+    let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &loader);
+    let sums = summarize(&fe.unit);
+    fe.unit.functions.iter().flat_map(|f| function_verdicts(&fe.unit, f, &sums)).collect()
+}
+
+fn codes_of(v: &LoopVerdict) -> Vec<Code> {
+    v.reasons.iter().map(|r| r.code).collect()
+}
+
+#[test]
+fn doall_and_private() {
+    let v = verdicts("void f(double *restrict a, double *restrict b, int n) { int i; double t;\n for (i = 0; i < n; i++) { t = b[i] * 2; a[i] = t + 1; } }");
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "private(t)");
+}
+
+#[test]
+fn triangular_nests_are_dynamic_sparse_rows_static() {
+    let v = verdicts("void f(int n, double a[][64], double *restrict s) { int i, j;\n for (i = 0; i < n; i++) { s[i] = 0; for (j = 0; j < i; j++) s[i] += a[i][j]; } }");
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+    assert_eq!(v[0].schedule, Schedule::Dynamic);
+    let v = verdicts("void f(int n, const int *restrict row, const double *restrict a, double *restrict q) { int j, k; double d;\n for (j = 0; j < n; j++) { d = 0; for (k = row[j]; k < row[j + 1]; k++) d += a[k]; q[j] = d; } }");
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+    assert_eq!(v[0].schedule, Schedule::Static);
+    assert_eq!(v[0].clauses(), "private(d, k)");
+}
+
+#[test]
+fn nests_inside_sequential_loops_repay_their_region() {
+    // NPB FT's copy loops: `fftblock * d0` elements per run of a sequential `k` loop.
+    let v = verdicts("int fftblock; double x[64][64][64], y[64][64];\nvoid f(int d0, int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < fftblock; j++)\n   for (i = 0; i < d0; i++)\n    y[i][j] = x[k][j][i];\n  y[0][0] = y[0][1] * y[1][0];\n } }");
+    assert!(v[1].parallelize, "{:?}", v[1].reasons);
+    assert_eq!(v[1].work_check.as_deref(), Some("fftblock * d0 > 16383"));
+    assert_eq!(v[1].clauses(), "private(i) if(fftblock * d0 > 16383)");
+    // The same nest with constant sizes: 16 x 256 copies per run is too little.
+    let v = verdicts("double x[64][64][256], y[256][16];\nvoid f(int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < 16; j++)\n   for (i = 0; i < 256; i++)\n    y[i][j] = x[k][j][i];\n  y[0][0] = y[0][1] * y[1][0];\n } }");
+    assert!(!v[1].parallelize);
+    assert_eq!(codes_of(&v[1]), [Code::NotProfitable]);
+    // A size computed in the sequential loop is tested where the region starts; a
+    // triangular nest's size is not known before it; a loop outside any sequential loop
+    // gets no test.
+    let v = verdicts("double y[256][256];\nvoid f(int nk) { int i, j, k, m;\n for (k = 0; k < nk; k++) {\n  m = k + 100;\n  for (j = 0; j < m; j++)\n   for (i = 0; i < m; i++)\n    y[i][j] = y[i][j] * 2;\n  for (j = 0; j < m; j++)\n   for (i = 0; i < j; i++)\n    y[i][j] = y[i][j] * 2;\n  y[0][0] = y[0][1] * y[1][0];\n }\n for (j = 0; j < nk; j++) y[j][0] = 0; }");
+    assert!(v[1].parallelize && v[3].parallelize, "{v:?}");
+    assert_eq!(v[1].work_check.as_deref(), Some("m * m > 16383"));
+    assert_eq!(v[3].work_check, None);
+    assert_eq!(v[5].work_check, None);
+}
+
+#[test]
+fn reductions() {
+    let v = verdicts("double f(double *a, int n) { int i; double s = 0, m = 0;\n for (i = 0; i < n; i++) { s += a[i]; if (a[i] > m) m = a[i]; } return s + m; }");
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "reduction(+:s) reduction(max:m)");
+}
+
+#[test]
+fn carried_scalar_and_iv() {
+    let v = verdicts("double f(double *a, int n) { int i, k = 0; double x = 1;\n for (i = 0; i < n; i++) { x = x * 2 + a[i]; }\n for (i = 0; i < n; i++) { a[k] = 0; k += 2; } return x; }");
+    assert!(!v[0].legal);
+    assert!(codes_of(&v[0]).contains(&Code::ScalarDep));
+    // k is linear and a[k] = a[k0 + 2*i] is independent across iterations.
+    assert!(v[1].legal, "{:?}", v[1].reasons);
+    assert_eq!(v[1].clauses(), "linear(k:2)");
+}
+
+#[test]
+fn lastprivate_and_conditional() {
+    let v = verdicts("int f(int *restrict a, int n) { int i, x = -1, y = 0;\n for (i = 0; i < n; i++) { x = 3 * i; a[i] = x; }\n for (i = 0; i < n; i++) { if (a[i] > 0) y = i; a[i] = 0; } return x + y; }");
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "firstprivate(x) lastprivate(x)");
+    // Written in some iterations only: the last writer's value.
+    assert!(v[1].legal, "{:?}", v[1].reasons);
+    assert_eq!(v[1].clauses(), "lastprivate(conditional: y)");
+}
+
+#[test]
+fn loop_index_used_after_the_loop_is_lastprivate() {
+    let v = verdicts(
+        "int f(int *restrict a, int n) { int i;
+ for (i = 0; i < n; i++) a[i] = 0; return i; }",
+    );
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "lastprivate(i)");
+    let v = verdicts(
+        "int i;
+void f(int *restrict a, int n) {
+ for (i = 0; i < n; i++) a[i] = 0; }",
+    );
+    assert!(codes_of(&v[0]).contains(&Code::ScalarDep));
+}
+
+#[test]
+fn guarded_min_and_bucket_max() {
+    let v = verdicts(
+        "int f(int *a, int n, int key) { int i, first = n;
+ for (i = 0; i < n; i++) if (a[i] == key && i < first) first = i; return first; }",
+    );
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "reduction(min:first)");
+    let v = verdicts(
+        "void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;
+ for (i = 0; i < n; i++) if (w[i] > hm[key[i]]) hm[key[i]] = w[i]; }",
+    );
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "reduction(max:hm)");
+    let v = verdicts("void f(int *restrict key, double *restrict w, int n) { double hm[16]; int i;\n for (i = 0; i < n; i++) if (hm[key[i]] > w[i]) hm[key[i]] = w[i]; }");
+    assert_eq!(v[0].clauses(), "reduction(min:hm)");
+    // The guard may not read the reduction variable.
+    let v = verdicts(
+        "int f(int *a, int n) { int i, m = 0;
+ for (i = 0; i < n; i++) if (a[i] != m && a[i] > m) m = a[i]; return m; }",
+    );
+    assert!(!v[0].legal);
+}
+
+#[test]
+fn flow_dep_exits_calls_and_shapes() {
+    let v = verdicts(
+        "#include <stdio.h>\nvoid f(double *a, int n) { int i = 0;\n for (i = 1; i < n; i++) a[i] = a[i-1] + 1;\n for (i = 0; i < n; i++) { if (a[i] < 0) break; a[i] = 1; }\n for (i = 0; i < n; i++) printf(\"%f\", a[i]);\n while (i < n) { a[i] = 0; i++; } }",
+    );
+    assert!(codes_of(&v[0]).contains(&Code::FlowDep));
+    assert!(codes_of(&v[1]).contains(&Code::EarlyExit));
+    assert!(codes_of(&v[2]).contains(&Code::ImpureCall));
+    assert!(codes_of(&v[3]).contains(&Code::NotCanonical));
+}
+
+#[test]
+fn nesting_collapse_and_profitability() {
+    let v = verdicts("void f(double a[100][100], int n) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n   a[i][j] = 0;\n for (i = 0; i < 2; i++) a[0][i] = 1; }");
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+    // No collapse over an outer loop of unknown size (it would stop the inner loop's
+    // vectorization); a short constant outer loop is collapsed.
+    assert_eq!(v[0].clauses(), "private(j)");
+    let c = verdicts("void f(double a[100][100], int n) { int i, j;\n for (i = 0; i < 16; i++)\n  for (j = 0; j < n; j++)\n   a[i][j] = 0; }");
+    assert_eq!(c[0].clauses(), "private(j) collapse(2)");
+    assert!(v[1].legal && !v[1].parallelize);
+    assert_eq!(codes_of(&v[1]), vec![Code::InnerOfParallel]);
+    assert_eq!(codes_of(&v[2]), vec![Code::NotProfitable]);
+}
+
+fn alias_reason(v: &LoopVerdict) -> &str {
+    let r = v.reasons.iter().find(|r| r.code == Code::MayAlias).expect("a PPO105 reason");
+    &r.message
+}
+
+#[test]
+fn may_alias_parallel_under_a_runtime_test() {
+    let v = verdicts(
+        "void f(int n, double *a, const double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i] + 1; }",
+    );
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+    let c = "(const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a";
+    assert_eq!(v[0].runtime_check.as_deref(), Some(c));
+    assert_eq!(v[0].clauses(), format!("if({c})"));
+    // Offsets, two references of one base merged, other clauses first.
+    let v = verdicts(
+        "double f(int n, double *a, double *b) { int i; double t, s = 0;\n for (i = 1; i < n - 1; i++) { t = b[i - 1] + b[i + 1]; a[i + 1] = t; s += t; } return s; }",
+    );
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert_eq!(
+        v[0].clauses(),
+        "private(t) reduction(+:s) if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)(a + 2))"
+    );
+}
+
+#[test]
+fn runtime_test_over_a_nest_symbolic_and_triangular() {
+    // c[j*n + i]: the coefficient n of j is >= 0 because the i loop runs to n - 1.
+    let v = verdicts(
+        "void f(int n, double *a, double *c) { int i, j;\n for (j = 0; j < n; j++)\n  for (i = 0; i < n; i++)\n   c[j*n + i] = a[i] * 2; }",
+    );
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+    assert_eq!(
+        v[0].runtime_check.as_deref(),
+        Some("(const char *)(a + n) <= (const char *)c || (const char *)(c + n*n) <= (const char *)a")
+    );
+    assert_eq!(v[0].collapse, 1);
+    // The inner loop is legal on its own test, and inside a parallelized loop.
+    assert!(v[1].legal && !v[1].parallelize);
+    assert_eq!(codes_of(&v[1]), vec![Code::InnerOfParallel]);
+    assert_eq!(
+        v[1].runtime_check.as_deref(),
+        Some("(const char *)(a + n) <= (const char *)(c + n*j) || (const char *)(c + (n*j + n)) <= (const char *)a")
+    );
+    // Triangular: j <= i folds into the bounds of i; b[i - j] spans 0 .. n - 1.
+    let v = verdicts(
+        "void f(int n, double a[][100], double *b) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j <= i; j++)\n   a[i][j] = b[i - j]; }",
+    );
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert_eq!(
+        v[0].runtime_check.as_deref(),
+        Some("(const char *)(&a[n - 1][n - 1] + 1) <= (const char *)b || (const char *)(b + n) <= (const char *)&a[0][0]")
+    );
+}
+
+#[test]
+fn runtime_test_refused_with_the_reason() {
+    // Non-affine read.
+    let v =
+        verdicts("void f(int n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i * i]; }");
+    assert!(!v[0].legal && v[0].runtime_check.is_none());
+    assert_eq!(codes_of(&v[0]), vec![Code::MayAlias]);
+    assert!(
+        alias_reason(&v[0])
+            .contains("no run-time overlap test: `b[i * i]` is not affine in the loop index `i`"),
+        "{}",
+        alias_reason(&v[0])
+    );
+    let v =
+        verdicts("void f(int n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i / 2]; }");
+    assert!(
+        alias_reason(&v[0]).contains("the subscript `i / 2` of `b[i / 2]` is not affine"),
+        "{}",
+        alias_reason(&v[0])
+    );
+    // A base pointer written in the loop.
+    let v = verdicts(
+        "void f(int n, double *a, double *c) { int i; double *b;\n for (i = 0; i < n; i++) { b = c + i; a[i] = *b; } }",
+    );
+    assert!(!v[0].legal);
+    assert!(
+        alias_reason(&v[0]).contains("no run-time overlap test: `b` is declared or modified in the loop"),
+        "{:?}",
+        v[0].reasons
+    );
+    // A triangular bound that is not affine in the outer index.
+    let v = verdicts(
+        "void f(int n, double a[][100], double *b) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j < i * i; j++)\n   a[i][j] = b[j]; }",
+    );
+    assert!(!v[0].legal);
+    assert!(
+        alias_reason(&v[0]).contains("the limit `i * i` of the `j` loop: `i` is written in the loop"),
+        "{:?}",
+        v[0].reasons
+    );
+    // A bound assigned in the loop's own initialization (the test runs before it).
+    let v = verdicts(
+        "void f(int n, double *a, double *b) { int i, m;\n for (i = 0, m = n; i < m; i++) a[i] = b[i]; }",
+    );
+    assert!(!v[0].legal);
+    assert!(alias_reason(&v[0]).contains("`m` is written in the loop"), "{:?}", v[0].reasons);
+    // Unsigned int bounds could wrap in the test.
+    let v = verdicts(
+        "void f(unsigned n, double *a, double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i]; }",
+    );
+    assert!(!v[0].legal);
+    assert!(
+        alias_reason(&v[0]).contains("`n` is not a signed or pointer-sized integer"),
+        "{:?}",
+        v[0].reasons
+    );
+    // A cast in a bound, and memory reached through a pointer the analysis cannot follow.
+    let v = verdicts(
+        "void f(long n, double *a, double *b) { int i;\n for (i = 0; i < (int)n; i++) a[i] = b[i]; }",
+    );
+    assert!(alias_reason(&v[0]).contains("has a cast that may change its value"), "{:?}", v[0].reasons);
+    let v = verdicts(
+        "void f(int n, int c, double *a, double *b, double *d) { int i;\n for (i = 0; i < n; i++) { a[i] = b[i]; (c ? b : d)[i] = 0; } }",
+    );
+    assert!(!v[0].legal, "{:?}", v[0].reasons);
+    // Another obstacle: no test is attempted.
+    let v = verdicts(
+        "void f(int n, double *a, double *b) { int i;\n for (i = 1; i < n; i++) a[i] = a[i - 1] + b[i]; }",
+    );
+    assert!(!v[0].legal && v[0].runtime_check.is_none());
+    assert!(!alias_reason(&v[0]).contains("run-time"));
+}
+
+#[test]
+fn derived_induction_variables_become_linear() {
+    // k += 2 with k returned; j-- with a nonzero start; a loop from 5 by 3 with the
+    // update first (the references see the value after it).
+    let v = verdicts(
+        "double a[1000], b[4000], c[1000];\n\
+         int f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = a[i]; b[k + 1] = -a[i]; k += 2; } return k; }\n\
+         void g(int n) { int i, j = n - 1;\n for (i = 0; i < n; i++) { c[i] = a[j] + 1.0; j--; } }\n\
+         int h(int n) { int i, k = 7;\n for (i = 5; i < n; i += 3) { k += 6; b[k] = i; b[k - 1] = i; } return k; }\n\
+         void d(int n) { int i; long k = 0;\n for (i = n - 1; i >= 0; i--) { b[k] = c[i]; k = k + 1; } }",
+    );
+    for (x, want) in v.iter().zip(["linear(k:2)", "linear(j:-1)", "linear(k:6)", "linear(k:1)"]) {
+        assert!(x.parallelize, "{want}: {:?}", x.reasons);
+        assert_eq!(x.clauses(), want);
+    }
+}
+
+#[test]
+fn linear_variables_keep_dependences_and_refuse_collapse() {
+    // b[k + 1] read in iteration i is b[k] written in iteration i + 1.
+    let v = verdicts(
+        "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = b[k + 1]; k++; } }",
+    );
+    assert!(!v[0].legal);
+    assert_eq!(codes_of(&v[0]), vec![Code::AntiDep]);
+    // Before and after the update: the second write is the next iteration's first.
+    let v = verdicts(
+        "double b[4000];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { b[k] = 0; k += 1; b[k] = 1; } }",
+    );
+    assert_eq!(codes_of(&v[0]), vec![Code::OutputDep]);
+    // No collapse: the step counts iterations of the outer loop only.
+    let v = verdicts(
+        "double b[100][100];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 100; j++) b[i][j] = k; k += 3; } return k; }",
+    );
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "private(j) linear(k:3)");
+    assert_eq!(v[0].collapse, 1);
+}
+
+#[test]
+fn induction_variables_that_are_not_linear() {
+    let why = |src: &str| -> String {
+        let v = verdicts(src);
+        assert!(!v[0].legal);
+        let r = v[0].reasons.iter().find(|r| r.code == Code::DerivedIv).expect("PPO111");
+        r.message.clone()
+    };
+    let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) k += 2; b[i] = k; } return k; }");
+    assert!(m.contains("conditional"), "{m}");
+    let m = why("double b[400];\nint f(int n) { int i, j, k = 0;\n for (i = 0; i < n; i++) { for (j = 0; j < 4; j++) k++; b[i] = k; } return k; }");
+    assert!(m.contains("inner loop"), "{m}");
+    let m = why("double b[400];\nint f(int n) { int i; unsigned char k = 0;\n for (i = 0; i < n; i++) { b[k] = i; k++; } return k; }");
+    assert!(m.contains("wrap"), "{m}");
+    let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) continue; b[k] = 1; k += 2; } return k; }");
+    assert!(m.contains("continue"), "{m}");
+    // A step that is not a constant: not an induction variable at all.
+    let v = verdicts("double b[400];\nint f(int n, int m) { int i, k = 0;\n for (i = 0; i < n; i++) { b[i] = k; k += m; } return k; }");
+    assert!(!v[0].legal);
+    // A step that the loop's step does not divide: linear, but b[k] has no integer
+    // closed form in i, so the subscript stays unknown.
+    let v = verdicts(
+        "double b[400];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[k] = i; k++; } }",
+    );
+    assert_eq!(codes_of(&v[0]), vec![Code::UnknownWrite]);
+    assert!(v[0].reasons[0].message.contains("no integer closed form"), "{:?}", v[0].reasons);
+    let v = verdicts("double b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[i] = k; k++; } return k; }");
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "linear(k:1)");
+}
+
+#[test]
+fn accesses_through_untraced_addresses_block() {
+    let v = verdicts(
+        "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { a[i] = b[i + 1]; (c ? b : d)[i] = 0; } }",
+    );
+    assert!(!v[0].legal);
+    assert!(codes_of(&v[0]).contains(&Code::UnknownWrite), "{:?}", v[0].reasons);
+    let v = verdicts(
+        "void g(int n, int c, double *restrict a, double *restrict b, double *restrict d) { int i;\n for (i = 0; i < n - 1; i++) { b[i] = (c ? b : d)[i + 1]; } }",
+    );
+    assert!(codes_of(&v[0]).contains(&Code::MayAlias), "{:?}", v[0].reasons);
+    // Reads only: fine.
+    let v = verdicts(
+        "double g(int n, int c, double *restrict b, double *restrict d) { int i; double s = 0;\n for (i = 0; i < n; i++) { s += (c ? b : d)[i]; } return s; }",
+    );
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+}
+
+#[test]
+fn array_parameter_reduction_uses_a_section() {
+    let v = verdicts(
+        "void f(int *restrict key, int h[64], int n) { int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
+    );
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert!(v[0].clauses().starts_with("reduction(+:h[0:64])"), "{}", v[0].clauses());
+}
+
+#[test]
+fn histogram_array_reduction() {
+    let v = verdicts(
+        "void f(int *restrict key, int n) { int h[64]; int i;\n for (i = 0; i < n; i++) h[key[i]]++; }",
+    );
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "reduction(+:h)");
+}
