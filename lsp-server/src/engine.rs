@@ -433,10 +433,7 @@ const CACHE_SIZE: usize = 16;
 const CACHE_BYTES: usize = 4 << 20;
 
 fn hash_text(t: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    t.hash(&mut h);
-    h.finish()
+    analysis::ir::hash::hash_str(t)
 }
 
 impl Cache {

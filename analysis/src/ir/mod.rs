@@ -9,6 +9,7 @@
 //! two distinct declarations with the same name are two distinct symbols.
 
 pub mod cprint;
+pub mod hash;
 pub mod libc;
 pub mod lines;
 

@@ -82,7 +82,7 @@ struct FnState {
 /// includes of a preprocessed file.
 fn pp_fingerprint(pre: &crate::syntax::preprocess::Preprocessed) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = crate::ir::hash::StableHasher::new();
     for m in &pre.macros {
         (&m.name, &m.params, m.variadic, &m.body, &m.file).hash(&mut h);
         if m.file.is_some() {

@@ -1,36 +1,9 @@
 //! Fingerprints: stable structural hashes (FNV-1a) of a function's statements and
 //! expressions, memoized bottom-up, so that fingerprinting every loop of a nest costs one pass.
 
+use crate::ir::hash::StableHasher as Fnv;
 use crate::ir::*;
-
-/// FNV-1a, 64 bits (stable across builds and platforms).
-struct Fnv(u64);
-
-impl Fnv {
-    pub(super) fn new(tag: u8) -> Fnv {
-        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-        h.byte(tag);
-        h
-    }
-    fn byte(&mut self, b: u8) {
-        self.0 ^= b as u64;
-        self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    fn bytes(&mut self, b: &[u8]) {
-        self.u64(b.len() as u64);
-        for &x in b {
-            self.byte(x);
-        }
-    }
-    fn u64(&mut self, v: u64) {
-        for x in v.to_le_bytes() {
-            self.byte(x);
-        }
-    }
-    fn str(&mut self, s: &str) {
-        self.bytes(s.as_bytes())
-    }
-}
+use std::hash::Hasher;
 
 /// Bottom-up structural hashes of a function's statements and expressions, memoized so
 /// that fingerprinting every loop of a nest costs one pass.
@@ -133,7 +106,7 @@ impl<'f> StructHash<'f> {
         match n {
             Node::S(s) => {
                 let k = &f.stmt(s).kind;
-                h = Fnv::new(1);
+                h = Fnv::tagged(1);
                 h.byte(match k {
                     StmtKind::Expr(_) => 1,
                     StmtKind::Decl(_) => 2,
@@ -173,7 +146,7 @@ impl<'f> StructHash<'f> {
                 }
             }
             Node::E(e) => {
-                h = Fnv::new(2);
+                h = Fnv::tagged(2);
                 match &f.expr(e).kind {
                     ExprKind::Int(v) => {
                         h.byte(1);
@@ -261,6 +234,6 @@ impl<'f> StructHash<'f> {
         for &k in kids {
             h.u64(self.memo(k).unwrap_or(0));
         }
-        h.0
+        h.finish()
     }
 }

@@ -226,25 +226,7 @@ fn single_loop(f: &Function, mut s: StmtId) -> bool {
     }
 }
 
-/// Multiplicative hasher for small integer keys (ids): much cheaper than SipHash.
-#[derive(Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.0 = (self.0.rotate_left(5) ^ v as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
+type IdMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 #[derive(Default)]
 pub(super) struct Agg<'f> {

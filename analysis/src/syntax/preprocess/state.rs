@@ -6,7 +6,6 @@ use super::lexer::K_PUNCT;
 use super::{Include, MacroDef, PpOptions, Segment, SourceLoader};
 use crate::ir::{Code, Diagnostic, Severity, Span};
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -80,45 +79,8 @@ pub(super) const MAX_CTX_DEPTH: usize = 400;
 /// Token operations one top-level invocation (or `#if` line) may cost.
 const MAX_INVOCATION_WORK: u64 = 2 << 20;
 
-/// FxHash: a fast non-cryptographic hasher for identifier keys.
-#[derive(Default, Clone, Copy)]
-pub(super) struct FxHasher(u64);
-
-const FX_K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(FX_K);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, mut bytes: &[u8]) {
-        while bytes.len() >= 8 {
-            self.add(u64::from_le_bytes(bytes[..8].try_into().unwrap()));
-            bytes = &bytes[8..];
-        }
-        if bytes.len() >= 4 {
-            self.add(u32::from_le_bytes(bytes[..4].try_into().unwrap()) as u64);
-            bytes = &bytes[4..];
-        }
-        for &b in bytes {
-            self.add(b as u64);
-        }
-    }
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type FxBuild = BuildHasherDefault<FxHasher>;
+/// FxHash for identifier keys (`rustc_hash`): fast, and the keys are not adversarial.
+type FxBuild = rustc_hash::FxBuildHasher;
 
 const BLOOM_WORDS: usize = 1024;
 
