@@ -1,0 +1,313 @@
+use super::*;
+use crate::os::LoopTransformation;
+use analysis::syntax::preprocess::MemLoader;
+
+const SRC: &str = "double a[1000], b[1000];\n\
+    void f(void) {\n\
+    \x20 for (int i = 0; i < 1000; i++)\n\
+    \x20   a[i] = 2.0 * b[i];\n\
+    \x20 for (int i = 1; i < 1000; i++)\n\
+    \x20   a[i] = a[i - 1] + b[i];\n\
+    }\n";
+
+fn run(opts: Options, registry: Registry, text: &str) -> FileOutcome {
+    let p = Pipeline::with_registry(opts, registry).unwrap();
+    p.run(Path::new("t.c"), "t.c", text, &MemLoader::default()).unwrap()
+}
+
+fn omp() -> Options {
+    Options { target: Some(Target::OpenMp), ..Options::default() }
+}
+
+#[test]
+fn spps_marks_every_loop() {
+    let o = run(Options::default(), Registry::empty(), SRC);
+    let ev: Vec<&Event> = o.events().collect();
+    assert_eq!(ev.len(), 2, "{ev:#?}");
+    assert!(ev.iter().all(|e| e.stage == Stage::Spps));
+    assert_eq!(ev[0].action, action::PARALLEL);
+    assert_eq!(ev[0].loop_id.as_deref(), Some("f#0"));
+    assert_eq!((ev[0].line_start, ev[0].line_end), (Some(3), Some(4)));
+    assert!(ev[0].text.as_deref().unwrap().starts_with("#pragma omp parallel for"));
+    assert_eq!(ev[0].fingerprint.as_ref().unwrap().len(), 16);
+    assert_eq!(ev[1].action, action::SEQUENTIAL);
+    assert_eq!(ev[1].code.as_deref(), Some("PPO101"));
+    assert!(ev[1].reason.as_deref().unwrap().starts_with("PPO101: "), "{:?}", ev[1].reason);
+    // No target, no optimization: nothing changes.
+    assert!(o.ps.is_none() && o.os.is_none() && o.new_text.is_none());
+}
+
+#[test]
+fn spps_reports_diagnostics() {
+    let o = run(Options::default(), Registry::empty(), "int f(void) { return 1 +; }\n");
+    let d: Vec<&Event> = o.events().filter(|e| e.action == action::DIAGNOSTIC).collect();
+    assert!(!d.is_empty());
+    assert_eq!(d[0].code.as_deref(), Some("PPO010"));
+    assert!(d[0].reason.as_deref().unwrap().starts_with("error: "), "{:?}", d[0].reason);
+}
+
+#[test]
+fn ps_inserts_one_directive_per_marked_loop_with_a_diff() {
+    let o = run(omp(), Registry::empty(), SRC);
+    let ps = o.ps.as_ref().unwrap();
+    assert_eq!(ps.events.len(), 1);
+    let e = &ps.events[0];
+    assert_eq!(e.action, action::INSERT_DIRECTIVE);
+    assert_eq!(e.loop_id.as_deref(), Some("f#0"));
+    let diff = e.diff.as_deref().unwrap();
+    assert!(diff.starts_with("--- a/t.c\n+++ b/t.c\n@@ -1,5 +1,6 @@\n"), "{diff}");
+    assert!(diff.contains(&format!("\n+  {}\n", e.text.as_deref().unwrap())), "{diff}");
+    let new = o.new_text.as_deref().unwrap();
+    assert_eq!(new.matches("#pragma omp").count(), 1);
+    // The same edits as the OpenMP transformation alone.
+    assert_eq!(o.edits, openmp::directive_edits(SRC, o.report()).0);
+    assert!(o.os.is_none());
+}
+
+#[test]
+fn no_diffs_leaves_only_the_diffs_out() {
+    let with = run(omp(), Registry::empty(), SRC);
+    let without = run(Options { no_diffs: true, ..omp() }, Registry::empty(), SRC);
+    let (a, b) = (&with.ps.as_ref().unwrap().events, &without.ps.as_ref().unwrap().events);
+    assert!(a[0].diff.is_some() && b.iter().all(|e| e.diff.is_none()), "{b:#?}");
+    // Everything else is the same: the events (but the diff), the edits, the new text.
+    let strip = |e: &Event| Event { diff: None, ..e.clone() };
+    assert_eq!(a.iter().map(strip).collect::<Vec<_>>(), *b);
+    assert_eq!((&with.edits, &with.new_text), (&without.edits, &without.new_text));
+}
+
+#[test]
+fn ps_logs_user_directives_and_loops_it_cannot_place() {
+    let text = "double a[1000];\nvoid f(int c) {\n  #pragma omp parallel for\n  for (int i = 0; i < 1000; i++)\n    a[i] = 1.0;\n  if (c) for (int i = 0; i < 1000; i++) a[i] = 2.0;\n}\n";
+    let o = run(omp(), Registry::empty(), text);
+    let ps = o.ps.as_ref().unwrap();
+    let actions: Vec<&str> = ps.events.iter().map(|e| e.action.as_str()).collect();
+    assert_eq!(actions, [action::KEEP_USER_DIRECTIVE, action::NOT_PLACED], "{:#?}", ps.events);
+    assert_eq!(ps.events[1].code.as_deref(), Some(Code::NotPlaced.as_str()));
+    assert!(o.new_text.is_none());
+}
+
+#[test]
+fn tbb_translates_the_marked_loop() {
+    let o = run(Options { target: Some(Target::Tbb), ..Options::default() }, Registry::empty(), SRC);
+    let ps = o.ps.as_ref().unwrap();
+    let actions: Vec<&str> = ps.events.iter().map(|e| e.action.as_str()).collect();
+    assert_eq!(actions, [action::CXX_FIX, action::TRANSLATE_LOOP], "{:#?}", ps.events);
+    let new = o.new_text.as_deref().unwrap();
+    assert!(new.contains("tbb::parallel_for(tbb::blocked_range<int>(0, 1000), "), "{new}");
+    assert!(new.contains("#include <tbb/parallel_for.h>\n"), "{new}");
+}
+
+#[test]
+fn os_with_an_empty_registry_logs_that_nothing_applied() {
+    let o = run(Options { optimize: true, ..Options::default() }, Registry::empty(), SRC);
+    let os = o.os.as_ref().unwrap();
+    assert_eq!(os.events.len(), 1);
+    assert_eq!(os.events[0].action, action::NONE);
+    assert!(os.events[0].reason.as_deref().unwrap().contains("no loop transformation"));
+    assert!(o.ps.is_none() && o.new_text.is_none());
+}
+
+/// Proposes to replace the body line of every loop by a comment; refuses sequential loops.
+struct Blank {
+    auto: bool,
+}
+
+impl LoopTransformation for Blank {
+    fn name(&self) -> &'static str {
+        "blank"
+    }
+    fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
+        cx.loops()
+            .map(|(f, l)| {
+                let r = LoopRef::of(f, l);
+                if !l.parallel.legal {
+                    return Outcome::Refusal(Refusal {
+                        loops: vec![r],
+                        code: Some(Code::NotRestructurable),
+                        reason: "not legal".into(),
+                    });
+                }
+                let s = cx.lines.line_start(l.range.line).unwrap() as u32;
+                let e = cx.lines.line_start(l.range.line + 1).unwrap() as u32;
+                Outcome::Proposal(Proposal {
+                    loops: vec![r],
+                    title: format!("blank {}", l.id),
+                    edits: vec![Edit { start: s, end: e, text: "  /* blank */\n".into() }],
+                    auto: self.auto,
+                })
+            })
+            .collect()
+    }
+}
+
+fn blank(auto: bool) -> Registry {
+    let mut r = Registry::empty();
+    r.register(Box::new(Blank { auto }));
+    r
+}
+
+#[test]
+fn os_applies_auto_proposals_and_logs_refusals() {
+    let o = run(Options { optimize: true, ..Options::default() }, blank(true), SRC);
+    let os = o.os.as_ref().unwrap();
+    let actions: Vec<(&str, Option<&str>)> =
+        os.events.iter().map(|e| (e.action.as_str(), e.code.as_deref())).collect();
+    assert_eq!(actions, [(action::APPLIED, None), (action::REFUSED, Some("PPO206"))]);
+    assert_eq!(os.events[0].text.as_deref(), Some("blank: blank f#0"));
+    assert!(os.events[0].diff.as_deref().unwrap().contains("+  /* blank */\n"));
+    assert!(o.new_text.as_deref().unwrap().contains("/* blank */\n    a[i] = 2.0"));
+}
+
+#[test]
+fn os_offers_non_auto_proposals_without_applying_them() {
+    let o = run(Options { optimize: true, ..Options::default() }, blank(false), SRC);
+    assert_eq!(o.os.as_ref().unwrap().events[0].action, action::OFFERED);
+    assert!(o.new_text.is_none());
+}
+
+#[test]
+fn os_refuses_proposals_that_touch_loops_ps_parallelized() {
+    let o = run(Options { optimize: true, ..omp() }, blank(true), SRC);
+    let os = o.os.as_ref().unwrap();
+    assert_eq!(os.events[0].action, action::REFUSED);
+    assert_eq!(
+        os.events[0].reason.as_deref().unwrap(),
+        "loop f#0 (line 3) gets a directive from PS; OS does not change parallelized loops"
+    );
+    assert!(os.applied.is_empty());
+    // PS's edit still applies.
+    assert_eq!(o.new_text.as_deref().unwrap().matches("#pragma omp").count(), 1);
+}
+
+#[test]
+fn os_refuses_proposals_that_conflict_with_earlier_ones() {
+    let mut reg = blank(true);
+    reg.register(Box::new(Blank { auto: true }));
+    let o = run(Options { optimize: true, ..Options::default() }, reg, SRC);
+    let os = o.os.as_ref().unwrap();
+    let actions: Vec<&str> = os.events.iter().map(|e| e.action.as_str()).collect();
+    assert_eq!(actions, [action::APPLIED, action::REFUSED, action::REFUSED, action::REFUSED]);
+    assert!(os.events[2].reason.as_deref().unwrap().contains("conflict with an earlier change at line 3"));
+    assert_eq!(o.new_text.as_deref().unwrap().matches("/* blank */").count(), 1);
+}
+
+#[test]
+fn events_come_stage_by_stage() {
+    let o = run(Options { optimize: true, ..omp() }, Registry::empty(), SRC);
+    let stages: Vec<Stage> = o.events().map(|e| e.stage).collect();
+    assert_eq!(stages, [Stage::Spps, Stage::Spps, Stage::Ps, Stage::Os]);
+    assert_eq!("PS".parse::<Stage>().unwrap(), Stage::Ps);
+    assert!("ls".parse::<Stage>().is_err());
+}
+
+fn fusion() -> Registry {
+    let mut r = Registry::empty();
+    r.register(Box::new(crate::os::fusion::Fusion));
+    r
+}
+
+const FUSABLE: &str = "double a[1000], b[1000];\nvoid f(void) {\n  int i;\n  for (i = 0; i < 1000; i++)\n    a[i] = 2.0 * i;\n  for (i = 0; i < 1000; i++)\n    b[i] = a[i] + 1.0;\n}\n";
+
+#[test]
+fn os_changes_are_analysed_again_before_ps() {
+    let o = run(Options { optimize: true, ..omp() }, fusion(), FUSABLE);
+    let ev: Vec<(Stage, &str, Option<&str>)> =
+        o.events().map(|e| (e.stage, e.action.as_str(), e.loop_id.as_deref())).collect();
+    assert_eq!(
+        ev,
+        [
+            (Stage::Spps, action::PARALLEL, Some("f#0")),
+            (Stage::Spps, action::PARALLEL, Some("f#1")),
+            (Stage::Os, action::APPLIED, Some("f#0")),
+            (Stage::Spps, action::PARALLEL, Some("f#0'")),
+            (Stage::Ps, action::INSERT_DIRECTIVE, Some("f#0'")),
+        ]
+    );
+    let new = o.new_text.as_deref().unwrap();
+    assert_eq!(
+        new,
+        "double a[1000], b[1000];\nvoid f(void) {\n  int i;\n  #pragma omp parallel for\n  for (i = 0; i < 1000; i++) {\n    a[i] = 2.0 * i;\n    b[i] = a[i] + 1.0;\n  }\n}\n"
+    );
+    // The edits are on the original text and give the same result.
+    assert_eq!(edit::apply(FUSABLE, &o.edits).as_deref(), Some(new));
+    // The PS event's lines and diff are those of the text after OS.
+    let ps = &o.ps.as_ref().unwrap().events[0];
+    assert_eq!((ps.line_start, ps.line_end), (Some(4), Some(7)));
+    assert_eq!(o.final_report().functions[0].loops.len(), 1);
+    assert_eq!(o.report().functions[0].loops.len(), 2);
+}
+
+#[test]
+fn optimize_without_target_does_not_analyse_again() {
+    let o = run(Options { optimize: true, ..Options::default() }, fusion(), FUSABLE);
+    assert!(o.after_os.is_none() && o.ps.is_none());
+    let stages: Vec<Stage> = o.events().map(|e| e.stage).collect();
+    assert_eq!(stages, [Stage::Spps, Stage::Spps, Stage::Os]);
+    assert!(o.new_text.as_deref().unwrap().contains("    a[i] = 2.0 * i;\n    b[i] = a[i] + 1.0;\n"));
+    assert_eq!(edit::apply(FUSABLE, &o.edits), o.new_text);
+}
+
+#[test]
+fn omp_alone_never_runs_os() {
+    let o = run(omp(), fusion(), FUSABLE);
+    assert!(o.os.is_none() && o.after_os.is_none());
+    assert_eq!(o.new_text.as_deref().unwrap().matches("#pragma omp parallel for").count(), 2);
+}
+
+#[test]
+fn os_changes_the_mpi_target_cannot_take_are_dropped() {
+    // Fusion would merge the DOALL loop with the loop after it, out of its region.
+    let src = "#include <stdio.h>\ndouble a[1000], b[1000];\nint main(void) {\n  int i;\n  double s = 0.0;\n  /* DOALL_BEGIN P = GSS */\n  for (i = 0; i < 1000; i++)\n    a[i] = 2.0 * i;\n  /* DOALL_END */\n  for (i = 0; i < 1000; i++)\n    b[i] = a[i] + 1.0;\n  for (i = 0; i < 1000; i++)\n    s += b[i];\n  printf(\"%f\\n\", s);\n  return 0;\n}\n";
+    let o = run(Options { target: Some(Target::Mpi), optimize: true, ..Options::default() }, fusion(), src);
+    let os = o.os.as_ref().unwrap();
+    assert!(os.applied.is_empty(), "{os:#?}");
+    let r = os.events.iter().find(|e| e.action == action::REFUSED).unwrap();
+    assert!(
+        r.reason
+            .as_deref()
+            .unwrap()
+            .contains("the mpi target cannot take the transformed text (line 6: [PPO300]"),
+        "{r:?}"
+    );
+    let new = o.new_text.as_deref().unwrap();
+    assert!(new.contains("ppo_sched_init(&ppo_s, PPO_GSS, 0, ppo_n"), "{new}");
+    assert!(o.after_os.is_none());
+}
+
+/// Breaks the syntax of the file (a buggy transformation).
+struct Garble;
+
+impl LoopTransformation for Garble {
+    fn name(&self) -> &'static str {
+        "garble"
+    }
+    fn checks_parallelism(&self) -> bool {
+        true
+    }
+    fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
+        let (f, l) = cx.loops().next().unwrap();
+        let s = cx.lines.line_start(l.range.line).unwrap() as u32;
+        vec![Outcome::Proposal(Proposal {
+            loops: vec![LoopRef::of(f, l)],
+            title: "garble".into(),
+            edits: vec![Edit::insert(s, "  for (;;; {\n")],
+            auto: true,
+        })]
+    }
+}
+
+#[test]
+fn os_changes_that_break_the_syntax_are_dropped() {
+    for opts in [Options { optimize: true, ..Options::default() }, Options { optimize: true, ..omp() }] {
+        let mut r = Registry::empty();
+        r.register(Box::new(Garble));
+        let o = run(opts, r, SRC);
+        let os = o.os.as_ref().unwrap();
+        assert!(os.applied.is_empty() && os.refused.len() == 1, "{os:#?}");
+        assert_eq!(os.events[0].action, action::REFUSED);
+        assert!(os.events[0].reason.as_deref().unwrap().contains("does not parse"), "{:?}", os.events[0]);
+        assert!(o.after_os.is_none());
+        assert!(o.new_text.as_deref().is_none_or(|t| !t.contains(";;;")));
+    }
+}
