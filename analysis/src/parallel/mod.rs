@@ -63,6 +63,10 @@ pub struct LoopVerdict {
     /// The loop is legal only when pointers that may alias do not overlap: the C condition
     /// of its `if(...)` clause (the accessed ranges are disjoint), evaluated before the loop.
     pub runtime_check: Option<String>,
+    /// The pairs of pointers `runtime_check` keeps apart, by name (sorted; empty without a
+    /// test): what the language server's lens names.
+    #[serde(skip)]
+    pub overlap_pairs: Vec<(String, String)>,
     /// The loop runs once per iteration of a sequential loop and its size is known only at
     /// run time: the C condition, part of its `if(...)` clause, under which its work repays a
     /// parallel region (`fftblock * d[0] > 8191`). Profitability only, never legality.
@@ -170,7 +174,7 @@ struct Legal {
     /// Not yet normalized (lists in discovery order, one reduction entry per variable).
     sharing: DataSharing,
     has_refs: bool,
-    runtime_check: Option<String>,
+    runtime_check: Option<crate::deps::rtcheck::OverlapTest>,
 }
 
 /// Verdicts of every loop of `f` (in the order of `facts.infos`).
@@ -242,13 +246,15 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         } else {
             None
         };
+        let overlap = lg.runtime_check.as_ref().filter(|_| is_legal);
         out.push(LoopVerdict {
             stmt: info.stmt,
             id: info.id.clone(),
             legal: is_legal,
             parallelize,
             sharing: if is_legal { lg.sharing.clone().normalized() } else { DataSharing::default() },
-            runtime_check: if is_legal { lg.runtime_check.clone() } else { None },
+            runtime_check: overlap.map(|t| t.condition.clone()),
+            overlap_pairs: overlap.map(|t| t.pairs.clone()).unwrap_or_default(),
             work_check,
             collapse,
             schedule,
@@ -1007,7 +1013,7 @@ void f(int *restrict a, int n) {
             "void f(int n, double *a, const double *b) { int i;\n for (i = 0; i < n; i++) a[i] = b[i] + 1; }",
         );
         assert!(v[0].parallelize, "{:?}", v[0].reasons);
-        let c = "(const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a";
+        let c = "a + n <= b || b + n <= a";
         assert_eq!(v[0].runtime_check.as_deref(), Some(c));
         assert_eq!(v[0].clauses(), format!("if({c})"));
         // Offsets, two references of one base merged, other clauses first.
@@ -1015,10 +1021,7 @@ void f(int *restrict a, int n) {
             "double f(int n, double *a, double *b) { int i; double t, s = 0;\n for (i = 1; i < n - 1; i++) { t = b[i - 1] + b[i + 1]; a[i + 1] = t; s += t; } return s; }",
         );
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert_eq!(
-            v[0].clauses(),
-            "private(t) reduction(+:s) if((const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)(a + 2))"
-        );
+        assert_eq!(v[0].clauses(), "private(t) reduction(+:s) if(a + n <= b || b + n <= a + 2)");
     }
 
     #[test]
@@ -1028,27 +1031,18 @@ void f(int *restrict a, int n) {
             "void f(int n, double *a, double *c) { int i, j;\n for (j = 0; j < n; j++)\n  for (i = 0; i < n; i++)\n   c[j*n + i] = a[i] * 2; }",
         );
         assert!(v[0].parallelize, "{:?}", v[0].reasons);
-        assert_eq!(
-            v[0].runtime_check.as_deref(),
-            Some("(const char *)(a + n) <= (const char *)c || (const char *)(c + n*n) <= (const char *)a")
-        );
+        assert_eq!(v[0].runtime_check.as_deref(), Some("a + n <= c || c + n*n <= a"));
         assert_eq!(v[0].collapse, 1);
         // The inner loop is legal on its own test, and inside a parallelized loop.
         assert!(v[1].legal && !v[1].parallelize);
         assert_eq!(codes_of(&v[1]), vec![Code::InnerOfParallel]);
-        assert_eq!(
-            v[1].runtime_check.as_deref(),
-            Some("(const char *)(a + n) <= (const char *)(c + n*j) || (const char *)(c + (n*j + n)) <= (const char *)a")
-        );
+        assert_eq!(v[1].runtime_check.as_deref(), Some("a + n <= c + n*j || c + n*j + n <= a"));
         // Triangular: j <= i folds into the bounds of i; b[i - j] spans 0 .. n - 1.
         let v = verdicts(
             "void f(int n, double a[][100], double *b) { int i, j;\n for (i = 0; i < n; i++)\n  for (j = 0; j <= i; j++)\n   a[i][j] = b[i - j]; }",
         );
         assert!(v[0].legal, "{:?}", v[0].reasons);
-        assert_eq!(
-            v[0].runtime_check.as_deref(),
-            Some("(const char *)(&a[n - 1][n - 1] + 1) <= (const char *)b || (const char *)(b + n) <= (const char *)&a[0][0]")
-        );
+        assert_eq!(v[0].runtime_check.as_deref(), Some("&a[n - 1][n - 1] + 1 <= b || b + n <= &a[0][0]"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use super::directives::{Directives, Kind, Sched};
 use analysis::codes::Code;
 use analysis::ir::*;
 use analysis::opt::cxx::ForShape;
+use analysis::parallel::sharing::{openmp_clauses, DataSharing};
 use analysis::report::api::{FileReport, FunctionReport, LoopReport, VerdictReport};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -986,9 +987,19 @@ struct RankSharing {
 fn distributed_sharing(v: &VerdictReport) -> Result<RankSharing, (Code, String)> {
     let s = &v.sharing;
     if !s.lastprivate.is_empty() || !s.lastprivate_conditional.is_empty() || !s.linear.is_empty() {
+        // Only the clauses at fault are named.
+        let last = DataSharing {
+            lastprivate: s.lastprivate.clone(),
+            lastprivate_conditional: s.lastprivate_conditional.clone(),
+            linear: s.linear.clone(),
+            ..DataSharing::default()
+        };
         return Err((
             Code::MpiUnsupported,
-            format!("`{}`: a value of the last iteration stays on the rank that ran it", v.clauses()),
+            format!(
+                "`{}`: a value of the last iteration stays on the rank that ran it",
+                openmp_clauses(&last, 1, &[], None)
+            ),
         ));
     }
     let private: BTreeSet<String> = s.private.iter().chain(&s.firstprivate).cloned().collect();
@@ -2258,6 +2269,7 @@ mod tests {
             collapse: 1,
             schedule: analysis::parallel::Schedule::Static,
             runtime_check: None,
+            overlap_pairs: Vec::new(),
             work_check: None,
             reasons: Vec::new(),
         }
