@@ -2,6 +2,7 @@
 //! through `analyze_source` with the default options: the report `ppo analyze` prints and
 //! `ppo -omp` places directives from, so the test checks what users get.
 
+use analysis::parallel::sharing::verdict_clauses;
 use analysis::report::api::{analyze_source, AnalyzeOptions};
 use analysis::syntax::preprocess::FsLoader;
 use std::collections::BTreeMap;
@@ -51,7 +52,15 @@ fn corpus_precision_and_recall() {
                     let v = &l.parallel;
                     let rs: Vec<String> =
                         v.reasons.iter().map(|r| format!("{} {}", r.code, r.message)).collect();
-                    t.insert(l.range.line, (v.legal, v.clauses(), rs.join("; "), v.runtime_check.clone()));
+                    let clauses = verdict_clauses(
+                        v.legal,
+                        &v.sharing,
+                        v.collapse,
+                        v.schedule,
+                        v.work_check.as_deref(),
+                        v.runtime_check.as_deref(),
+                    );
+                    t.insert(l.range.line, (v.legal, clauses, rs.join("; "), v.runtime_check.clone()));
                 }
                 t
             });

@@ -163,10 +163,7 @@ fn ppo_lsp_serves_a_corpus_file_over_stdio() {
     let lenses = s.request("textDocument/codeLens", json!({"textDocument": {"uri": u}}));
     let lenses = lenses["result"].as_array().unwrap().clone();
     assert!(
-        lenses.iter().any(|l| l["command"]["title"]
-            .as_str()
-            .unwrap()
-            .starts_with("parallel: #pragma omp parallel for reduction(")),
+        lenses.iter().any(|l| l["command"]["title"].as_str().unwrap().starts_with("parallel · reduction(")),
         "{lenses:#?}"
     );
     assert!(

@@ -6,8 +6,9 @@ use crate::config::Settings;
 use crate::engine::{Analysis, Facts, State};
 use crate::text::LspLines;
 use analysis::ir::{Code, Severity};
-use analysis::parallel::sharing::DataSharing;
-use analysis::report::api::{FunctionReport, LoopReport, ReasonReport, VarKind};
+use analysis::parallel::sharing::{DataSharing, ReductionVar};
+use analysis::parallel::Schedule;
+use analysis::report::api::{FunctionReport, LoopReport, ReasonReport, VarKind, VerdictReport};
 use serde_json::json;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -15,6 +16,7 @@ use tower_lsp::lsp_types::{
     CodeDescription, CodeLens, Command, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity,
     Location, NumberOrString, Position, Range, Url,
 };
+use transforms::pipeline::Target;
 
 /// `source` of every diagnostic.
 pub const SOURCE: &str = "ppo";
@@ -55,8 +57,9 @@ pub fn loop_at<'a>(
     loops_at(a, facts, Range::new(pos, pos)).into_iter().max_by_key(|(_, l)| l.depth)
 }
 
-/// `parallel: #pragma omp parallel for …` / `sequential: PPO101 …`. A loop PS transforms
-/// shows what the configured target inserts (the directive, or the TBB construct).
+/// The verdict of a loop in a few words, from the typed verdict (the hover has the
+/// directive): `parallel · collapse(2) · reduction(+: s)`, `parallel · tbb::parallel_reduce`,
+/// `parallel (your directive is kept)`, `sequential: PPO101 … (+2 more)`.
 pub fn lens_title(facts: &Facts, l: &LoopReport) -> String {
     let ps = facts.outcome.ps.as_ref();
     title_of(
@@ -75,17 +78,18 @@ fn title_of(
     skipped: Option<&transforms::targets::openmp::Skipped>,
 ) -> String {
     let v = &l.parallel;
-    if let Some(p) = placed {
-        return format!("parallel: {}", p.directive);
+    if placed.is_some() {
+        let target = facts.outcome.ps.as_ref().map_or(Target::OpenMp, |ps| ps.target);
+        return parallel_title(v, target);
     }
     if let Some(s) = skipped {
-        return match (&v.directive, s.user_directive) {
-            (Some(d), true) => format!("parallel (your directive is kept): {d}"),
-            (None, true) => "parallel (your directive is kept)".to_string(),
-            _ => format!(
+        return if s.user_directive {
+            "parallel (your directive is kept)".to_string()
+        } else {
+            format!(
                 "parallel, not placed: {}",
                 crate::actions::why_not_parallelized(facts, l).unwrap_or_default()
-            ),
+            )
         };
     }
     let reasons = distinct_reasons(&v.reasons);
@@ -99,10 +103,108 @@ fn title_of(
         }
     };
     match &v.directive {
-        Some(d) => format!("parallel: {d}"),
+        Some(_) => parallel_title(v, Target::OpenMp),
         None if v.legal => format!("parallel, not annotated: {}", first(&reasons)),
         None => format!("sequential: {}", first(&reasons)),
     }
+}
+
+/// A lens names at most this many variables of one clause; a longer list is counted
+/// (`private: 7 variables`).
+const LENS_VARS: usize = 3;
+
+/// `parallel` and the facts of the verdict that shape the parallel loop, joined by ` · `:
+/// the TBB construct, `collapse(2)`, `schedule(dynamic)` (OpenMP only), the data sharing,
+/// the run-time tests.
+fn parallel_title(v: &VerdictReport, target: Target) -> String {
+    let mut parts = vec!["parallel".to_string()];
+    if target == Target::Tbb {
+        let construct =
+            if v.sharing.reductions.is_empty() { "tbb::parallel_for" } else { "tbb::parallel_reduce" };
+        parts.push(construct.to_string());
+    }
+    if v.collapse > 1 {
+        parts.push(format!("collapse({})", v.collapse));
+    }
+    if target == Target::OpenMp {
+        match v.schedule {
+            Schedule::Static => {}
+            Schedule::Dynamic => parts.push("schedule(dynamic)".to_string()),
+            Schedule::Guided => parts.push("schedule(guided)".to_string()),
+        }
+    }
+    parts.extend(sharing_facts(&v.sharing));
+    if v.work_check.is_some() {
+        parts.push("run-time size test".to_string());
+    }
+    if v.runtime_check.is_some() {
+        parts.push(if v.overlap_pairs.is_empty() {
+            "run-time overlap test".to_string()
+        } else {
+            format!("run-time overlap test: {}", overlap_groups(&v.overlap_pairs))
+        });
+    }
+    parts.join(" · ")
+}
+
+/// The data-sharing lists, short: `private(i, j)`, `lastprivate(conditional: y)`,
+/// `linear(k:2)`, `reduction(+: s)`, `private: 7 variables`.
+fn sharing_facts(s: &DataSharing) -> Vec<String> {
+    // `{open}a, b)`, or `{name}: 7 variables`.
+    let list = |open: &str, name: &str, vars: Vec<String>| -> Option<String> {
+        match vars.len() {
+            0 => None,
+            n if n > LENS_VARS => Some(format!("{name}: {n} variables")),
+            _ => Some(format!("{open}{})", vars.join(", "))),
+        }
+    };
+    let mut out = Vec::new();
+    out.extend(list("private(", "private", s.private.clone()));
+    out.extend(list("firstprivate(", "firstprivate", s.firstprivate.clone()));
+    out.extend(list("lastprivate(", "lastprivate", s.lastprivate.clone()));
+    out.extend(list(
+        "lastprivate(conditional: ",
+        "lastprivate(conditional)",
+        s.lastprivate_conditional.clone(),
+    ));
+    out.extend(list("linear(", "linear", s.linear.iter().map(|(v, step)| format!("{v}:{step}")).collect()));
+    for (op, vars) in &s.reductions {
+        let vars = vars.iter().map(ReductionVar::openmp).collect();
+        out.extend(list(&format!("reduction({op}: "), &format!("reduction({op})"), vars));
+    }
+    out
+}
+
+/// The pointers a run-time overlap test keeps apart, grouped around the pointer most pairs
+/// share: `a, b vs c` for the pairs (a, c) and (b, c); `a vs b; c vs d` otherwise.
+fn overlap_groups(pairs: &[(String, String)]) -> String {
+    let mut left: Vec<&(String, String)> = pairs.iter().collect();
+    let mut groups = Vec::new();
+    while !left.is_empty() {
+        let degree = |n: &str| left.iter().filter(|(p, q)| p == n || q == n).count();
+        // The pointer in most pairs; among equals, the second of the first pair (`dst vs
+        // src`, `a vs b; c vs d`).
+        let names = || left.iter().flat_map(|(p, q)| [q.as_str(), p.as_str()]);
+        let most = names().map(degree).max().unwrap_or(0);
+        let hub = names().find(|n| degree(n) == most).unwrap_or_default().to_string();
+        let mut others: Vec<&str> = left
+            .iter()
+            .filter_map(|(p, q)| {
+                if *p == hub {
+                    Some(q.as_str())
+                } else if *q == hub {
+                    Some(p.as_str())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        others.sort();
+        others.dedup();
+        groups.push(format!("{} vs {hub}", others.join(", ")));
+        left.retain(|(p, q)| *p != hub && *q != hub);
+    }
+    groups.join("; ")
 }
 
 /// Reasons without repeats (the dependence analysis reports each pair of accesses).
@@ -546,6 +648,53 @@ pub fn explain(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter().map(|(p, q)| (p.to_string(), q.to_string())).collect()
+    }
+
+    #[test]
+    fn lens_titles_are_short_and_typed() {
+        let v = VerdictReport {
+            legal: true,
+            parallelize: true,
+            directive: Some("#pragma omp parallel for …".into()),
+            sharing: DataSharing {
+                private: names(&["a", "b", "c", "d", "e", "f", "g"]),
+                lastprivate_conditional: names(&["y"]),
+                linear: vec![("k".into(), 2)],
+                reductions: vec![("max".into(), vec![ReductionVar { name: "h".into(), section: Some(64) }])],
+                ..DataSharing::default()
+            },
+            collapse: 2,
+            schedule: Schedule::Dynamic,
+            runtime_check: Some("a + n <= c || c + n <= a".into()),
+            overlap_pairs: pairs(&[("a", "c"), ("b", "c")]),
+            work_check: Some("n * n > 16383".into()),
+            reasons: Vec::new(),
+        };
+        assert_eq!(
+            parallel_title(&v, Target::OpenMp),
+            "parallel · collapse(2) · schedule(dynamic) · private: 7 variables · \
+             lastprivate(conditional: y) · linear(k:2) · reduction(max: h[0:64]) · run-time size test · \
+             run-time overlap test: a, b vs c"
+        );
+        // TBB: the construct, no OpenMP schedule.
+        assert!(parallel_title(&v, Target::Tbb)
+            .starts_with("parallel · tbb::parallel_reduce · collapse(2) · private"));
+    }
+
+    #[test]
+    fn overlap_tests_group_around_the_shared_pointer() {
+        assert_eq!(overlap_groups(&pairs(&[("dst", "src")])), "dst vs src");
+        assert_eq!(overlap_groups(&pairs(&[("a", "c"), ("b", "c")])), "a, b vs c");
+        assert_eq!(overlap_groups(&pairs(&[("a", "b"), ("c", "d")])), "a vs b; c vs d");
+        assert_eq!(overlap_groups(&pairs(&[("a", "b"), ("a", "c"), ("b", "c")])), "a, c vs b; a vs c");
+    }
 
     #[test]
     fn a_pointer_written_through_is_not_called_only_read() {

@@ -98,7 +98,7 @@ async fn binary_content_and_syntax_errors() {
     assert!(d.iter().any(|x| x["code"] == "PPO010"), "{d:#?}");
     let lenses = c.lenses(bad).await;
     assert!(!lenses.is_empty());
-    assert!(lenses[0]["command"]["title"].as_str().unwrap().starts_with("parallel: "), "{lenses:#?}");
+    assert_eq!(lenses[0]["command"]["title"], "parallel · reduction(+: s)", "{lenses:#?}");
     // Random bytes as a whole text, edited.
     let junk: String =
         (0..5000u32).map(|i| char::from_u32(0x20 + (i * 7919) % 0x2000).unwrap_or('x')).collect();

@@ -187,23 +187,19 @@ impl RPoly {
         }
         s
     }
-    /// `base + off` with the offset simplified: `p`, `p + n`, `p - 1`, `p + (n - 1)`.
+    /// `base + off` as a person writes it: `p`, `p + n`, `p - 1`, `p + n*k + n - 1`. Without
+    /// parentheses around the offset: the address is the same (pointer arithmetic is
+    /// address arithmetic in gcc and clang; the sum is only split into steps), and no sum of
+    /// the offset's terms is computed in `int` where it could overflow.
     fn offset_text(&self, unit: &TranslationUnit, base: &str) -> String {
         if self.konst == 0 && self.terms.is_empty() {
             return base.to_string();
         }
-        let single = self.terms.is_empty() || (self.terms.len() == 1 && self.konst == 0);
-        if single {
-            let neg = match self.as_const() {
-                Some(c) => c < 0,
-                None => self.terms.values().all(|&c| c < 0),
-            };
-            if neg {
-                return format!("{base} - {}", self.scale(-1).map_or_else(String::new, |p| p.render(unit)));
-            }
-            return format!("{base} + {}", self.render(unit));
+        let off = self.render(unit);
+        match off.strip_prefix('-') {
+            Some(neg) => format!("{base} - {neg}"),
+            None => format!("{base} + {off}"),
         }
-        format!("{base} + ({})", self.render(unit))
     }
 }
 
@@ -745,18 +741,98 @@ fn merge(ranges: Vec<Range>) -> Vec<Range> {
     out
 }
 
-/// `(const char *)` addresses of the first element and one past the last element.
-fn addresses(unit: &TranslationUnit, base: &str, r: &Range) -> (String, String) {
+/// One end of a range: the C text of an address and the type it points to (`None` when
+/// the base's type has fewer levels than the range's subscripts).
+struct Address {
+    text: String,
+    pointee: Option<Type>,
+}
+
+impl Address {
+    /// The address as `(const char *)`, for a comparison with a pointer to another type.
+    fn as_bytes(&self) -> String {
+        // `p`, `&a[i][j]`: the cast applies to the whole operand.
+        let simple = self.text.chars().all(|c| c.is_alphanumeric() || c == '_')
+            || (self.text.starts_with('&') && self.text.ends_with(']'));
+        if simple {
+            format!("(const char *){}", self.text)
+        } else {
+            format!("(const char *)({})", self.text)
+        }
+    }
+}
+
+/// The addresses of the first element of a range and one past its last: `p + lo`,
+/// `p + hi + 1`; `&a[lo1][lo2]`, `&a[hi1][hi2] + 1` for several subscripts.
+fn addresses(unit: &TranslationUnit, base: SymId, r: &Range) -> (Address, Address) {
     let (lo, hi) = r;
+    let sy = unit.sym(base);
+    let mut pointee = Some(&sy.ty);
+    for _ in 0..lo.len() {
+        pointee = pointee.and_then(Type::element);
+    }
+    let at = |text: String| Address { text, pointee: pointee.cloned() };
+    let name = sy.name.as_str();
     if lo.len() == 1 {
-        let start = lo[0].offset_text(unit, base);
-        let end = hi[0].add(&RPoly::constant(1)).map_or_else(String::new, |h| h.offset_text(unit, base));
-        let wrap =
-            |t: String| if t == base { format!("(const char *){t}") } else { format!("(const char *)({t})") };
-        return (wrap(start), wrap(end));
+        let start = lo[0].offset_text(unit, name);
+        let end = hi[0].add(&RPoly::constant(1)).map_or_else(String::new, |h| h.offset_text(unit, name));
+        return (at(start), at(end));
     }
     let idx = |v: &[RPoly]| v.iter().map(|p| format!("[{}]", p.render(unit))).collect::<String>();
-    (format!("(const char *)&{base}{}", idx(lo)), format!("(const char *)(&{base}{} + 1)", idx(hi)))
+    (at(format!("&{name}{}", idx(lo))), at(format!("&{name}{} + 1", idx(hi))))
+}
+
+/// Do pointers to `a` and to `b` compare without a cast? C compares pointers to qualified or
+/// unqualified versions of one type; an unknown type is never assumed to be the same. The
+/// IR maps several spellings onto `char` and `int` (`int8_t`; `int16_t`, `wchar_t`,
+/// `char16_t`, …), which are distinct types to a compiler — and comparing pointers to
+/// distinct types is an error in C++, which the TBB target writes — so pointers to those
+/// two keep their casts.
+fn same_pointee(a: Option<&Type>, b: Option<&Type>) -> bool {
+    let conflated = |t: &Type| matches!(t, Type::Int { kind: IntKind::Char | IntKind::Int, .. });
+    if a.is_some_and(conflated) || b.is_some_and(conflated) {
+        return false;
+    }
+    let unqualified = |t: &Type| match t {
+        Type::Pointer { pointee, .. } => {
+            Type::Pointer { pointee: pointee.clone(), restrict: false, is_const: false }
+        }
+        t => t.clone(),
+    };
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            !matches!(a, Type::Unknown | Type::Void | Type::Function { .. })
+                && unqualified(a) == unqualified(b)
+        }
+        _ => false,
+    }
+}
+
+/// `p_end <= q_start || q_end <= p_start`: the two ranges do not overlap.
+///
+/// Pointers to the same type are compared as they are (`dst + n <= src`). ISO C orders
+/// pointers only within one object, but gcc and clang compare the addresses, which is what
+/// the test needs, and what the `(const char *)` casts of the earlier form compared too (the
+/// casts never made the comparison of two objects defined: they only let pointers to
+/// different types be compared, which is where they remain, e.g. `double *` against
+/// `int *`).
+fn disjoint(p: &(Address, Address), q: &(Address, Address)) -> String {
+    let ((ps, pe), (qs, qe)) = (p, q);
+    if same_pointee(ps.pointee.as_ref(), qs.pointee.as_ref()) {
+        format!("{} <= {} || {} <= {}", pe.text, qs.text, qe.text, ps.text)
+    } else {
+        format!("{} <= {} || {} <= {}", pe.as_bytes(), qs.as_bytes(), qe.as_bytes(), ps.as_bytes())
+    }
+}
+
+/// A run-time overlap test: the condition of an `if(...)` clause and the pointers it keeps
+/// apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OverlapTest {
+    /// C text, true when no two ranges overlap.
+    pub condition: String,
+    /// The pairs of bases the condition separates, by name (each pair and the list sorted).
+    pub pairs: Vec<(String, String)>,
 }
 
 /// The condition under which the accesses of `nest` through the bases of every pair in
@@ -769,7 +845,7 @@ pub fn disjointness_test(
     infos: &[LoopInfo],
     pairs: &[(SymId, SymId)],
     sections: &[(SymId, u64)],
-) -> Result<String, String> {
+) -> Result<OverlapTest, String> {
     untracked_memory(unit, f, nest)?;
     let mut cx = Ctx { unit, f, nest, infos, ranges: vec![None; nest.loops.len()] };
     let mut bases: Vec<SymId> = pairs.iter().flat_map(|&(p, q)| [p, q]).collect();
@@ -793,22 +869,79 @@ pub fn disjointness_test(
         pairs.iter().map(|&(p, q)| if p < q { (p, q) } else { (q, p) }).collect();
     pairs.sort();
     pairs.dedup();
+    let mut names: Vec<(String, String)> = pairs
+        .iter()
+        .map(|&(p, q)| {
+            let (a, b) = (unit.sym(p).name.clone(), unit.sym(q).name.clone());
+            if a <= b {
+                (a, b)
+            } else {
+                (b, a)
+            }
+        })
+        .collect();
+    names.sort();
+    names.dedup();
     let mut terms = Vec::new();
     for (p, q) in pairs {
-        let (np, nq) = (&unit.sym(p).name, &unit.sym(q).name);
         for rp in &ranges[&p] {
             for rq in &ranges[&q] {
-                let (ps, pe) = addresses(unit, np, rp);
-                let (qs, qe) = addresses(unit, nq, rq);
-                terms.push(format!("{pe} <= {qs} || {qe} <= {ps}"));
+                terms.push(disjoint(&addresses(unit, p, rp), &addresses(unit, q, rq)));
             }
         }
     }
     if terms.len() > MAX_COMPARISONS {
         return Err(format!("the test would compare {} pairs of ranges", terms.len()));
     }
-    Ok(match terms.len() {
+    let condition = match terms.len() {
         1 => terms.pop().unwrap(),
         _ => terms.iter().map(|t| format!("({t})")).collect::<Vec<_>>().join(" && "),
-    })
+    };
+    Ok(OverlapTest { condition, pairs: names })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parallel::{function_verdicts, LoopVerdict};
+    use crate::syntax::frontend::parse_source;
+    use crate::syntax::preprocess::{MemLoader, PpOptions};
+
+    /// The verdict of the first loop of `src`.
+    fn first(src: &str) -> LoopVerdict {
+        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let fe = parse_source(std::path::Path::new("t.c"), src, &PpOptions::default(), &loader);
+        let sums = crate::effects::summary::summarize(&fe.unit);
+        function_verdicts(&fe.unit, &fe.unit.functions[0], &sums).swap_remove(0)
+    }
+
+    #[test]
+    fn same_pointee_types_compare_without_casts() {
+        // `double *` and `const double *`: one type, qualifiers aside.
+        let v = first("void f(int n, double *dst, const double *src) {\n for (int i = 0; i < n; i++) dst[i] = src[i]; }");
+        assert_eq!(v.runtime_check.as_deref(), Some("dst + n <= src || src + n <= dst"));
+        assert_eq!(v.overlap_pairs, [("dst".to_string(), "src".to_string())]);
+        // Offsets of several terms, without parentheses; `p - 1`.
+        let v = first("void f(int n, int k, double *a, double *c) {\n for (int i = 0; i < n; i++) c[i] = a[n*k + i - 1]; }");
+        assert_eq!(v.runtime_check.as_deref(), Some("a + n*k + n - 1 <= c || c + n <= a + n*k - 1"));
+    }
+
+    #[test]
+    fn different_pointee_types_compare_as_bytes() {
+        let v = first(
+            "void f(int n, char *a, const double *b) {\n for (int i = 0; i < n; i++) a[i] = b[i] > 0; }",
+        );
+        assert_eq!(
+            v.runtime_check.as_deref(),
+            Some("(const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a")
+        );
+        // Elements of a two-dimensional `int` parameter against `double *`; of a `double`
+        // one, without casts.
+        let v = first("void f(int n, int a[][8], double *b) {\n for (int i = 0; i < n; i++) { a[i][0] = b[i]; a[i][7] = b[i]; } }");
+        assert_eq!(
+            v.runtime_check.as_deref(),
+            Some("(const char *)(&a[n - 1][7] + 1) <= (const char *)b || (const char *)(b + n) <= (const char *)&a[0][0]")
+        );
+        let v = first("void f(int n, double a[][8], double *b) {\n for (int i = 0; i < n; i++) { a[i][0] = b[i]; a[i][7] = b[i]; } }");
+        assert_eq!(v.runtime_check.as_deref(), Some("&a[n - 1][7] + 1 <= b || b + n <= &a[0][0]"));
+    }
 }

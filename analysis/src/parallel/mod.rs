@@ -63,6 +63,10 @@ pub struct LoopVerdict {
     /// The loop is legal only when pointers that may alias do not overlap: the C condition
     /// of its `if(...)` clause (the accessed ranges are disjoint), evaluated before the loop.
     pub runtime_check: Option<String>,
+    /// The pairs of pointers `runtime_check` keeps apart, by name (sorted; empty without a
+    /// test): what the language server's lens names.
+    #[serde(skip)]
+    pub overlap_pairs: Vec<(String, String)>,
     /// The loop runs once per iteration of a sequential loop and its size is known only at
     /// run time: the C condition, part of its `if(...)` clause, under which its work repays a
     /// parallel region (`fftblock * d[0] > 8191`). Profitability only, never legality.
@@ -170,7 +174,7 @@ struct Legal {
     /// Not yet normalized (lists in discovery order, one reduction entry per variable).
     sharing: DataSharing,
     has_refs: bool,
-    runtime_check: Option<String>,
+    runtime_check: Option<crate::deps::rtcheck::OverlapTest>,
 }
 
 /// Verdicts of every loop of `f` (in the order of `facts.infos`).
@@ -242,13 +246,15 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         } else {
             None
         };
+        let overlap = lg.runtime_check.as_ref().filter(|_| is_legal);
         out.push(LoopVerdict {
             stmt: info.stmt,
             id: info.id.clone(),
             legal: is_legal,
             parallelize,
             sharing: if is_legal { lg.sharing.clone().normalized() } else { DataSharing::default() },
-            runtime_check: if is_legal { lg.runtime_check.clone() } else { None },
+            runtime_check: overlap.map(|t| t.condition.clone()),
+            overlap_pairs: overlap.map(|t| t.pairs.clone()).unwrap_or_default(),
             work_check,
             collapse,
             schedule,

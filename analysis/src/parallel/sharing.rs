@@ -141,10 +141,30 @@ pub fn openmp_clauses(
 /// loop (`work_check`) and the overlap test of pointers that may alias (`runtime_check`).
 pub fn if_condition(work_check: Option<&str>, runtime_check: Option<&str>) -> Option<String> {
     match (work_check, runtime_check) {
-        (Some(w), Some(c)) => Some(format!("{w} && ({c})")),
+        (Some(w), Some(c)) if has_top_level_or(c) => Some(format!("{w} && ({c})")),
+        (Some(w), Some(c)) => Some(format!("{w} && {c}")),
         (Some(c), None) | (None, Some(c)) => Some(c.to_string()),
         (None, None) => None,
     }
+}
+
+/// Does the C condition `c` have a `||` outside parentheses (so that `w && c` would read
+/// as `(w && …) || …`)? Conservatively yes when it has a character or string literal.
+fn has_top_level_or(c: &str) -> bool {
+    if c.contains(['\'', '"']) {
+        return true;
+    }
+    let mut depth = 0i32;
+    let b = c.as_bytes();
+    for (k, &ch) in b.iter().enumerate() {
+        match ch {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'|' if depth == 0 && b.get(k + 1) == Some(&b'|') => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The clauses of a verdict's own directive: its data sharing, `collapse`, its schedule and its
@@ -237,6 +257,12 @@ mod tests {
         assert_eq!(
             verdict_clauses(true, &s, 1, Schedule::Static, Some("n > 99"), Some("a + n <= b || b + n <= a")),
             "private(j) if(n > 99 && (a + n <= b || b + n <= a))"
+        );
+        // Several overlap tests are already a conjunction of parenthesized tests.
+        assert_eq!(
+            if_condition(Some("n > 99"), Some("(a + n <= b || b + n <= a) && (a + n <= c || c + n <= a)"))
+                .as_deref(),
+            Some("n > 99 && (a + n <= b || b + n <= a) && (a + n <= c || c + n <= a)")
         );
         assert_eq!(parallel_for(""), "#pragma omp parallel for");
         assert_eq!(parallel_for("private(j)"), "#pragma omp parallel for private(j)");

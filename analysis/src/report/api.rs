@@ -283,7 +283,8 @@ pub struct VerdictReport {
     pub legal: bool,
     /// The loop gets a directive (legal, worth it, outermost parallel loop of its nest).
     pub parallelize: bool,
-    /// The directive ppo inserts (`#pragma omp parallel for private(j)`), when it does.
+    /// The directive ppo inserts (`#pragma omp parallel for private(j)`), when it does:
+    /// rendered once, from the verdict's clauses (`LoopVerdict::clauses`).
     pub directive: Option<String>,
     /// How the variables of a legal loop, annotated or not, are shared (empty when not
     /// legal): what the language server's hover classifies the variables by, the TBB and MPI
@@ -297,27 +298,16 @@ pub struct VerdictReport {
     /// the directive's `if(...)` clause (absent when the loop needs no run-time test).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_check: Option<String>,
+    /// The pairs of pointers `runtime_check` keeps apart, by name (see
+    /// `LoopVerdict::overlap_pairs`). Not in the JSON (the test carries them).
+    #[serde(skip)]
+    pub overlap_pairs: Vec<(String, String)>,
     /// The size test of a nest run once per iteration of a sequential loop, part of the
     /// `if(...)` clause (see `LoopVerdict::work_check`). Not in the JSON (the directive
     /// carries it).
     #[serde(skip)]
     pub work_check: Option<String>,
     pub reasons: Vec<ReasonReport>,
-}
-
-impl VerdictReport {
-    /// The OpenMP clauses of the loop's directive, e.g. `private(j) reduction(+:s)`
-    /// ([`crate::parallel::sharing::verdict_clauses`]); empty when none or not legal.
-    pub fn clauses(&self) -> String {
-        crate::parallel::sharing::verdict_clauses(
-            self.legal,
-            &self.sharing,
-            self.collapse,
-            self.schedule,
-            self.work_check.as_deref(),
-            self.runtime_check.as_deref(),
-        )
-    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -893,6 +883,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             collapse: v.collapse,
             schedule: v.schedule,
             runtime_check: v.runtime_check.clone(),
+            overlap_pairs: v.overlap_pairs.clone(),
             work_check: v.work_check.clone(),
             reasons: v
                 .reasons
@@ -913,6 +904,7 @@ fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> Ve
             collapse: 1,
             schedule: crate::parallel::Schedule::Static,
             runtime_check: None,
+            overlap_pairs: Vec::new(),
             work_check: None,
             reasons: vec![ReasonReport {
                 code: Code::NotCanonical,

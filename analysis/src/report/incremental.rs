@@ -945,6 +945,7 @@ impl Relocate for LoopReport {
             collapse: _,
             schedule: _,
             runtime_check: _,
+            overlap_pairs: _,
             work_check: _,
             reasons,
         } = parallel;

@@ -140,9 +140,9 @@ async function main() {
     }
     log(`status bar: ppo: ready (${Date.now() - started} ms)`);
 
-    // Lenses: over the loop header, the verdict with the directive.
+    // Lenses: over the loop header, the verdict in short (`parallel · reduction(+: s)`).
     await goToLine(page, loopLine);
-    const lens = page.locator('.editor-instance .monaco-editor .codelens-decoration', { hasText: 'parallel: #pragma omp parallel for' });
+    const lens = page.locator('.editor-instance .monaco-editor .codelens-decoration', { hasText: /\bparallel(\s·\s|\s*$)/ });
     await retry('the code lens', 3, () => lens.first().waitFor({ state: 'visible', timeout: 20000 }));
     const lensTexts = await page.$$eval('.editor-instance .monaco-editor .codelens-decoration', (els) => els.map((e) => e.textContent.replace(/\u00a0/g, ' ')));
     log(`code lenses: ${JSON.stringify(lensTexts)}`);

@@ -23,6 +23,7 @@ pub(crate) mod test_support {
             collapse: 1,
             schedule: analysis::parallel::Schedule::Static,
             runtime_check: runtime_check.map(str::to_string),
+            overlap_pairs: Vec::new(),
             work_check: None,
             reasons: Vec::new(),
         }

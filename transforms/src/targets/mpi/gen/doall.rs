@@ -8,6 +8,7 @@ use super::Gen;
 use crate::targets::mpi::directives::{Kind, Sched};
 use analysis::codes::Code;
 use analysis::ir::*;
+use analysis::parallel::sharing::{openmp_clauses, DataSharing};
 use analysis::report::api::VerdictReport;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -637,9 +638,19 @@ pub(super) struct RankSharing {
 pub(super) fn distributed_sharing(v: &VerdictReport) -> Result<RankSharing, (Code, String)> {
     let s = &v.sharing;
     if !s.lastprivate.is_empty() || !s.lastprivate_conditional.is_empty() || !s.linear.is_empty() {
+        // Only the clauses at fault are named.
+        let last = DataSharing {
+            lastprivate: s.lastprivate.clone(),
+            lastprivate_conditional: s.lastprivate_conditional.clone(),
+            linear: s.linear.clone(),
+            ..DataSharing::default()
+        };
         return Err((
             Code::MpiUnsupported,
-            format!("`{}`: a value of the last iteration stays on the rank that ran it", v.clauses()),
+            format!(
+                "`{}`: a value of the last iteration stays on the rank that ran it",
+                openmp_clauses(&last, 1, &[], None)
+            ),
         ));
     }
     let private: BTreeSet<String> = s.private.iter().chain(&s.firstprivate).cloned().collect();
