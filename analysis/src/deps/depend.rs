@@ -324,7 +324,7 @@ fn testable(a: &ArrayRef, b: &ArrayRef) -> bool {
     if a.is_affine() && b.is_affine() {
         return true;
     }
-    let ok = |r: &ArrayRef| r.dims.iter().all(|d| d.is_affine() || d.is_call_region());
+    let ok = |r: &ArrayRef| r.dims.iter().all(|d| d.is_affine() || d.is_open());
     ok(a)
         && ok(b)
         && a.dims.len() == b.dims.len()
@@ -334,7 +334,7 @@ fn testable(a: &ArrayRef, b: &ArrayRef) -> bool {
 fn non_affine_reason(a: &ArrayRef, b: &ArrayRef) -> String {
     let r = |x: &ArrayRef| {
         x.dims.iter().find_map(|d| match d {
-            Subscript::NonAffine(r) => Some(r.clone()),
+            Subscript::NonAffine(r) | Subscript::Varying(r) => Some(r.clone()),
             _ => None,
         })
     };

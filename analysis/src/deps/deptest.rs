@@ -149,7 +149,7 @@ pub fn test_pair(nest: &Nest, a: &ArrayRef, b: &ArrayRef, same: bool) -> PairTes
     // A dimension a call leaves open constrains nothing: testing the others over-approximates.
     let mut open = false;
     for (da, db) in a.dims.iter().zip(&b.dims) {
-        if da.is_call_region() || db.is_call_region() {
+        if da.is_open() || db.is_open() {
             open = true;
             continue;
         }

@@ -11,7 +11,8 @@
 use crate::deps::linear::{linear_ivs, LinearIvs};
 use crate::effects::{decl_accesses, expr_accesses, Accesses};
 use crate::flow::loops::{
-    expr_to_c, loop_infos, Affine, Atom, Bound, CmpOp, CountedLoop, LoopInfo, LoopKind,
+    calls_may_write_var, expr_to_c, loop_infos_with, Affine, Atom, Bound, CmpOp, CountedLoop, LoopInfo,
+    LoopKind,
 };
 use crate::ir::*;
 use serde::Serialize;
@@ -52,12 +53,23 @@ pub enum Subscript {
         /// C text of the form.
         text: String,
     },
+    /// Not a subscript the test can follow: the address is not an array element of the base
+    /// (a pointer loaded from memory, `*f(p)`), so no dimension of the reference constrains it.
     NonAffine(String),
+    /// A dimension of an array object whose subscript is not affine (a variable the loop
+    /// modifies, `n * i`): any value in that dimension. The other dimensions still separate
+    /// the references, as for a row a call reads or writes.
+    Varying(String),
 }
 
 impl Subscript {
     pub fn is_affine(&self) -> bool {
         matches!(self, Subscript::Affine { .. })
+    }
+    /// A dimension that constrains nothing while the others do: a call's row, or a varying
+    /// subscript.
+    pub fn is_open(&self) -> bool {
+        self.is_call_region() || matches!(self, Subscript::Varying(_))
     }
 }
 
@@ -265,7 +277,9 @@ pub fn nest_refs_with_calls(
     loop_stmt: StmtId,
     sums: Option<&crate::effects::summary::Summaries>,
 ) -> Option<Nest> {
-    let infos = loop_infos(unit, f);
+    // The loop model with the same summaries the verdicts use: a limit that calls cannot
+    // change makes a counted loop here as there.
+    let infos = loop_infos_with(unit, f, &|_| None, sums);
     let root = infos.iter().position(|l| l.stmt == loop_stmt)?;
     // Loops of the nest, preorder (children follow parents).
     let mut loops: Vec<NestLoop> = Vec::new();
@@ -328,20 +342,15 @@ pub fn nest_refs_with_calls(
             }
         }
         written.extend(acc.writes());
-        for &c in &acc.calls {
-            calls.push(crate::effects::callee_name(f, c).unwrap_or("(indirect)").to_string());
-        }
+        calls.extend_from_slice(&acc.calls);
     }
-    calls.sort();
-    calls.dedup();
-    let clobber = !calls.is_empty();
     let ivs = linear_ivs(unit, f, &infos[root]);
     let mut w = RefWalker {
         unit,
         f,
         loops: &loops,
         written: &written,
-        clobber,
+        calls: &calls,
         ivs: &ivs,
         cur: None,
         refs: Vec::new(),
@@ -358,6 +367,12 @@ pub fn nest_refs_with_calls(
     unmodeled_calls.dedup();
     let outer = outer_ranges(unit, f, &infos, root);
     delinearize(unit, &loops, &outer, &mut refs);
+    let mut calls: Vec<String> = calls
+        .iter()
+        .map(|&c| crate::effects::callee_name(f, c).unwrap_or("(indirect)").to_string())
+        .collect();
+    calls.sort();
+    calls.dedup();
     Some(Nest { loops, refs, calls, written, ivs, quotients, untraced, unmodeled_calls })
 }
 
@@ -473,8 +488,8 @@ struct RefWalker<'a> {
     f: &'a Function,
     loops: &'a [NestLoop],
     written: &'a HashSet<SymId>,
-    /// The nest calls functions: globals and address-taken variables may change.
-    clobber: bool,
+    /// The calls of the nest (what they may change: `sums`).
+    calls: &'a [ExprId],
     /// Linear induction variables of the analysed loop.
     ivs: &'a LinearIvs,
     /// The statement of the reference being built.
@@ -899,19 +914,19 @@ impl RefWalker<'_> {
             SubSrc::Sum(parts) => {
                 return match self.lin_sum(parts) {
                     Ok(l) => self.finish(l),
-                    Err(r) => Subscript::NonAffine(r),
+                    Err(r) => Subscript::Varying(r),
                 }
             }
         };
         match self.lin(e, sign) {
             Ok(l) => self.finish(l),
-            Err(r) => Subscript::NonAffine(r),
+            Err(r) => Subscript::Varying(r),
         }
     }
 
     fn finish(&self, l: Lin) -> Subscript {
         if let Some((k, _, n)) = l.mult.first() {
-            return Subscript::NonAffine(format!(
+            return Subscript::Varying(format!(
                 "symbolic coefficient `{}` of `{}`",
                 self.unit.sym(*n).name,
                 self.loops[self.chain[*k]].var_name
@@ -956,7 +971,10 @@ impl RefWalker<'_> {
             if pos(s).is_none() && self.written.contains(&s) {
                 return Err(format!("`{}` is modified in the loop", sym.name));
             }
-            if pos(s).is_none() && self.clobber && (sym.is_global_storage() || sym.address_taken) {
+            if pos(s).is_none()
+                && (sym.is_global_storage() || sym.address_taken)
+                && calls_may_write_var(self.unit, self.f, self.calls, s, self.sums)
+            {
                 return Err(format!("`{}` may be modified by the calls in the loop", sym.name));
             }
             Ok(())

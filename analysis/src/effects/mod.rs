@@ -35,6 +35,27 @@ pub struct MemAccess {
     pub write: bool,
 }
 
+/// The type of the object an lvalue designates (`a[i][j]`, `p->f`, `*q`), when the lvalue is
+/// one of those shapes over a variable: the type memory accesses are made with.
+pub fn object_type(unit: &TranslationUnit, f: &Function, e: ExprId) -> Option<Type> {
+    match &f.expr(e).kind {
+        ExprKind::Var(s) => Some(unit.sym(*s).ty.clone()),
+        ExprKind::Index { base, .. } => object_type(unit, f, *base)?.element().cloned(),
+        ExprKind::Member { base, field, arrow } => {
+            let bt = object_type(unit, f, *base)?;
+            let st = if *arrow { bt.element()?.clone() } else { bt };
+            let name = match st {
+                Type::Struct(n) | Type::Union(n) => n,
+                _ => return None,
+            };
+            let def = unit.struct_def(&name)?;
+            def.fields.iter().find(|(n, _)| n == field).map(|(_, t)| t.clone())
+        }
+        ExprKind::Unary(UnOp::Deref, p) => object_type(unit, f, *p)?.element().cloned(),
+        _ => None,
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Accesses {
     pub vars: Vec<VarAccess>,
@@ -185,22 +206,7 @@ impl Walker<'_, '_> {
     }
 
     fn object_type(&self, e: ExprId) -> Option<Type> {
-        match &self.f.expr(e).kind {
-            ExprKind::Var(s) => Some(self.unit.sym(*s).ty.clone()),
-            ExprKind::Index { base, .. } => self.object_type(*base)?.element().cloned(),
-            ExprKind::Member { base, field, arrow } => {
-                let bt = self.object_type(*base)?;
-                let st = if *arrow { bt.element()?.clone() } else { bt };
-                let name = match st {
-                    Type::Struct(n) | Type::Union(n) => n,
-                    _ => return None,
-                };
-                let def = self.unit.struct_def(&name)?;
-                def.fields.iter().find(|(n, _)| n == field).map(|(_, t)| t.clone())
-            }
-            ExprKind::Unary(UnOp::Deref, p) => self.object_type(*p)?.element().cloned(),
-            _ => None,
-        }
+        object_type(self.unit, self.f, e)
     }
 
     /// The root variable of an lvalue stored in the variable itself (through `.` and array

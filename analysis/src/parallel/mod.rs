@@ -273,10 +273,15 @@ pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summa
     let ssa = build_ssa(unit, f, &cfg);
     let cp = propagate_constants(unit, f, &cfg, &ssa);
     let consts = |e: ExprId| cp.expr_value(e);
-    let infos = loop_infos_with(unit, f, &|e| match cp.expr_value(e) {
-        Some(Const::Int(v)) => Some(v),
-        _ => None,
-    });
+    let infos = loop_infos_with(
+        unit,
+        f,
+        &|e| match cp.expr_value(e) {
+            Some(Const::Int(v)) => Some(v),
+            _ => None,
+        },
+        Some(summaries),
+    );
     let facts = VerdictFacts {
         cfg: &cfg,
         fx: &fx,

@@ -611,7 +611,7 @@ pub(crate) fn function_report(
         Some(Const::Int(v)) => Some(v),
         _ => None,
     };
-    let infos = loop_infos_with(unit, f, &consts);
+    let infos = loop_infos_with(unit, f, &consts, Some(summaries));
     let natural_loops: Vec<crate::flow::cfg::NaturalLoop> = natural.iter().map(Into::into).collect();
     let verdicts = crate::parallel::loop_verdicts(
         unit,

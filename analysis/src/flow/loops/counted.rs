@@ -5,6 +5,7 @@
 use super::affine::{affine, affine_or_opaque, Affine, Atom};
 use super::walk::{ConstOracle, Raw};
 use super::{Bound, CmpOp, CountedLoop, LoopKind, TripCount};
+use crate::effects::summary::Summaries;
 use crate::effects::{expr_accesses, Accesses};
 use crate::ir::*;
 
@@ -15,6 +16,7 @@ pub(super) fn counted_form(
     r: &Raw,
     body: StmtId,
     consts: &ConstOracle,
+    sums: Option<&Summaries>,
 ) -> Result<CountedLoop, String> {
     let (init_stmt, cond, step_expr) = match &f.stmt(r.stmt).kind {
         StmtKind::For { init, cond, step, .. } => (*init, *cond, *step),
@@ -86,7 +88,9 @@ pub(super) fn counted_form(
     if ca.writes().count() != in_cond.is_some() as usize || !ca.mem.iter().all(|m| !m.write) {
         return Err("the condition has side effects".into());
     }
-    if !sym.is_register_like() && (r.body.may_clobber_var(unit, v) || r.head.may_clobber_var(unit, v)) {
+    let clobbers =
+        |s: SymId| r.body.may_clobber_var(unit, f, s, sums) || r.head.may_clobber_var(unit, f, s, sums);
+    if !sym.is_register_like() && clobbers(v) {
         return Err(format!("`{}` may be modified through pointers or calls", sym.name));
     }
     // The limit must be loop-invariant.
@@ -95,7 +99,6 @@ pub(super) fn counted_form(
     if !la.calls.is_empty() || la.opaque {
         return Err("the limit calls a function".into());
     }
-    let clobber = r.body.may_clobber() || r.head.may_clobber();
     for s in la.reads() {
         if s == v {
             return Err(format!("the limit depends on `{}`", sym.name));
@@ -106,11 +109,13 @@ pub(super) fn counted_form(
         {
             return Err(format!("the limit `{}` is modified in the loop", ls.name));
         }
-        if !ls.is_register_like() && (r.body.may_clobber_var(unit, s) || r.head.may_clobber_var(unit, s)) {
+        if !ls.is_register_like() && clobbers(s) {
             return Err(format!("the limit `{}` may be modified through pointers or calls", ls.name));
         }
     }
-    if !la.mem.is_empty() && clobber {
+    let mem_clobbered =
+        |m: ExprId| r.body.may_clobber_mem(unit, f, m, sums) || r.head.may_clobber_mem(unit, f, m, sums);
+    if la.mem.iter().any(|m| mem_clobbered(m.expr)) {
         return Err("the limit reads memory the loop may modify".into());
     }
     let limit_a = affine_or_opaque(unit, f, limit);

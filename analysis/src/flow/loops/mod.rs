@@ -15,12 +15,14 @@
 //! affine expressions bounds are made of; `fingerprint` hashes a loop's structure.
 
 mod affine;
+mod clobber;
 mod counted;
 mod fingerprint;
 mod walk;
 
 pub use crate::ir::cprint::expr_to_c;
 pub use affine::{affine, affine_or_opaque, Affine, Atom};
+pub use clobber::calls_may_write_var;
 pub use walk::{loop_infos, loop_infos_with, ConstOracle};
 
 use crate::ir::*;

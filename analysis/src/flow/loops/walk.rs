@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 /// The loops of `f`, in source order (preorder of the statement tree).
 pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
-    loop_infos_with(unit, f, &|_| None)
+    loop_infos_with(unit, f, &|_| None, None)
 }
 
 /// Integer value of an expression where it is known to be constant (e.g. from constant
@@ -19,8 +19,14 @@ pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
 pub type ConstOracle<'a> = dyn Fn(ExprId) -> Option<i64> + 'a;
 
 /// [`loop_infos`], with constant bounds known to `consts` folded into the trip counts (the
-/// bounds themselves stay as written: `n - 1`).
-pub fn loop_infos_with(unit: &TranslationUnit, f: &Function, consts: &ConstOracle) -> Vec<LoopInfo> {
+/// bounds themselves stay as written: `n - 1`), and the side-effect summaries of the unit's
+/// functions, when known, telling which calls may change a loop's limit (see `clobber.rs`).
+pub fn loop_infos_with(
+    unit: &TranslationUnit,
+    f: &Function,
+    consts: &ConstOracle,
+    sums: Option<&crate::effects::summary::Summaries>,
+) -> Vec<LoopInfo> {
     let mut raws: Vec<Raw> = Vec::new();
     let mut acc = Accesses::default();
     let mut gotos: Vec<(Option<usize>, &str)> = Vec::new();
@@ -174,7 +180,7 @@ pub fn loop_infos_with(unit: &TranslationUnit, f: &Function, consts: &ConstOracl
         let mut calls: Vec<String> = total.calls.iter().map(|s| s.to_string()).collect();
         calls.sort();
         calls.dedup();
-        let counted = counted_form(unit, f, r, body_stmt, consts);
+        let counted = counted_form(unit, f, r, body_stmt, consts, sums);
         let trip_count = match &counted {
             Ok(c) => c.trip_count.clone(),
             Err(e) => TripCount::Unknown(e.clone()),
@@ -233,10 +239,14 @@ pub(super) struct Agg<'f> {
     /// (reads, writes) counts per variable.
     vars: IdMap<SymId, (u32, u32)>,
     calls: Vec<&'f str>,
-    indirect: bool,
+    /// The calls, as expressions (for their arguments).
+    pub(super) call_exprs: Vec<ExprId>,
+    /// The lvalues written through pointers.
+    pub(super) mem_writes: Vec<ExprId>,
+    pub(super) indirect: bool,
     mem_read: bool,
     mem_write: bool,
-    opaque: bool,
+    pub(super) opaque: bool,
     ret: bool,
     exit: bool,
 }
@@ -251,10 +261,12 @@ impl<'f> Agg<'f> {
         for m in &a.mem {
             if m.write {
                 self.mem_write = true;
+                self.mem_writes.push(m.expr);
             } else {
                 self.mem_read = true;
             }
         }
+        self.call_exprs.extend_from_slice(&a.calls);
         for &c in &a.calls {
             match callee_name(f, c) {
                 Some(n) => {
@@ -275,6 +287,8 @@ impl<'f> Agg<'f> {
             e.1 += w;
         }
         self.calls.extend_from_slice(&o.calls);
+        self.call_exprs.extend_from_slice(&o.call_exprs);
+        self.mem_writes.extend_from_slice(&o.mem_writes);
         self.indirect |= o.indirect;
         self.mem_read |= o.mem_read;
         self.mem_write |= o.mem_write;
@@ -284,33 +298,6 @@ impl<'f> Agg<'f> {
     }
     pub(super) fn writes(&self, s: SymId) -> u32 {
         self.vars.get(&s).map_or(0, |e| e.1)
-    }
-    /// Something in here may write memory the analysis cannot see (calls, pointers, asm).
-    pub(super) fn may_clobber(&self) -> bool {
-        self.mem_write || self.opaque || self.indirect || !self.calls.is_empty()
-    }
-    /// Something in here may change the variable `s` behind the analysis' back. A `static`
-    /// scalar global whose address is never taken cannot be reached through a pointer (no
-    /// other file can name it, and this one never forms `&s`): only a call can change it, and
-    /// a library function without global effects does not. (NPB CG's
-    /// `for (j = 1; j <= naa + 1; j++) q[j] = 0.0;`.)
-    pub(super) fn may_clobber_var(&self, unit: &TranslationUnit, s: SymId) -> bool {
-        let sym = unit.sym(s);
-        let unreachable = sym.is_global_storage()
-            && sym.is_static
-            && !sym.address_taken
-            && !sym.is_volatile
-            && sym.ty.is_scalar();
-        if !unreachable {
-            return self.may_clobber();
-        }
-        self.opaque
-            || self.indirect
-            || self.calls.iter().any(|n| {
-                unit.func_by_name(n).is_some()
-                    || crate::ir::libc::lookup(n)
-                        .is_none_or(|l| l.effect != crate::ir::libc::GlobalEffect::None)
-            })
     }
 }
 

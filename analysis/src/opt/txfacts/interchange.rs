@@ -22,7 +22,7 @@ fn strides(nest: &crate::deps::subscript::Nest, inner_nest_idx: usize, lvl: usiz
         }
         let coeff = |d: &Subscript| match d {
             Subscript::Affine { coeffs, .. } => coeffs.get(lvl).copied().unwrap_or(0),
-            Subscript::NonAffine(_) => 0,
+            Subscript::NonAffine(_) | Subscript::Varying(_) => 0,
         };
         let n = r.dims.len();
         let inner_dims_zero = r.dims[..n.saturating_sub(1)].iter().all(|d| coeff(d) == 0);

@@ -1,0 +1,310 @@
+//! May the statements of a loop change a variable, or the memory an lvalue reads, without
+//! naming it — through a pointer or in a call? The canonical counted form asks this of its
+//! loop variable and of its limit (`j < grid_points[1] - 1`, `k < d[2]`).
+//!
+//! A call changes what its side-effect summary says it writes (named globals, the memory
+//! reachable from the pointer arguments it writes through, unknown memory); a library
+//! function changes the memory of the pointer arguments it writes through. A write through
+//! a pointer changes only objects whose type it may access (C's aliasing rule, C11 6.5p7:
+//! an `int` is never changed by a store of a `double`; a character type may access
+//! anything). Without summaries (the loop model asked alone), every call of a user function
+//! may change everything reachable.
+
+use super::walk::Agg;
+use crate::effects::object_type;
+use crate::effects::summary::Summaries;
+use crate::ir::libc::{self, GlobalEffect};
+use crate::ir::*;
+
+impl Agg<'_> {
+    /// May something here change variable `s` without naming it?
+    pub(super) fn may_clobber_var(
+        &self,
+        unit: &TranslationUnit,
+        f: &Function,
+        s: SymId,
+        sums: Option<&Summaries>,
+    ) -> bool {
+        if self.opaque || self.indirect {
+            return true;
+        }
+        let target = Target::Var(s);
+        self.mem_writes.iter().any(|&w| target.stored_by(unit, object_type(unit, f, w).as_ref()))
+            || self.call_exprs.iter().any(|&c| call_may_write(unit, f, c, &target, sums))
+    }
+
+    /// May something here change the memory that the lvalue `read` (through a pointer)
+    /// designates?
+    pub(super) fn may_clobber_mem(
+        &self,
+        unit: &TranslationUnit,
+        f: &Function,
+        read: ExprId,
+        sums: Option<&Summaries>,
+    ) -> bool {
+        if self.opaque || self.indirect {
+            return true;
+        }
+        let target = Target::Mem(object_type(unit, f, read));
+        self.mem_writes.iter().any(|&w| target.stored_by(unit, object_type(unit, f, w).as_ref()))
+            || self.call_exprs.iter().any(|&c| call_may_write(unit, f, c, &target, sums))
+    }
+}
+
+/// May one of the calls `calls` change variable `s` (see the module's rules)?
+pub fn calls_may_write_var(
+    unit: &TranslationUnit,
+    f: &Function,
+    calls: &[ExprId],
+    s: SymId,
+    sums: Option<&Summaries>,
+) -> bool {
+    calls.iter().any(|&c| call_may_write(unit, f, c, &Target::Var(s), sums))
+}
+
+/// What may be changed: a variable, or memory reached through a pointer (of a known type or
+/// not).
+enum Target {
+    Var(SymId),
+    Mem(Option<Type>),
+}
+
+impl Target {
+    /// Can a pointer reach it at all? A `static` scalar whose address is never taken cannot:
+    /// no other file can name it and this one never forms `&s`.
+    fn pointer_reachable(&self, unit: &TranslationUnit) -> bool {
+        match self {
+            Target::Var(s) => {
+                let sym = unit.sym(*s);
+                !(sym.is_global_storage()
+                    && sym.is_static
+                    && !sym.address_taken
+                    && !sym.is_volatile
+                    && sym.ty.is_scalar())
+            }
+            Target::Mem(_) => true,
+        }
+    }
+
+    fn ty<'u>(&'u self, unit: &'u TranslationUnit) -> Option<&'u Type> {
+        match self {
+            Target::Var(s) => Some(&unit.sym(*s).ty),
+            Target::Mem(t) => t.as_ref(),
+        }
+    }
+
+    /// May a store through a pointer, of an object of type `stored` (unknown: `None`),
+    /// change it?
+    fn stored_by(&self, unit: &TranslationUnit, stored: Option<&Type>) -> bool {
+        self.pointer_reachable(unit)
+            && match (stored, self.ty(unit)) {
+                (Some(a), Some(b)) => types_may_alias(unit, a, b, 0),
+                _ => true,
+            }
+    }
+
+    /// May writes to everything reachable from a pointer to `pointee` change it? Anything, when
+    /// what the pointer reaches holds pointers itself.
+    fn reached_from(&self, unit: &TranslationUnit, pointee: Option<&Type>) -> bool {
+        match pointee {
+            Some(p) if !holds_pointers(unit, p, 0) => self.stored_by(unit, Some(p)),
+            _ => self.pointer_reachable(unit),
+        }
+    }
+}
+
+/// May the call `c` change `target`?
+fn call_may_write(
+    unit: &TranslationUnit,
+    f: &Function,
+    c: ExprId,
+    target: &Target,
+    sums: Option<&Summaries>,
+) -> bool {
+    let ExprKind::Call { args, .. } = &f.expr(c).kind else { return true };
+    let Some(name) = crate::effects::callee_name(f, c) else { return true };
+    if unit.func_by_name(name).is_some() {
+        let Some(sum) = sums.and_then(|m| m.get(name)) else { return true };
+        if sum.calls_unknown || sum.opaque {
+            return true;
+        }
+        if sum.writes_unknown_memory && target.pointer_reachable(unit) {
+            return true;
+        }
+        let global_hit = sum.writes_globals.iter().any(|&g| match target {
+            Target::Var(s) => g == *s,
+            Target::Mem(_) => target.stored_by(unit, Some(&unit.sym(g).ty)),
+        });
+        return global_hit
+            || sum
+                .writes_params
+                .iter()
+                .any(|&k| args.get(k).is_none_or(|&a| arg_reaches(unit, f, a, target)));
+    }
+    let Some(l) = libc::lookup(name) else { return true };
+    // A library function that calls back user code (`qsort`'s comparator) or keeps hidden
+    // state that can jump back (`setjmp`, `signal`) may do anything.
+    if l.effect == GlobalEffect::State || args.iter().any(|&a| is_function_pointer(unit, f, a)) {
+        return true;
+    }
+    args.iter().enumerate().any(|(k, &a)| l.writes_arg(k) && arg_reaches(unit, f, a, target))
+}
+
+/// May the memory reachable from the pointer argument `a` include `target`?
+fn arg_reaches(unit: &TranslationUnit, f: &Function, a: ExprId, target: &Target) -> bool {
+    match &f.expr(a).kind {
+        ExprKind::Cast { expr, .. } => arg_reaches(unit, f, *expr, target),
+        ExprKind::Binary(BinOp::Add | BinOp::Sub, x, y) => {
+            let is_ptr = |e: ExprId| expr_object(unit, f, e).is_some_and(|t| t.is_pointer() || t.is_array());
+            match (is_ptr(*x), is_ptr(*y)) {
+                (true, false) => arg_reaches(unit, f, *x, target),
+                (false, true) => arg_reaches(unit, f, *y, target),
+                _ => target.pointer_reachable(unit),
+            }
+        }
+        ExprKind::Var(x) => {
+            let ty = &unit.sym(*x).ty;
+            match ty {
+                // The array itself (it decays to a pointer to its first element).
+                Type::Array { .. } => match target {
+                    Target::Var(s) if s == x => true,
+                    Target::Var(_) => holds_pointers(unit, ty, 0) && target.pointer_reachable(unit),
+                    Target::Mem(_) => target.reached_from(unit, Some(ty)),
+                },
+                Type::Pointer { pointee, .. } => target.reached_from(unit, Some(pointee)),
+                t if t.is_scalar() => false,
+                _ => target.pointer_reachable(unit),
+            }
+        }
+        ExprKind::Unary(UnOp::AddrOf, lv) => match storage_root(unit, f, *lv) {
+            // `&x`, `&x[i]`, `&x.f`: the variable `x` itself.
+            Some(x) => match target {
+                Target::Var(s) if *s == x => true,
+                Target::Var(_) => holds_pointers(unit, &unit.sym(x).ty, 0) && target.pointer_reachable(unit),
+                Target::Mem(_) => target.reached_from(unit, Some(&unit.sym(x).ty)),
+            },
+            None => target.reached_from(unit, object_type(unit, f, *lv).as_ref()),
+        },
+        // A pointer loaded from memory (`u[i]` of `double **u`) or an array element's address.
+        _ => match expr_object(unit, f, a) {
+            Some(Type::Pointer { pointee, .. }) => target.reached_from(unit, Some(&pointee)),
+            Some(t @ Type::Array { .. }) => target.reached_from(unit, Some(&t)),
+            Some(t) if t.is_scalar() => false,
+            _ => target.pointer_reachable(unit),
+        },
+    }
+}
+
+/// The variable whose own storage the lvalue designates (`x`, `x[i]` of an array `x`, `x.f`).
+fn storage_root(unit: &TranslationUnit, f: &Function, e: ExprId) -> Option<SymId> {
+    match &f.expr(e).kind {
+        ExprKind::Var(s) => Some(*s),
+        ExprKind::Member { base, arrow: false, .. } => storage_root(unit, f, *base),
+        ExprKind::Index { base, .. } if object_type(unit, f, *base).is_some_and(|t| t.is_array()) => {
+            storage_root(unit, f, *base)
+        }
+        _ => None,
+    }
+}
+
+/// The type of an lvalue or of a variable (arrays as declared).
+fn expr_object(unit: &TranslationUnit, f: &Function, e: ExprId) -> Option<Type> {
+    object_type(unit, f, e)
+}
+
+fn is_function_pointer(unit: &TranslationUnit, f: &Function, a: ExprId) -> bool {
+    match &f.expr(a).kind {
+        ExprKind::FuncName(_) => true,
+        ExprKind::Cast { expr, .. } | ExprKind::Unary(UnOp::AddrOf, expr) => {
+            is_function_pointer(unit, f, *expr)
+        }
+        _ => match object_type(unit, f, a) {
+            Some(Type::Pointer { pointee, .. }) => matches!(*pointee, Type::Function { .. } | Type::Unknown),
+            Some(Type::Function { .. } | Type::Unknown | Type::Named(_)) => true,
+            _ => false,
+        },
+    }
+}
+
+/// Does an object of type `t` hold pointers (so that what it reaches goes further)?
+fn holds_pointers(unit: &TranslationUnit, t: &Type, depth: u32) -> bool {
+    if depth > 8 {
+        return true;
+    }
+    match t {
+        Type::Pointer { .. } | Type::Function { .. } | Type::Named(_) | Type::Unknown | Type::Void => true,
+        Type::Array { elem, .. } => holds_pointers(unit, elem, depth + 1),
+        Type::Struct(n) | Type::Union(n) => unit
+            .struct_def(n)
+            .is_none_or(|d| d.fields.iter().any(|(_, ft)| holds_pointers(unit, ft, depth + 1))),
+        Type::Bool | Type::Int { .. } | Type::Float(_) | Type::Enum(_) => false,
+    }
+}
+
+/// May an object of type `a` and one of type `b` overlap in a program that follows C's
+/// aliasing rule? Arrays are their elements, structures and unions their members; a
+/// character type may access anything; integer types (and enums, and `_Bool`) are taken to
+/// alias one another (the analysis reads some typedefs, `int8_t` or `wchar_t`, as other
+/// integer types); floating types alias only themselves; pointers alias pointers.
+pub(crate) fn types_may_alias(unit: &TranslationUnit, a: &Type, b: &Type, depth: u32) -> bool {
+    if depth > 8 {
+        return true;
+    }
+    let a = leaf(a);
+    let b = leaf(b);
+    let unknown = |t: &Type| {
+        matches!(t, Type::Void | Type::Function { .. } | Type::Named(_) | Type::Unknown)
+            || matches!(t, Type::Int { kind: IntKind::Char, .. })
+    };
+    if unknown(a) || unknown(b) {
+        return true;
+    }
+    let members = |n: &str, other: &Type| {
+        unit.struct_def(n)
+            .is_none_or(|d| d.fields.iter().any(|(_, ft)| types_may_alias(unit, ft, other, depth + 1)))
+    };
+    match (a, b) {
+        (Type::Struct(x) | Type::Union(x), Type::Struct(y) | Type::Union(y)) if x == y => true,
+        (Type::Struct(n) | Type::Union(n), other) | (other, Type::Struct(n) | Type::Union(n)) => {
+            members(n, other)
+        }
+        (Type::Bool | Type::Int { .. } | Type::Enum(_), Type::Bool | Type::Int { .. } | Type::Enum(_)) => {
+            true
+        }
+        (Type::Float(x), Type::Float(y)) => x == y,
+        (Type::Pointer { .. }, Type::Pointer { .. }) => true,
+        _ => false,
+    }
+}
+
+fn leaf(t: &Type) -> &Type {
+    match t {
+        Type::Array { elem, .. } => leaf(elem),
+        t => t,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit_with(src: &str) -> TranslationUnit {
+        crate::syntax::lower::lower(src, &crate::syntax::preprocess::SourceMap::identity(src.len() as u32))
+    }
+
+    #[test]
+    fn an_int_and_a_double_never_alias_a_char_aliases_all() {
+        let u = unit_with("struct c { double re, im; }; struct m { int n; double x; };");
+        let int = Type::int();
+        let dbl = Type::Float(FloatKind::Double);
+        let ch = Type::Int { kind: IntKind::Char, signed: true };
+        assert!(!types_may_alias(&u, &int, &dbl, 0));
+        assert!(types_may_alias(&u, &ch, &dbl, 0));
+        assert!(types_may_alias(&u, &Type::Int { kind: IntKind::Long, signed: false }, &int, 0));
+        assert!(!types_may_alias(&u, &Type::Struct("c".into()), &int, 0));
+        assert!(types_may_alias(&u, &Type::Struct("m".into()), &int, 0));
+        let arr = Type::Array { elem: Box::new(dbl.clone()), len: ArrayLen::Unspecified };
+        assert!(types_may_alias(&u, &arr, &Type::Struct("c".into()), 0));
+        assert!(types_may_alias(&u, &Type::Struct("nowhere".into()), &int, 0));
+    }
+}
