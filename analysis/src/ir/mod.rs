@@ -8,6 +8,7 @@
 //! Variables are resolved to [`SymId`]s during lowering: shadowing is already decided, and
 //! two distinct declarations with the same name are two distinct symbols.
 
+pub mod aliasing;
 pub mod cprint;
 pub mod hash;
 pub mod libc;
