@@ -2,8 +2,8 @@
 //!
 //! [`loop_dependences`] collects the array references of a loop nest
 //! ([`crate::deps::subscript`]), tests every pair of references to the same base where one writes
-//! ([`crate::deps::deptest`]), decides aliasing between different bases (distinct arrays,
-//! `restrict`, distinct `malloc`/`calloc` results), and builds the dependence graph: one node
+//! ([`crate::deps::deptest`]), asks the alias oracle ([`crate::deps::alias`]) about every pair
+//! of different bases, and builds the dependence graph: one node
 //! per reference, one edge per dependence with its kind (flow, anti, output; `Unknown` for
 //! non-affine subscripts, `MayAlias` for pointers that may overlap), the loop level that
 //! carries it, directions, distances and the two spans.
@@ -17,6 +17,7 @@
 //! privatizable temporaries) and the effects of calls are left to the parallelization
 //! stage; [`LoopDeps::calls`] lists the calls of the nest.
 
+use crate::deps::alias::AliasOracle;
 use crate::deps::deptest::{common_levels, test_pair, Dir, DirSet, Distance, PairTest};
 use crate::deps::subscript::{ArrayRef, Nest, Subscript};
 use crate::ir::*;
@@ -300,13 +301,13 @@ pub fn loop_dependences_with_calls(
     let mut bases: Vec<SymId> = refs.iter().map(|r| r.base).collect();
     bases.sort();
     bases.dedup();
-    let alias = AliasInfo::new(unit, f);
+    let alias = AliasOracle::new(unit, f);
     for (x, &p) in bases.iter().enumerate() {
         for &q in &bases[x + 1..] {
             let Some(w) = refs.iter().position(|r| r.write && (r.base == p || r.base == q)) else { continue };
             let other = if refs[w].base == p { q } else { p };
             let Some(o) = refs.iter().position(|r| r.base == other) else { continue };
-            if let Some(why) = alias.may_alias(unit, p, q) {
+            if let Some(why) = alias.may_alias(p, q) {
                 let (s, t) = if w <= o { (w, o) } else { (o, w) };
                 let mut d = mk(DepKind::MayAlias, s, t, common_levels(&refs[s], &refs[t]));
                 d.reason = why;
@@ -395,128 +396,6 @@ fn add_edges(
         d.blocks = level.into_iter().collect();
         d.reason = by.to_string();
         graph.add_edge(NodeIndex::new(s), NodeIndex::new(t), d);
-    }
-}
-
-/// What a base symbol may point to.
-#[derive(Clone, Debug, PartialEq)]
-enum Storage {
-    /// An array object (local or global): its own storage.
-    Array {
-        local: bool,
-    },
-    /// A `restrict` pointer.
-    Restrict,
-    /// A pointer whose every assignment in the function is a distinct allocation call.
-    Fresh,
-    /// A parameter pointer the function never reassigns.
-    Param,
-    Other,
-}
-
-struct AliasInfo {
-    /// Per symbol (of this function): true when every assignment is a malloc-like call,
-    /// false when some other assignment exists.
-    fresh: Vec<(SymId, bool)>,
-    /// Parameters every call binds to distinct objects (`TranslationUnit::distinct_params`).
-    distinct: Vec<(SymId, SymId)>,
-}
-
-impl AliasInfo {
-    fn new(unit: &TranslationUnit, f: &Function) -> AliasInfo {
-        let mut fresh: Vec<(SymId, bool)> = Vec::new();
-        let mut note = |s: SymId, ok: bool| match fresh.iter_mut().find(|x| x.0 == s) {
-            Some(x) => x.1 &= ok,
-            None => fresh.push((s, ok)),
-        };
-        let is_alloc = |e: ExprId| {
-            let mut e = e;
-            while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
-                e = *expr;
-            }
-            matches!(&f.expr(e).kind, ExprKind::Call { .. })
-                && matches!(
-                    crate::effects::callee_name(f, e),
-                    Some("malloc" | "calloc" | "aligned_alloc" | "valloc" | "memalign")
-                )
-        };
-        for (k, ex) in f.exprs.iter().enumerate() {
-            let _ = k;
-            match &ex.kind {
-                ExprKind::Assign { op, lhs, rhs } => {
-                    if let Some(s) = f.as_var(*lhs) {
-                        note(s, op.is_none() && is_alloc(*rhs));
-                    }
-                }
-                ExprKind::IncDec { operand, .. } => {
-                    if let Some(s) = f.as_var(*operand) {
-                        note(s, false);
-                    }
-                }
-                _ => {}
-            }
-        }
-        for st in &f.stmts {
-            if let StmtKind::Decl(ds) = &st.kind {
-                for d in ds {
-                    if let Some(i) = d.init {
-                        note(d.sym, is_alloc(i));
-                    }
-                }
-            }
-        }
-        let distinct = unit
-            .func_by_name(&f.name)
-            .and_then(|id| unit.distinct_params.get(id.index()))
-            .map(|pairs| pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect())
-            .unwrap_or_default();
-        AliasInfo { fresh, distinct }
-    }
-
-    fn storage(&self, unit: &TranslationUnit, s: SymId) -> Storage {
-        let sym = unit.sym(s);
-        match &sym.ty {
-            Type::Array { .. } if sym.kind != SymKind::Param => {
-                Storage::Array { local: sym.kind == SymKind::Local && !sym.is_static }
-            }
-            Type::Pointer { restrict: true, .. } => Storage::Restrict,
-            _ => {
-                let assigned = self.fresh.iter().find(|x| x.0 == s).map(|x| x.1);
-                match (sym.kind, assigned) {
-                    (SymKind::Local, Some(true)) if !sym.address_taken && !sym.is_static => Storage::Fresh,
-                    (SymKind::Param, None) if !sym.address_taken => Storage::Param,
-                    _ => Storage::Other,
-                }
-            }
-        }
-    }
-
-    /// `None` when `p` and `q` cannot overlap, else why they may.
-    fn may_alias(&self, unit: &TranslationUnit, p: SymId, q: SymId) -> Option<String> {
-        use Storage::*;
-        let (sp, sq) = (self.storage(unit, p), self.storage(unit, q));
-        let independent = matches!(
-            (&sp, &sq),
-            (Restrict, _)
-                | (_, Restrict)
-                | (Array { .. }, Array { .. })
-                | (Fresh, Fresh | Array { .. } | Param)
-                | (Array { .. } | Param, Fresh)
-                | (Array { local: true }, Param)
-                | (Param, Array { local: true })
-        );
-        // Parameters the function never reassigns, bound to distinct objects at every call.
-        let distinct = sp == Param
-            && sq == Param
-            && self.distinct.iter().any(|&(a, b)| (a, b) == (p, q) || (a, b) == (q, p));
-        if independent || distinct {
-            return None;
-        }
-        let (np, nq) = (&unit.sym(p).name, &unit.sym(q).name);
-        Some(match (&sp, &sq) {
-            (Param, Param) => format!("`{np}` and `{nq}` are pointer parameters without `restrict`"),
-            _ => format!("`{np}` and `{nq}` may point to the same storage"),
-        })
     }
 }
 

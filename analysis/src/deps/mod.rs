@@ -1,6 +1,7 @@
-//! Array dependence: subscripts as affine forms, the dependence tests, the nest-level analysis,
+//! Array dependence: the alias oracle, subscripts as affine forms, the dependence tests, the nest-level analysis,
 //! linear induction variables, and the run-time disjointness tests for pointers that may alias.
 
+pub mod alias;
 pub mod depend;
 pub mod deptest;
 pub mod linear;

@@ -5,9 +5,10 @@
 //!
 //! Everything is computed from the analysis crate's public API (no analysis state is
 //! duplicated): [`analysis::flow::loops::loop_infos`], [`analysis::flow::liveness`],
-//! [`analysis::effects`], [`analysis::deps::subscript::nest_refs`] and
-//! [`analysis::deps::depend::loop_dependences`].
+//! [`analysis::effects`], [`analysis::deps::subscript::nest_refs`],
+//! [`analysis::deps::depend::loop_dependences`] and [`analysis::deps::alias::AliasOracle`].
 
+use analysis::deps::alias::AliasOracle;
 use analysis::deps::depend::{loop_dependences, LoopDeps};
 use analysis::deps::subscript::{nest_refs, Nest};
 use analysis::effects::{callee_name, decl_accesses, expr_accesses, Accesses};
@@ -16,7 +17,7 @@ use analysis::flow::liveness::{liveness, Liveness};
 use analysis::flow::loops::{loop_infos, Affine, Bound, LoopInfo};
 use analysis::ir::*;
 use analysis::report::api::{FileReport, FunctionReport, LoopReport};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
@@ -39,6 +40,7 @@ pub struct FnIr<'a> {
     parent_expr: Vec<Option<ExprId>>,
     nests: RefCell<HashMap<StmtId, Option<Rc<Nest>>>>,
     deps: RefCell<HashMap<StmtId, Option<Rc<LoopDeps>>>>,
+    alias: OnceCell<AliasOracle<'a>>,
 }
 
 /// What a statement (with everything under it) reads and writes.
@@ -135,6 +137,7 @@ impl<'a> FnIr<'a> {
             parent_expr,
             nests: RefCell::new(HashMap::new()),
             deps: RefCell::new(HashMap::new()),
+            alias: OnceCell::new(),
         }
     }
 
@@ -204,6 +207,11 @@ impl<'a> FnIr<'a> {
             .entry(root)
             .or_insert_with(|| loop_dependences(self.unit, self.f, root).map(Rc::new))
             .clone()
+    }
+
+    /// The alias oracle of the function (the dependence test's): may two bases overlap.
+    pub fn alias(&self) -> &AliasOracle<'a> {
+        self.alias.get_or_init(|| AliasOracle::new(self.unit, self.f))
     }
 
     fn blocks(&self, l: StmtId) -> Option<&analysis::flow::cfg::LoopBlocks> {

@@ -1,7 +1,7 @@
 //! Legality: the members' array references in one synthetic nest tested with the
 //! dependence tests (a dependence that would run backwards, references that cannot be
-//! tested, pointers that may alias), scalars that carry a value from one loop to the other,
-//! and the loops a fusion would serialize.
+//! tested, bases the alias oracle [`analysis::deps::alias`] says may overlap), scalars that
+//! carry a value from one loop to the other, and the loops a fusion would serialize.
 
 use super::headers::{extreme, rename};
 use super::{refused, Facts, Fuser, Refused, VLoop};
@@ -42,7 +42,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
                     continue;
                 }
                 if a.base != b.base {
-                    if let Some(why) = may_alias(ir.unit, ir.f, a.base, b.base) {
+                    if let Some(why) = ir.alias().may_alias(a.base, b.base) {
                         if inter {
                             return Err(refused(Code::FusionUntestable, why));
                         }
@@ -315,86 +315,4 @@ impl<'r, 'a> Fuser<'r, 'a> {
         }
         None
     }
-}
-
-/// `None` when `p` and `q` (different variables) cannot designate overlapping memory: two
-/// array objects, a `restrict` pointer, distinct allocations (locals assigned only from
-/// `malloc`-like calls), or a parameter and a local array. The rules of the dependence
-/// analysis ([`analysis::deps::depend`]).
-pub(crate) fn may_alias(unit: &TranslationUnit, f: &Function, p: SymId, q: SymId) -> Option<String> {
-    #[derive(PartialEq)]
-    enum St {
-        Object { local: bool },
-        Restrict,
-        Fresh,
-        Param,
-        Other,
-    }
-    let is_alloc = |e: ExprId| {
-        let mut e = e;
-        while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
-            e = *expr;
-        }
-        matches!(f.expr(e).kind, ExprKind::Call { .. })
-            && matches!(
-                analysis::effects::callee_name(f, e),
-                Some("malloc" | "calloc" | "aligned_alloc" | "valloc" | "memalign")
-            )
-    };
-    let fresh = |s: SymId| -> Option<bool> {
-        let mut seen = None;
-        let mut note = |ok: bool| seen = Some(seen.unwrap_or(true) && ok);
-        for ex in &f.exprs {
-            match &ex.kind {
-                ExprKind::Assign { op, lhs, rhs } if f.as_var(*lhs) == Some(s) => {
-                    note(op.is_none() && is_alloc(*rhs))
-                }
-                ExprKind::IncDec { operand, .. } if f.as_var(*operand) == Some(s) => note(false),
-                _ => {}
-            }
-        }
-        for st in &f.stmts {
-            if let StmtKind::Decl(ds) = &st.kind {
-                for d in ds.iter().filter(|d| d.sym == s) {
-                    if let Some(i) = d.init {
-                        note(is_alloc(i));
-                    }
-                }
-            }
-        }
-        seen
-    };
-    let storage = |s: SymId| {
-        let sym = unit.sym(s);
-        match &sym.ty {
-            Type::Array { .. } if sym.kind != SymKind::Param => {
-                St::Object { local: sym.kind == SymKind::Local && !sym.is_static }
-            }
-            Type::Pointer { restrict: true, .. } => St::Restrict,
-            _ => match (sym.kind, fresh(s)) {
-                (SymKind::Local, Some(true)) if !sym.address_taken && !sym.is_static => St::Fresh,
-                (SymKind::Param, None) if !sym.address_taken => St::Param,
-                _ => St::Other,
-            },
-        }
-    };
-    use St::*;
-    let independent = matches!(
-        (storage(p), storage(q)),
-        (Restrict, _)
-            | (_, Restrict)
-            | (Object { .. }, Object { .. })
-            | (Fresh, Fresh | Object { .. } | Param)
-            | (Object { .. } | Param, Fresh)
-            | (Object { local: true }, Param)
-            | (Param, Object { local: true })
-    );
-    if independent {
-        return None;
-    }
-    Some(format!(
-        "`{}` and `{}` may point to the same memory (no `restrict`)",
-        unit.sym(p).name,
-        unit.sym(q).name
-    ))
 }

@@ -52,8 +52,6 @@ use analysis::ir::*;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-pub(crate) use legality::may_alias;
-
 /// Largest shift tried beyond the alignment of the ranges.
 pub const MAX_SHIFT: i64 = 4;
 

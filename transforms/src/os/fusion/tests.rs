@@ -170,7 +170,7 @@ fn pointers_that_may_alias_are_refused() {
     assert_refused(
         "void f(int n, double *a, double *b) {\n  int i;\n  for (i = 0; i < n; i++)\n    a[i] = i;\n  for (i = 0; i < n; i++)\n    b[i] = a[i];\n}\n",
         Code::FusionUntestable,
-        "may point to the same memory",
+        "`a` and `b` are pointer parameters without `restrict`",
     );
 }
 

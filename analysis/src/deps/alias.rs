@@ -1,0 +1,149 @@
+//! The alias oracle: may two bases (arrays or pointers, different variables) of one function
+//! designate overlapping memory, and if so, why.
+//!
+//! It is the one place these rules live: the dependence test
+//! ([`crate::deps::depend`]) asks it for every pair of bases of a nest, and the loop
+//! transformations that reorder memory accesses (fusion, fission) ask it too, so a rule
+//! fixed here holds for all of them.
+//!
+//! Each base gets a [`Storage`] class from its declaration and from the assignments of the
+//! function; [`AliasOracle::may_alias`] says two bases are independent when
+//!
+//! - either is a `restrict` pointer (C forbids reaching the same modified object through
+//!   another pointer);
+//! - both are array objects (distinct objects never overlap);
+//! - one is a fresh allocation (a local assigned only from `malloc`-like calls) and the
+//!   other is an array, a parameter or another fresh allocation;
+//! - one is a non-static local array and the other a parameter (the array did not exist
+//!   when the caller bound the parameter);
+//! - both are parameters that every call binds to distinct objects of static storage
+//!   (`TranslationUnit::distinct_params`).
+//!
+//! Everything else may alias: pointers of unknown provenance (globals, locals assigned from
+//! other pointers or by pointer arithmetic, variables whose address is taken), and a global
+//! array against a parameter (the caller may pass it).
+
+use crate::ir::*;
+use rustc_hash::FxHashMap;
+
+/// The allocation functions whose every result is a new object.
+const ALLOCATORS: &[&str] = &["malloc", "calloc", "aligned_alloc", "valloc", "memalign"];
+
+/// What a base symbol may point to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// An array object (local or global): its own storage. `local`: automatic storage.
+    Array { local: bool },
+    /// A `restrict` pointer.
+    Restrict,
+    /// A local pointer whose every assignment in the function is an allocation call.
+    Fresh,
+    /// A parameter pointer the function never assigns.
+    Param,
+    /// Anything else: its target is unknown.
+    Other,
+}
+
+/// The alias facts of one function, computed once and asked for every pair of bases.
+pub struct AliasOracle<'a> {
+    unit: &'a TranslationUnit,
+    /// Per assigned symbol: true when every assignment is an allocation call.
+    fresh: FxHashMap<SymId, bool>,
+    /// Parameters every call binds to distinct objects.
+    distinct: Vec<(SymId, SymId)>,
+}
+
+impl<'a> AliasOracle<'a> {
+    pub fn new(unit: &'a TranslationUnit, f: &Function) -> AliasOracle<'a> {
+        let mut fresh: FxHashMap<SymId, bool> = FxHashMap::default();
+        let mut note = |s: SymId, ok: bool| *fresh.entry(s).or_insert(true) &= ok;
+        for ex in &f.exprs {
+            match &ex.kind {
+                ExprKind::Assign { op, lhs, rhs } => {
+                    if let Some(s) = f.as_var(*lhs) {
+                        note(s, op.is_none() && is_alloc(f, *rhs));
+                    }
+                }
+                ExprKind::IncDec { operand, .. } => {
+                    if let Some(s) = f.as_var(*operand) {
+                        note(s, false);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for st in &f.stmts {
+            if let StmtKind::Decl(ds) = &st.kind {
+                for d in ds {
+                    if let Some(i) = d.init {
+                        note(d.sym, is_alloc(f, i));
+                    }
+                }
+            }
+        }
+        let distinct = unit
+            .func_by_name(&f.name)
+            .and_then(|id| unit.distinct_params.get(id.index()))
+            .map(|pairs| pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect())
+            .unwrap_or_default();
+        AliasOracle { unit, fresh, distinct }
+    }
+
+    /// The storage class of `s` in this function.
+    pub fn storage(&self, s: SymId) -> Storage {
+        let sym = self.unit.sym(s);
+        match &sym.ty {
+            Type::Array { .. } if sym.kind != SymKind::Param => {
+                Storage::Array { local: sym.kind == SymKind::Local && !sym.is_static }
+            }
+            Type::Pointer { restrict: true, .. } => Storage::Restrict,
+            _ => match (sym.kind, self.fresh.get(&s).copied()) {
+                (SymKind::Local, Some(true)) if !sym.address_taken && !sym.is_static => Storage::Fresh,
+                (SymKind::Param, None) if !sym.address_taken => Storage::Param,
+                _ => Storage::Other,
+            },
+        }
+    }
+
+    /// `None` when `p` and `q` (different variables) cannot designate overlapping memory,
+    /// else why they may: the sentence the dependence report and the transformations show.
+    pub fn may_alias(&self, p: SymId, q: SymId) -> Option<String> {
+        use Storage::*;
+        let (sp, sq) = (self.storage(p), self.storage(q));
+        let independent = matches!(
+            (sp, sq),
+            (Restrict, _)
+                | (_, Restrict)
+                | (Array { .. }, Array { .. })
+                | (Fresh, Fresh | Array { .. } | Param)
+                | (Array { .. } | Param, Fresh)
+                | (Array { local: true }, Param)
+                | (Param, Array { local: true })
+        );
+        // Parameters the function never reassigns, bound to distinct objects at every call.
+        let distinct = sp == Param
+            && sq == Param
+            && self.distinct.iter().any(|&(a, b)| (a, b) == (p, q) || (a, b) == (q, p));
+        if independent || distinct {
+            return None;
+        }
+        let (np, nq) = (&self.unit.sym(p).name, &self.unit.sym(q).name);
+        Some(match (sp, sq) {
+            (Param, Param) => format!("`{np}` and `{nq}` are pointer parameters without `restrict`"),
+            _ => format!("`{np}` and `{nq}` may point to the same storage"),
+        })
+    }
+}
+
+/// `e` (casts aside) calls an allocation function.
+fn is_alloc(f: &Function, mut e: ExprId) -> bool {
+    while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
+        e = *expr;
+    }
+    matches!(f.expr(e).kind, ExprKind::Call { .. })
+        && crate::effects::callee_name(f, e).is_some_and(|n| ALLOCATORS.contains(&n))
+}
+
+#[cfg(test)]
+#[path = "alias_tests.rs"]
+mod tests;
