@@ -10,7 +10,8 @@
 //! function; [`AliasOracle::may_alias`] says two bases are independent when
 //!
 //! - either is a `restrict` pointer (C forbids reaching the same modified object through
-//!   another pointer);
+//!   a pointer not *based on* it), unless the other is a plain pointer computed from it in
+//!   the function (`double *b = a + 1;` is based on `a`: both may reach `a[1]`);
 //! - both are array objects (distinct objects never overlap);
 //! - one is a fresh allocation (a local assigned only from `malloc`-like calls) and the
 //!   other is an array, a parameter or another fresh allocation;
@@ -51,17 +52,27 @@ pub struct AliasOracle<'a> {
     fresh: FxHashMap<SymId, bool>,
     /// Parameters every call binds to distinct objects.
     distinct: Vec<(SymId, SymId)>,
+    /// Per pointer variable: the variables its assigned values are computed from.
+    sources: FxHashMap<SymId, Vec<SymId>>,
 }
 
 impl<'a> AliasOracle<'a> {
     pub fn new(unit: &'a TranslationUnit, f: &Function) -> AliasOracle<'a> {
         let mut fresh: FxHashMap<SymId, bool> = FxHashMap::default();
         let mut note = |s: SymId, ok: bool| *fresh.entry(s).or_insert(true) &= ok;
+        let mut sources: FxHashMap<SymId, Vec<SymId>> = FxHashMap::default();
+        let mut source = |s: SymId, value: ExprId| {
+            if unit.sym(s).ty.is_pointer() {
+                let vars = f.exprs_under(value).into_iter().filter_map(|e| f.as_var(e));
+                sources.entry(s).or_default().extend(vars);
+            }
+        };
         for ex in &f.exprs {
             match &ex.kind {
                 ExprKind::Assign { op, lhs, rhs } => {
                     if let Some(s) = f.as_var(*lhs) {
                         note(s, op.is_none() && is_alloc(f, *rhs));
+                        source(s, *rhs);
                     }
                 }
                 ExprKind::IncDec { operand, .. } => {
@@ -77,6 +88,7 @@ impl<'a> AliasOracle<'a> {
                 for d in ds {
                     if let Some(i) = d.init {
                         note(d.sym, is_alloc(f, i));
+                        source(d.sym, i);
                     }
                 }
             }
@@ -86,7 +98,26 @@ impl<'a> AliasOracle<'a> {
             .and_then(|id| unit.distinct_params.get(id.index()))
             .map(|pairs| pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect())
             .unwrap_or_default();
-        AliasOracle { unit, fresh, distinct }
+        AliasOracle { unit, fresh, distinct, sources }
+    }
+
+    /// Some value assigned to `q` in the function is computed, directly or through other
+    /// variables, from `p`.
+    fn computed_from(&self, q: SymId, p: SymId) -> bool {
+        let mut seen = vec![q];
+        let mut work = vec![q];
+        while let Some(s) = work.pop() {
+            for &t in self.sources.get(&s).into_iter().flatten() {
+                if t == p {
+                    return true;
+                }
+                if !seen.contains(&t) {
+                    seen.push(t);
+                    work.push(t);
+                }
+            }
+        }
+        false
     }
 
     /// The storage class of `s` in this function.
@@ -110,16 +141,21 @@ impl<'a> AliasOracle<'a> {
     pub fn may_alias(&self, p: SymId, q: SymId) -> Option<String> {
         use Storage::*;
         let (sp, sq) = (self.storage(p), self.storage(q));
-        let independent = matches!(
-            (sp, sq),
-            (Restrict, _)
-                | (_, Restrict)
-                | (Array { .. }, Array { .. })
-                | (Fresh, Fresh | Array { .. } | Param)
-                | (Array { .. } | Param, Fresh)
-                | (Array { local: true }, Param)
-                | (Param, Array { local: true })
-        );
+        // A pointer computed from a `restrict` one is based on it: C lets both reach the same
+        // object. (Two `restrict` pointers, one computed from the other, may not.)
+        let based = |r: SymId, sr: Storage, x: SymId, sx: Storage| {
+            sr == Restrict && sx != Restrict && self.computed_from(x, r)
+        };
+        let restrict = (sp == Restrict || sq == Restrict) && !based(p, sp, q, sq) && !based(q, sq, p, sp);
+        let independent = restrict
+            || matches!(
+                (sp, sq),
+                (Array { .. }, Array { .. })
+                    | (Fresh, Fresh | Array { .. } | Param)
+                    | (Array { .. } | Param, Fresh)
+                    | (Array { local: true }, Param)
+                    | (Param, Array { local: true })
+            );
         // Parameters the function never reassigns, bound to distinct objects at every call.
         let distinct = sp == Param
             && sq == Param

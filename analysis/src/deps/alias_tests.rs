@@ -73,6 +73,19 @@ fn a_restrict_pointer_aliases_nothing_else() {
 }
 
 #[test]
+fn a_pointer_computed_from_a_restrict_pointer_may_alias_it() {
+    // `b` is based on `a`: `b[i] = a[i]` writes `a[i + 1]`.
+    let src = "void f(double *restrict a, double *c) { double *b = a + 1; double *d; d = b; c = d; }";
+    assert_eq!(ask(src, "f", "a", "b").as_deref(), Some("`a` and `b` may point to the same storage"));
+    // Through other variables, and into a reassigned parameter.
+    assert!(ask(src, "f", "a", "d").is_some());
+    assert!(ask(src, "f", "a", "c").is_some());
+    // A `restrict` pointer computed from another: C forbids reaching one object through both.
+    let src = "void f(double *restrict a) { double *restrict b = a + 1; }";
+    assert_eq!(ask(src, "f", "a", "b"), None);
+}
+
+#[test]
 fn distinct_allocations_do_not_alias() {
     let src = format!(
         "{MALLOC}double *g; double h[4];\nvoid f(double *p, int n) {{ double *a = (double *)malloc(n * 8); double *b;\n b = malloc(n * 8); }}"

@@ -336,6 +336,12 @@ fn restrict_and_plain_pointer_parameters() {
     assert!(!par(&d, 1));
     let d = deps("void f(int n, double *restrict a, double *b) { for (int i = 0; i < n; i++) a[i] = b[i]; }");
     assert!(par(&d, 1));
+    // A pointer based on the `restrict` one: `b[i]` is `a[i + 1]`.
+    let d = deps(
+        "void f(int n, double *restrict a) { double *b = a + 1; for (int i = 0; i < n; i++) b[i] = a[i]; }",
+    );
+    assert_eq!(only(&d).kind, DepKind::MayAlias);
+    assert!(!par(&d, 1));
 }
 
 #[test]
