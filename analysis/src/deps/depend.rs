@@ -304,9 +304,21 @@ pub fn loop_dependences_with_calls(
     let alias = AliasOracle::new(unit, f);
     for (x, &p) in bases.iter().enumerate() {
         for &q in &bases[x + 1..] {
-            let Some(w) = refs.iter().position(|r| r.write && (r.base == p || r.base == q)) else { continue };
-            let other = if refs[w].base == p { q } else { p };
-            let Some(o) = refs.iter().position(|r| r.base == other) else { continue };
+            // A write through one base and an access through the other whose types may
+            // overlap (C's aliasing rule: a store of a `double` never changes an `int`).
+            let ty = |r: &ArrayRef| crate::effects::object_type(unit, f, r.expr);
+            let overlap = |a: &ArrayRef, b: &ArrayRef| match (ty(a), ty(b)) {
+                (Some(x), Some(y)) => crate::ir::aliasing::types_may_alias(unit, &x, &y),
+                _ => true,
+            };
+            let pair =
+                refs.iter().enumerate().filter(|(_, r)| r.write && (r.base == p || r.base == q)).find_map(
+                    |(w, rw)| {
+                        let other = if rw.base == p { q } else { p };
+                        refs.iter().position(|r| r.base == other && overlap(rw, r)).map(|o| (w, o))
+                    },
+                );
+            let Some((w, o)) = pair else { continue };
             if let Some(why) = alias.may_alias(p, q) {
                 let (s, t) = if w <= o { (w, o) } else { (o, w) };
                 let mut d = mk(DepKind::MayAlias, s, t, common_levels(&refs[s], &refs[t]));
