@@ -27,7 +27,7 @@ pub struct FnIr<'a> {
     pub f: &'a Function,
     /// The original text (spans index into it).
     pub text: &'a str,
-    pub lines: &'a crate::diff::LineIndex,
+    pub lines: &'a analysis::ir::LineIndex,
     pub file: &'a FileReport,
     pub report: &'a FunctionReport,
     pub infos: Vec<LoopInfo>,
@@ -94,7 +94,7 @@ impl<'a> FnIr<'a> {
         unit: &'a TranslationUnit,
         f: &'a Function,
         text: &'a str,
-        lines: &'a crate::diff::LineIndex,
+        lines: &'a analysis::ir::LineIndex,
         file: &'a FileReport,
         report: &'a FunctionReport,
     ) -> FnIr<'a> {

@@ -3,10 +3,10 @@
 //! lambda; a clause TBB cannot express as safely keeps the loop sequential (`PPO24x`).
 
 use super::{Fix, Translated};
-use crate::diff::LineIndex;
 use crate::edit::{self, Edit};
 use crate::text::indent::{self, Blank, Strip};
 use analysis::codes::Code;
+use analysis::ir::LineIndex;
 use analysis::opt::cxx::{ForShape, VarFacts};
 use analysis::parallel::sharing::DataSharing;
 use analysis::report::api::{FunctionReport, LoopReport, VerdictReport};
@@ -144,12 +144,12 @@ impl Gen<'_> {
     ) -> Result<Translated, (Code, String)> {
         let start = self
             .lines
-            .line_start(l.range.line)
+            .start_of_line(l.range.line)
             .ok_or((Code::TbbHeader, "loop line not found".to_string()))?
             + l.range.column as usize
             - 1;
         // The user's own OpenMP directive on the line before.
-        let before = self.text[..self.lines.line_start(l.range.line).unwrap_or(0)].trim_end();
+        let before = self.text[..self.lines.start_of_line(l.range.line).unwrap_or(0)].trim_end();
         let prev = before.rsplit('\n').next().unwrap_or("").trim_start();
         if prev.starts_with("#pragma omp") || prev.starts_with("# pragma omp") {
             return Err((Code::TbbKept, "the loop has the user's OpenMP directive; kept as written".into()));
@@ -308,7 +308,7 @@ impl Gen<'_> {
             }
         };
         // Layout: the original indentation of the loop line.
-        let line_start = self.lines.line_start(l.range.line).unwrap_or(0);
+        let line_start = self.lines.start_of_line(l.range.line).unwrap_or(0);
         let ind: String =
             self.text[line_start..start].chars().map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
         let block = !prelude.is_empty() || !after.is_empty() || !reds.is_empty();
