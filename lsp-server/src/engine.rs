@@ -14,7 +14,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
-use transforms::diff;
 use transforms::os::{OsContext, Outcome, Registry, SourceIr};
 use transforms::pipeline::{FileOutcome, Options, Pipeline, PipelineError, Spps, Stage, Target};
 
@@ -106,7 +105,7 @@ impl Facts {
         self.os.get_or_init(|| {
             let i = &self.os_inputs;
             let text = i.text.as_str();
-            let lines = diff::LineIndex::new(text);
+            let lines = LineIndex::new(text);
             let ir = SourceIr::new(&i.path, text, &self.analyze.pp, &i.loader);
             let cx = OsContext {
                 path: &i.path,

@@ -226,7 +226,7 @@ impl LoopTransformation for FakeUnroll {
             .map(|(f, l)| {
                 let r = LoopRef::of(f, l);
                 if l.parallel.legal {
-                    let at = cx.lines.line_start(l.range.line).unwrap() as u32;
+                    let at = cx.lines.start_of_line(l.range.line).unwrap() as u32;
                     Outcome::Proposal(Proposal {
                         loops: vec![r],
                         title: format!("unroll {} by 2", l.id),

@@ -3,45 +3,10 @@
 //! size of the file.
 
 use crate::edit::{self, Edit};
+use analysis::ir::LineIndex;
 
 /// Lines of context around each change, as `diff -u`.
 pub const CONTEXT: usize = 3;
-
-/// Byte offsets of the starts of a text's lines: line numbers of offsets in `O(log n)`.
-#[derive(Clone, Debug)]
-pub struct LineIndex {
-    starts: Vec<usize>,
-    len: usize,
-}
-
-impl LineIndex {
-    pub fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts, len: text.len() }
-    }
-
-    /// 1-based line of byte `offset`.
-    pub fn line_of(&self, offset: usize) -> u32 {
-        self.starts.partition_point(|&s| s <= offset) as u32
-    }
-
-    /// Byte offset where 1-based `line` starts (`None` past the end of the text).
-    pub fn line_start(&self, line: u32) -> Option<usize> {
-        let i = (line as usize).checked_sub(1)?;
-        self.starts.get(i).copied().filter(|&s| s <= self.len)
-    }
-
-    /// Byte offset just past the end of 1-based `line` (after its newline, if any).
-    fn line_end(&self, line: u32) -> usize {
-        self.starts.get(line as usize).copied().unwrap_or(self.len)
-    }
-
-    /// Number of lines (a final line without newline counts; an empty text has one line).
-    pub fn lines(&self) -> u32 {
-        self.starts.len() as u32
-    }
-}
 
 /// The unified diff (`--- a/PATH`, `+++ b/PATH`, hunks with [`CONTEXT`] lines of context)
 /// of applying `edits` to `text`, `index` being `text`'s line index. Line numbers are those
@@ -58,9 +23,9 @@ pub fn unified(path: &str, text: &str, index: &LineIndex, edits: &[Edit]) -> Opt
     }
     // Whole lines around the edits, plus context: the hunks never need more.
     let first = index.line_of(lo).saturating_sub(CONTEXT as u32).max(1);
-    let last = (index.line_of(hi) + CONTEXT as u32).min(index.lines());
-    let a = index.line_start(first)?;
-    let b = index.line_end(last);
+    let last = (index.line_of(hi) + CONTEXT as u32).min(index.line_count());
+    let a = index.start_of_line(first)?;
+    let b = index.end_of_line(last);
     let old = &text[a..b];
     let shifted: Vec<Edit> = edits
         .iter()
@@ -102,22 +67,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn line_index() {
-        let t = "a\nbb\n\nc";
-        let ix = LineIndex::new(t);
-        assert_eq!(ix.lines(), 4);
-        assert_eq!([0, 1, 2, 4, 5, 6].map(|o| ix.line_of(o)), [1, 1, 2, 2, 3, 4]);
-        assert_eq!(ix.line_start(2), Some(2));
-        assert_eq!(ix.line_start(4), Some(6));
-        assert_eq!(ix.line_start(5), None);
-        assert_eq!(ix.line_start(0), None);
-    }
-
-    #[test]
     fn insertion_diff_has_context_and_real_line_numbers() {
         let text: String = (1..=20).map(|i| format!("l{i}\n")).collect();
         let ix = LineIndex::new(&text);
-        let at = ix.line_start(10).unwrap() as u32;
+        let at = ix.start_of_line(10).unwrap() as u32;
         let d = unified("f.c", &text, &ix, &[Edit::insert(at, "#pragma omp parallel for\n")]).unwrap();
         assert_eq!(
             d,
@@ -142,10 +95,10 @@ mod tests {
         let text: String = (1..=40).map(|i| format!("line {i}\n")).collect();
         let ix = LineIndex::new(&text);
         let edits = [
-            Edit::insert(ix.line_start(5).unwrap() as u32, "A\n"),
+            Edit::insert(ix.start_of_line(5).unwrap() as u32, "A\n"),
             Edit {
-                start: ix.line_start(30).unwrap() as u32,
-                end: ix.line_start(31).unwrap() as u32,
+                start: ix.start_of_line(30).unwrap() as u32,
+                end: ix.start_of_line(31).unwrap() as u32,
                 text: "B\n".into(),
             },
         ];

@@ -9,4 +9,5 @@ pub mod model;
 pub mod os;
 pub mod pipeline;
 pub mod targets;
+pub mod text;
 pub mod tuning;

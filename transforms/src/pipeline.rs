@@ -15,13 +15,14 @@
 //! original text) plus [`Event`]s; no stage writes files. [`Pipeline::run`] runs the stages
 //! for one file: the batch run (`ppo -i … -o …`) and the language server call it alike.
 
-use crate::diff::{self, LineIndex};
+use crate::diff;
 use crate::edit::{self, Edit};
 pub use crate::model::{action, Event, PipelineError, Ps, Spps, Stage, Target};
 use crate::os::{LoopRef, OsContext, Outcome, Proposal, Refusal, Registry, SourceIr};
 use crate::targets::openmp;
 use crate::tuning::plan::{FileTuning, TuningPlan};
 use analysis::ir::Code;
+use analysis::ir::LineIndex;
 use analysis::report::api::{analyze_source, AnalyzeOptions, FileReport};
 use analysis::syntax::preprocess::SourceLoader;
 use std::collections::HashMap;

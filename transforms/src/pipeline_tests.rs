@@ -128,8 +128,8 @@ impl LoopTransformation for Blank {
                         reason: "not legal".into(),
                     });
                 }
-                let s = cx.lines.line_start(l.range.line).unwrap() as u32;
-                let e = cx.lines.line_start(l.range.line + 1).unwrap() as u32;
+                let s = cx.lines.start_of_line(l.range.line).unwrap() as u32;
+                let e = cx.lines.start_of_line(l.range.line + 1).unwrap() as u32;
                 Outcome::Proposal(Proposal {
                     loops: vec![r],
                     title: format!("blank {}", l.id),
@@ -287,7 +287,7 @@ impl LoopTransformation for Garble {
     }
     fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
         let (f, l) = cx.loops().next().unwrap();
-        let s = cx.lines.line_start(l.range.line).unwrap() as u32;
+        let s = cx.lines.start_of_line(l.range.line).unwrap() as u32;
         vec![Outcome::Proposal(Proposal {
             loops: vec![LoopRef::of(f, l)],
             title: "garble".into(),

@@ -28,6 +28,7 @@
 use crate::edit::Edit;
 use crate::os::loopir::*;
 use crate::os::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal, Refusal};
+use crate::text::indent::{indent_before, line_indent, relocate};
 use analysis::codes::Code;
 use analysis::deps::depend::DepKind;
 use analysis::flow::loops::Affine;
@@ -378,7 +379,7 @@ fn distribute(ir: &FnIr, l: StmtId, target: bool) -> Option<Outcome> {
     let header = ir.header_text(l)?;
     let header = ir.text.get(header.range())?;
     let start = ir.f.stmt(l).span.start;
-    let ind = indent_at(ir.text, start as usize)?;
+    let ind = indent_before(ir.text, start as usize)?;
     let unit = indent_unit(ir, l);
     let inner = format!("{ind}{unit}");
     let mut prev = ir.f.stmt(body).span.start as usize + 1;
@@ -388,7 +389,7 @@ fn distribute(ir: &FnIr, l: StmtId, target: bool) -> Option<Outcome> {
         let c = Span::new(chunk_start(ir.text, prev, sp) as u32, sp.end);
         prev = sp.end as usize;
         let code = ir.text.get(c.range())?;
-        chunks.push(reindent(code, line_indent(ir.text, sp.start as usize), &inner));
+        chunks.push(relocate(code, line_indent(ir.text, sp.start as usize), &inner));
     }
     let mut loops = Vec::new();
     for (part, _) in &parts {
@@ -572,7 +573,7 @@ fn split(ir: &FnIr, l: StmtId) -> Option<Outcome> {
     };
     let v = &c.var_name;
     let start = f.stmt(l).span.start;
-    let ind = indent_at(ir.text, start as usize)?;
+    let ind = indent_before(ir.text, start as usize)?;
     let unit = indent_unit(ir, l);
     let inner = format!("{ind}{unit}");
     let decl = match &f.stmt(l).kind {
@@ -600,11 +601,11 @@ fn split(ir: &FnIr, l: StmtId) -> Option<Outcome> {
         let mut out = Vec::new();
         for x in stmts {
             let sp = ir.span(x);
-            out.push(reindent(ir.text.get(sp.range())?, line_indent(ir.text, sp.start as usize), &inner));
+            out.push(relocate(ir.text.get(sp.range())?, line_indent(ir.text, sp.start as usize), &inner));
         }
         if decls {
             let deeper = format!("{inner}{unit}");
-            let body: Vec<String> = out.iter().map(|t| reindent(t.trim_start(), &inner, &deeper)).collect();
+            let body: Vec<String> = out.iter().map(|t| relocate(t.trim_start(), &inner, &deeper)).collect();
             return Some(vec![format!("{inner}{{\n{}\n{inner}}}", body.join("\n"))]);
         }
         Some(out)
@@ -616,7 +617,7 @@ fn split(ir: &FnIr, l: StmtId) -> Option<Outcome> {
                 lines.extend(branch(if take_then { Some(then) } else { els })?);
             } else {
                 let code = ir.text.get(cs.range())?;
-                lines.push(reindent(code, line_indent(ir.text, ir.f.stmt(s).span.start as usize), &inner));
+                lines.push(relocate(code, line_indent(ir.text, ir.f.stmt(s).span.start as usize), &inner));
             }
         }
         Some(lines.join("\n"))

@@ -28,6 +28,7 @@
 use crate::edit::Edit;
 use crate::os::looptx::{self, refusal, slice, Names};
 use crate::os::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal};
+use crate::text::indent;
 use analysis::codes::Code;
 use analysis::flow::loops::{LoopKind, TripCount};
 use analysis::ir::{IntKind, Span, Type};
@@ -52,10 +53,10 @@ fn c_type(t: &Type) -> Option<String> {
 /// Why no statement can be added right before loop (or statement) starting at `start`
 /// with placement `place`.
 fn placement_problem(text: &str, start: usize, place: Place) -> Option<String> {
-    if !looptx::starts_line(text, start) {
+    if !indent::starts_line(text, start) {
         return Some("it does not start its line".into());
     }
-    let prev = text[..looptx::line_start(text, start)].trim_end();
+    let prev = text[..indent::line_start(text, start)].trim_end();
     if prev.rsplit('\n').next().unwrap_or("").trim_start().starts_with('#') {
         return Some("a preprocessor line (a `#pragma`?) precedes it".into());
     }
@@ -78,7 +79,7 @@ fn declare_before(
     decls: &[String],
     inner: &[Edit],
 ) -> Option<Vec<Edit>> {
-    let ind = looptx::indent_at(text, stmt.start as usize);
+    let ind = indent::line_indent(text, stmt.start as usize);
     let body = looptx::rewrite(text, stmt, inner)?;
     let mut edits = vec![Edit {
         start: stmt.start,
@@ -90,7 +91,7 @@ fn declare_before(
         },
     }];
     if let (Place::LoopBody { header_end }, false) = (place, decls.is_empty()) {
-        let pind = looptx::indent_at(text, header_end as usize);
+        let pind = indent::line_indent(text, header_end as usize);
         edits.push(Edit::insert(header_end, " {"));
         edits.push(Edit::insert(stmt.end, format!("\n{pind}}}")));
     }
@@ -99,7 +100,7 @@ fn declare_before(
 
 /// The bytes to delete to remove statement `s` (its whole line when it is alone on it).
 fn removal(text: &str, s: Span) -> Edit {
-    let ls = looptx::line_start(text, s.start as usize);
+    let ls = indent::line_start(text, s.start as usize);
     let le = text[s.end as usize..].find('\n').map_or(text.len(), |p| s.end as usize + p + 1);
     if text[ls..s.start as usize].trim().is_empty() && text[s.end as usize..le].trim().is_empty() {
         Edit { start: ls as u32, end: le as u32, text: String::new() }
@@ -307,7 +308,7 @@ impl LoopTransformation for Cse {
                 }
                 let name = names.fresh("ppo_cse");
                 let decl = format!("const {ty} {name} = {t};");
-                let ind = looptx::indent_at(text, c.anchor.start as usize);
+                let ind = indent::line_indent(text, c.anchor.start as usize);
                 // One edit rewrites everything from the anchor to the last evaluation: a change
                 // of any of it by another transformation conflicts with this one.
                 let uses: Vec<Edit> = std::iter::once(c.first)
@@ -320,12 +321,12 @@ impl LoopTransformation for Cse {
                 let mut edits = vec![Edit { start: region.start, end: region.end, text: new }];
                 match c.place {
                     Place::LoopBody { header_end } => {
-                        let pind = looptx::indent_at(text, header_end as usize);
+                        let pind = indent::line_indent(text, header_end as usize);
                         edits.push(Edit::insert(header_end, format!(" {{\n{ind}{decl}")));
                         edits.push(Edit::insert(c.anchor.end, format!("\n{pind}}}")));
                     }
                     _ => {
-                        let ls = looptx::line_start(text, c.anchor.start as usize) as u32;
+                        let ls = indent::line_start(text, c.anchor.start as usize) as u32;
                         edits.push(Edit::insert(ls, format!("{ind}{decl}\n")));
                     }
                 }
@@ -393,7 +394,7 @@ impl LoopTransformation for StrengthReduce {
             };
             let place_why = place_why.or_else(|| {
                 (!slice(text, tx.header).starts_with("for")
-                    || !looptx::starts_line(text, tx.span.start as usize))
+                    || !indent::starts_line(text, tx.span.start as usize))
                 .then(|| "the loop does not start its line, or its header comes from a macro".to_string())
             });
             let mut groups: Vec<(String, Vec<Span>, String, i64, String)> = Vec::new(); // key, spans, type, literal, factor

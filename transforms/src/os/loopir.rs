@@ -8,6 +8,7 @@
 //! [`analysis::effects`], [`analysis::deps::subscript::nest_refs`],
 //! [`analysis::deps::depend::loop_dependences`] and [`analysis::deps::alias::AliasOracle`].
 
+use crate::text::indent::{self, Deeper};
 use analysis::deps::alias::AliasOracle;
 use analysis::deps::depend::{loop_dependences, LoopDeps};
 use analysis::deps::subscript::{nest_refs, Nest};
@@ -27,7 +28,7 @@ pub struct FnIr<'a> {
     pub f: &'a Function,
     /// The original text (spans index into it).
     pub text: &'a str,
-    pub lines: &'a crate::diff::LineIndex,
+    pub lines: &'a analysis::ir::LineIndex,
     pub file: &'a FileReport,
     pub report: &'a FunctionReport,
     pub infos: Vec<LoopInfo>,
@@ -95,7 +96,7 @@ impl<'a> FnIr<'a> {
         unit: &'a TranslationUnit,
         f: &'a Function,
         text: &'a str,
-        lines: &'a crate::diff::LineIndex,
+        lines: &'a analysis::ir::LineIndex,
         file: &'a FileReport,
         report: &'a FunctionReport,
     ) -> FnIr<'a> {
@@ -520,20 +521,6 @@ pub fn const_diff(a: &Affine, b: &Affine) -> Option<i64> {
 
 // ------------------------------------------------------------------------- text layout
 
-/// The whitespace before offset `at` on its line, when only whitespace precedes it there.
-pub fn indent_at(text: &str, at: usize) -> Option<&str> {
-    let ls = text[..at].rfind('\n').map_or(0, |p| p + 1);
-    let pre = &text[ls..at];
-    pre.chars().all(|c| c == ' ' || c == '\t').then_some(pre)
-}
-
-/// The whitespace at the start of the line holding `at`.
-pub fn line_indent(text: &str, at: usize) -> &str {
-    let ls = text[..at].rfind('\n').map_or(0, |p| p + 1);
-    let rest = &text[ls..];
-    &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()]
-}
-
 /// Where the text of statement `span` starts when comments just before it belong to it: the
 /// first non-blank character after `prev_end`.
 pub fn chunk_start(text: &str, prev_end: usize, span: Span) -> usize {
@@ -544,47 +531,16 @@ pub fn chunk_start(text: &str, prev_end: usize, span: Span) -> usize {
     }
 }
 
-/// Re-indent a piece of code whose first line was indented by `from` (the rest keep their
-/// indentation relative to it): every line gets `to` instead of `from`.
-pub fn reindent(code: &str, from: &str, to: &str) -> String {
-    let mut out = String::new();
-    for (k, line) in code.split('\n').enumerate() {
-        if k > 0 {
-            out.push('\n');
-        }
-        if k == 0 {
-            out.push_str(to);
-            out.push_str(line);
-            continue;
-        }
-        if line.trim().is_empty() {
-            continue;
-        }
-        let stripped = match line.strip_prefix(from) {
-            Some(s) => s,
-            None => line.trim_start_matches([' ', '\t']),
-        };
-        out.push_str(to);
-        out.push_str(stripped);
-    }
-    out
-}
-
 /// The text of `span` contains a preprocessor line.
 pub fn has_preprocessor_line(text: &str, span: Span) -> bool {
     text.get(span.range()).unwrap_or("").lines().skip(1).any(|l| l.trim_start().starts_with('#'))
 }
 
-/// The indentation unit of a loop: how much deeper its body is indented (2 spaces when the
-/// body is not deeper).
+/// The indentation unit of a loop: how much deeper its first body statement's line is
+/// indented, up to 8 bytes (2 spaces when the body is not deeper).
 pub fn indent_unit(ir: &FnIr, l: StmtId) -> String {
-    let own = line_indent(ir.text, ir.f.stmt(l).span.start as usize).to_string();
-    let Some(first) = ir.body_stmts(l).first().copied() else { return "  ".into() };
-    let body = line_indent(ir.text, ir.f.stmt(first).span.start as usize);
-    match body.strip_prefix(own.as_str()) {
-        Some(extra) if !extra.is_empty() && body.len() <= own.len() + 8 => extra.to_string(),
-        _ => "  ".into(),
-    }
+    let first = ir.body_stmts(l).first().map(|&s| ir.f.stmt(s).span.start as usize);
+    indent::indent_unit(ir.text, ir.f.stmt(l).span.start as usize, first, Deeper::AtMost(8))
 }
 
 /// Why loop `s` cannot be restructured (fused, distributed, split), if it cannot: not a

@@ -16,6 +16,7 @@
 
 use crate::edit::Edit;
 use crate::os::{LoopRef, LoopTransformation, OsContext, Outcome, Refusal};
+use crate::text::indent::line_start;
 use analysis::codes::Code;
 use analysis::report::api::{FunctionReport, LoopReport};
 use std::collections::HashSet;
@@ -50,63 +51,6 @@ impl LoopTransformation for ApplyAll {
 
 // ------------------------------------------------------------------ text helpers
 
-/// Byte offset of the start of the line holding `pos`.
-pub fn line_start(text: &str, pos: usize) -> usize {
-    text[..pos.min(text.len())].rfind('\n').map_or(0, |p| p + 1)
-}
-
-/// The blanks that start the line holding `pos`.
-pub fn indent_at(text: &str, pos: usize) -> &str {
-    let ls = line_start(text, pos);
-    let rest = &text[ls..];
-    &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()]
-}
-
-/// Only blanks precede `pos` on its line.
-pub fn starts_line(text: &str, pos: usize) -> bool {
-    text[line_start(text, pos)..pos.min(text.len())].chars().all(|c| c == ' ' || c == '\t')
-}
-
-/// `s` with `extra` inserted at the start of every line but the first (blank lines stay
-/// empty).
-pub fn indent_more(s: &str, extra: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 16);
-    for (k, line) in s.split('\n').enumerate() {
-        if k > 0 {
-            out.push('\n');
-            if !line.trim().is_empty() {
-                out.push_str(extra);
-            }
-        }
-        out.push_str(line);
-    }
-    out
-}
-
-/// `s` with the prefix `from` of every line but the first replaced by `to` (lines that do
-/// not start with `from` keep their text).
-pub fn reindent(s: &str, from: &str, to: &str) -> String {
-    if from == to {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len() + 16);
-    for (k, line) in s.split('\n').enumerate() {
-        if k > 0 {
-            out.push('\n');
-            match line.strip_prefix(from) {
-                Some(rest) => {
-                    out.push_str(to);
-                    out.push_str(rest);
-                }
-                None => out.push_str(line),
-            }
-        } else {
-            out.push_str(line);
-        }
-    }
-    out
-}
-
 /// The text of `span` with `inner` (edits inside `span`, on the whole text's offsets)
 /// applied; `None` if they overlap or leave the span.
 pub fn rewrite(text: &str, span: analysis::ir::Span, inner: &[Edit]) -> Option<String> {
@@ -119,23 +63,6 @@ pub fn rewrite(text: &str, span: analysis::ir::Span, inner: &[Edit]) -> Option<S
         shifted.push(Edit { start: e.start - span.start, end: e.end - span.start, text: e.text.clone() });
     }
     crate::edit::apply(sub, &shifted)
-}
-
-/// One level of indentation of a loop: the extra blanks of its first body statement, or two
-/// spaces.
-pub fn indent_unit(text: &str, l: &LoopReport) -> String {
-    let ind = indent_at(text, l.tx.span.start as usize);
-    if let Some(first) = l.tx.body_stmts.first() {
-        let p = first.start as usize;
-        if starts_line(text, p) && line_start(text, p) != line_start(text, l.tx.span.start as usize) {
-            if let Some(extra) = indent_at(text, p).strip_prefix(ind) {
-                if !extra.is_empty() {
-                    return extra.to_string();
-                }
-            }
-        }
-    }
-    "  ".to_string()
 }
 
 /// The source text of a span.
@@ -267,12 +194,6 @@ mod tests {
 
     #[test]
     fn text_helpers() {
-        let t = "a\n    for (;;)\n      x;\n";
-        assert_eq!(line_start(t, 8), 2);
-        assert_eq!(indent_at(t, 8), "    ");
-        assert!(starts_line(t, 6) && !starts_line(t, 8));
-        assert_eq!(indent_more("a\nb\n\nc", "  "), "a\n  b\n\n  c");
-        assert_eq!(reindent("a\n    b\n  c", "    ", "  "), "a\n  b\n  c");
         let mut n = Names::new("int ppo_t0;");
         assert_eq!(n.fresh("ppo_t"), "ppo_t1");
         assert_eq!(n.fresh("ppo_t"), "ppo_t2");

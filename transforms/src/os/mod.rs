@@ -95,7 +95,7 @@ pub struct OsContext<'a> {
     /// The original text: every edit is a byte range of it.
     pub text: &'a str,
     /// `text`'s line index.
-    pub lines: &'a crate::diff::LineIndex,
+    pub lines: &'a analysis::ir::LineIndex,
     /// The SPPS result: loops, verdicts, dependences, invariants, …
     pub report: &'a FileReport,
     /// The PS result when a target was chosen: the directives it inserts. A proposal whose

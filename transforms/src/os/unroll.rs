@@ -35,6 +35,7 @@
 use crate::edit::Edit;
 use crate::os::looptx::{self, refusal, slice, Names};
 use crate::os::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal};
+use crate::text::indent::{self, Blank, Deeper, Strip};
 use analysis::codes::Code;
 use analysis::flow::loops::{CmpOp, LoopKind, TripCount};
 use analysis::ir::Type;
@@ -213,7 +214,7 @@ impl Unroll {
             ));
         }
         let start = tx.span.start as usize;
-        if !looptx::starts_line(text, start) || !slice(text, tx.header).starts_with("for") {
+        if !indent::starts_line(text, start) || !slice(text, tx.header).starts_with("for") {
             return Err((
                 Code::NotEditable,
                 "the loop does not start its line, or its header comes from a macro".into(),
@@ -223,8 +224,13 @@ impl Unroll {
             fp,
             ix,
             step: c.step,
-            ind: looptx::indent_at(text, start).to_string(),
-            unit: looptx::indent_unit(text, l),
+            ind: indent::line_indent(text, start).to_string(),
+            unit: indent::indent_unit(
+                text,
+                start,
+                tx.body_stmts.first().map(|b| b.start as usize),
+                Deeper::OnItsOwnLine,
+            ),
             known: match (&l.trip_count, c.lower.trim().parse::<i64>()) {
                 (TripCount::Const(n), Ok(lo)) => Some((lo, *n)),
                 _ => None,
@@ -310,7 +316,11 @@ impl Unroll {
         for m in 0..self.factor as i64 {
             let off = m * s.step;
             let c = substituted(text, reg, &s.ix.uses, &|x| shifted(var, off, x));
-            copies.push(if braces { looptx::reindent(&c, ind, &bind) } else { c });
+            copies.push(if braces {
+                indent::reindent(&c, Strip::Prefix(ind), &bind, Blank::Reindent)
+            } else {
+                c
+            });
         }
         let k = self.factor as i64 * s.step;
         let step = if k > 0 { format!("{var} += {k}") } else { format!("{var} -= {}", k.unsigned_abs()) };
@@ -336,7 +346,7 @@ impl Unroll {
             } else {
                 String::new()
             };
-            format!("{{\n{decl}{bind}{}\n{ind}}}", looptx::indent_more(&core, u))
+            format!("{{\n{decl}{bind}{}\n{ind}}}", indent::indent_more(&core, u))
         } else {
             core
         }
@@ -347,20 +357,24 @@ impl Unroll {
         let tx = &l.tx;
         let (var, ind, u) = (&s.ix.name, &s.ind, &s.unit);
         let (reg, braces) = region(l);
-        let first_line_indent = looptx::indent_at(text, reg.start as usize).to_string();
-        let dedent = !braces && looptx::starts_line(text, reg.start as usize);
+        let first_line_indent = indent::line_indent(text, reg.start as usize).to_string();
+        let dedent = !braces && indent::starts_line(text, reg.start as usize);
         let mut parts = Vec::new();
         for m in 0..n as i64 {
             let v = lower + m * s.step;
             let c = substituted(text, reg, &s.ix.uses, &|_| literal(v));
-            parts.push(if dedent { looptx::reindent(&c, &first_line_indent, ind) } else { c });
+            parts.push(if dedent {
+                indent::reindent(&c, Strip::Prefix(&first_line_indent), ind, Blank::Reindent)
+            } else {
+                c
+            });
         }
         if assign_final {
             parts.push(format!("{var} = {};", lower + n as i64 * s.step));
         }
         let core = parts.join(&format!("\n{ind}"));
         if tx.place != Place::Block && parts.len() > 1 {
-            format!("{{\n{ind}{u}{}\n{ind}}}", looptx::indent_more(&core, u))
+            format!("{{\n{ind}{u}{}\n{ind}}}", indent::indent_more(&core, u))
         } else {
             core
         }

@@ -1,10 +1,10 @@
 //! The Parallelism Subsystem's OpenMP target: insert `#pragma omp parallel for` before
 //! every loop the analysis marks for parallelization.
 
-use crate::diff::LineIndex;
 use crate::edit::Edit;
 use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan};
 use crate::tuning::variant;
+use analysis::ir::LineIndex;
 use analysis::report::api::FileReport;
 
 /// Where a directive was not inserted although the loop was marked, and why.
@@ -90,7 +90,7 @@ pub fn plan_tuned(
                     // The sequential variant is the loop itself, outside any OpenMP region
                     // (an `if(0)` region still costs a team of one per call).
                     let Some(end) = loop_end(text, index, l) else { continue };
-                    let Some(ls) = index.line_start(l.range.line) else { continue };
+                    let Some(ls) = index.start_of_line(l.range.line) else { continue };
                     let start = ls + l.range.column as usize - 1;
                     // A loop whose text holds a conditional's branch lines (`#if _OPENMP` around
                     // its header) cannot be wrapped or copied: the braces and the copy would
@@ -116,7 +116,7 @@ pub fn plan_tuned(
                 why: why.into(),
                 user_directive: false,
             };
-            let Some(ls) = index.line_start(l.range.line) else {
+            let Some(ls) = index.start_of_line(l.range.line) else {
                 skipped.push(skip("loop line not found"));
                 continue;
             };
@@ -169,7 +169,8 @@ fn counting_copy(
     id: u32,
 ) -> Option<String> {
     let verbatim = text.get(start..end)?.to_string();
-    let Some(header_end) = index.line_start(l.header.end_line).map(|s| s + l.header.end_column as usize - 1)
+    let Some(header_end) =
+        index.start_of_line(l.header.end_line).map(|s| s + l.header.end_column as usize - 1)
     else {
         return Some(verbatim);
     };
@@ -190,7 +191,7 @@ fn counting_copy(
 /// The byte offset just after a loop statement (its `}` or `;`), when the report's range
 /// ends on one.
 fn loop_end(text: &str, index: &LineIndex, l: &analysis::report::api::LoopReport) -> Option<usize> {
-    let end = index.line_start(l.range.end_line)? + l.range.end_column as usize - 1;
+    let end = index.start_of_line(l.range.end_line)? + l.range.end_column as usize - 1;
     let last = text.get(..end)?.trim_end().chars().last()?;
     matches!(last, '}' | ';').then_some(end)
 }

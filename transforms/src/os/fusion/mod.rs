@@ -46,6 +46,7 @@ mod tests;
 use crate::edit::Edit;
 use crate::os::loopir::*;
 use crate::os::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal, Refusal};
+use crate::text::indent::indent_before;
 use analysis::codes::Code;
 use analysis::flow::loops::Affine;
 use analysis::ir::*;
@@ -337,7 +338,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
             }));
             return;
         }
-        let Some(ind) = indent_at(ir.text, start as usize) else {
+        let Some(ind) = indent_before(ir.text, start as usize) else {
             let loops = g.members.iter().filter_map(|m| self.loop_ref(m)).collect();
             self.out.push(Outcome::Refusal(Refusal {
                 loops,

@@ -3,6 +3,7 @@
 
 use super::{Fused, Fuser, Item, Out, Plan, VLoop};
 use crate::os::loopir::*;
+use crate::text::indent::{line_indent, relocate, starts_line};
 use analysis::flow::loops::Affine;
 use analysis::ir::*;
 use std::rc::Rc;
@@ -87,11 +88,11 @@ impl<'r, 'a> Fuser<'r, 'a> {
             Item::Text { chunk, subst, stmt } => {
                 let code = ir.render(*chunk, subst)?;
                 let at = stmt.map_or(chunk.start, |s| ir.f.stmt(s).span.start);
-                Ok(reindent(&code, line_indent(ir.text, at as usize), ind))
+                Ok(relocate(&code, line_indent(ir.text, at as usize), ind))
             }
             Item::Loop(v) if v.below.is_none() => {
                 let code = ir.render(v.chunk, &v.subst)?;
-                Ok(reindent(&code, line_indent(ir.text, ir.f.stmt(v.stmt).span.start as usize), ind))
+                Ok(relocate(&code, line_indent(ir.text, ir.f.stmt(v.stmt).span.start as usize), ind))
             }
             Item::Loop(v) => {
                 let inner = format!("{ind}{unit}");
@@ -134,9 +135,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
     /// another statement (`None`: not a plain statement).
     fn same_line(&self, it: &Item) -> Option<bool> {
         match it {
-            Item::Text { chunk, stmt: Some(_), .. } => {
-                Some(indent_at(self.ir.text, chunk.start as usize).is_none())
-            }
+            Item::Text { chunk, stmt: Some(_), .. } => Some(!starts_line(self.ir.text, chunk.start as usize)),
             _ => None,
         }
     }

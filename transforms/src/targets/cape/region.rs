@@ -6,6 +6,7 @@ use super::loops::{self, Canonical};
 use super::omp::{self, Clause, Directive};
 use super::{Refused, Translated};
 use crate::edit::{self, Edit};
+use crate::text::indent::{self, Blank, Strip};
 use analysis::codes::Code;
 use analysis::ir::{
     ExprKind, FloatKind, Function, IntKind, LineIndex, Severity, Span, StmtId, StmtKind, SymId, SymKind,
@@ -898,18 +899,11 @@ fn reduction_vars(d: &Directive) -> Vec<String> {
 
 /// `s` placed where the line of `at` is indented: its lines after the first that are not
 /// already so indented (the generated ones; the user's keep their own) get the indentation.
+/// The indentation is whatever whitespace precedes `at` on its line (not only blanks), and
+/// `s` is read as [`str::lines`] does: a `\r` before a newline and a final newline go.
 fn indent_like(text: &str, at: u32, s: &str) -> String {
-    let start = text[..at as usize].rfind('\n').map_or(0, |i| i + 1);
+    let start = indent::line_start(text, at as usize);
     let ind: String = text[start..at as usize].chars().take_while(|c| c.is_whitespace()).collect();
-    let mut out = String::new();
-    for (i, l) in s.lines().enumerate() {
-        if i > 0 {
-            out.push('\n');
-            if !l.is_empty() && !l.starts_with(&ind) {
-                out.push_str(&ind);
-            }
-        }
-        out.push_str(l);
-    }
-    out
+    let s = s.lines().collect::<Vec<_>>().join("\n");
+    indent::reindent(&s, Strip::Missing, &ind, Blank::Reindent)
 }

@@ -4,6 +4,7 @@
 //! Any other comment is ordinary text. A comment that starts with one of the keywords but does
 //! not follow the grammar is an error naming its line; so are unpaired or nested regions.
 
+use analysis::ir::LineIndex;
 use std::fmt;
 
 /// How a DOALL loop's iterations are divided among the ranks.
@@ -131,10 +132,6 @@ fn comments(text: &str) -> Vec<(usize, usize, &str)> {
     out
 }
 
-fn line_of(text: &str, off: usize) -> u32 {
-    text[..off].bytes().filter(|&c| c == b'\n').count() as u32 + 1
-}
-
 fn parse_sched(s: &str) -> Result<Sched, String> {
     let s = s.trim();
     let upper = s.to_ascii_uppercase();
@@ -215,8 +212,9 @@ fn parse_dd(rest: &str) -> Result<Kind, String> {
 pub fn parse(text: &str) -> Result<Directives, Vec<DirectiveError>> {
     let mut errors = Vec::new();
     let mut out = Directives::default();
+    let lines = LineIndex::new(text);
     for (start, end, content) in comments(text) {
-        let line = line_of(text, start);
+        let line = lines.line_of(start);
         match parse_one(content) {
             None => {}
             Some(Ok(kind)) => out.all.push(Directive { kind, start: start as u32, end: end as u32, line }),

@@ -44,10 +44,6 @@ impl Inlining {
     }
 }
 
-fn line_of(text: &str, off: u32) -> u32 {
-    1 + text.as_bytes()[..off as usize].iter().filter(|&&b| b == b'\n').count() as u32
-}
-
 /// Every expression of `f` reachable from statement `s` (itself included), in arena order.
 fn names_called(f: &Function) -> BTreeSet<String> {
     f.exprs
@@ -104,7 +100,13 @@ fn param_texts(text: &str, f: &Function) -> Option<Vec<(u32, String)>> {
 }
 
 /// Why `callee` cannot be inlined into `main` at all (whatever the call), if it cannot.
-fn callee_refusal(text: &str, unit: &TranslationUnit, main: &Function, callee: &Function) -> Option<String> {
+fn callee_refusal(
+    text: &str,
+    lines: &LineIndex,
+    unit: &TranslationUnit,
+    main: &Function,
+    callee: &Function,
+) -> Option<String> {
     let name = &callee.name;
     if callee.has_errors() {
         return Some(format!("`{name}` has syntax errors"));
@@ -203,7 +205,7 @@ fn callee_refusal(text: &str, unit: &TranslationUnit, main: &Function, callee: &
                 if callee.locals.contains(&v) && !own.contains(&v) {
                     return Some(format!(
                         "the bounds of `{name}`'s loop at line {} use its local `{}`",
-                        line_of(text, s.span.start),
+                        lines.line_of(s.span.start as usize),
                         unit.sym(v).name
                     ));
                 }
@@ -248,7 +250,10 @@ fn callee_refusal(text: &str, unit: &TranslationUnit, main: &Function, callee: &
     let last = top.last().copied();
     for (i, s) in callee.stmts.iter().enumerate() {
         if matches!(s.kind, StmtKind::Return(_)) && Some(StmtId(i as u32)) != last {
-            return Some(format!("`{name}` returns before its end (line {})", line_of(text, s.span.start)));
+            return Some(format!(
+                "`{name}` returns before its end (line {})",
+                lines.line_of(s.span.start as usize)
+            ));
         }
     }
     None
@@ -459,6 +464,7 @@ pub fn inline_calls(text: &str, unit: &TranslationUnit, report: &FileReport, dir
     let mut inl = Inlining { text: text.to_string(), ..Inlining::default() };
     let Some(mid) = unit.func_by_name("main") else { return inl };
     let main = unit.func(mid);
+    let lines = LineIndex::new(text);
     // The functions whose loops main should distribute.
     let wanted: Vec<&Function> =
         unit.functions
@@ -482,7 +488,7 @@ pub fn inline_calls(text: &str, unit: &TranslationUnit, report: &FileReport, dir
     let mut attrs: Vec<u32> = Vec::new();
     for callee in wanted {
         let name = &callee.name;
-        let refusal = callee_refusal(text, unit, main, callee);
+        let refusal = callee_refusal(text, &lines, unit, main, callee);
         let mut why: Option<String> = None;
         let mut done = 0;
         let stmt_calls: BTreeSet<ExprId> = main
@@ -498,7 +504,7 @@ pub fn inline_calls(text: &str, unit: &TranslationUnit, report: &FileReport, dir
             if !matches!(&main.expr(*c).kind, ExprKind::FuncName(n) if n == name) {
                 continue;
             }
-            let line = line_of(text, e.span.start);
+            let line = lines.line_of(e.span.start as usize);
             let id = ExprId(i as u32);
             if !stmt_calls.contains(&id) {
                 why.get_or_insert(format!(
@@ -517,7 +523,12 @@ pub fn inline_calls(text: &str, unit: &TranslationUnit, report: &FileReport, dir
                     if !text[..sp.end as usize].ends_with(';') && text[sp.end as usize..].starts_with(';') {
                         sp.end += 1;
                     }
-                    repl.push((sp, block, head_len, line_of(text, callee.stmt(callee.body).span.start)));
+                    repl.push((
+                        sp,
+                        block,
+                        head_len,
+                        lines.line_of(callee.stmt(callee.body).span.start as usize),
+                    ));
                     done += 1;
                 }
                 Err(r) => {
@@ -571,9 +582,9 @@ pub fn inline_calls(text: &str, unit: &TranslationUnit, report: &FileReport, dir
     };
     let mut at = 0usize;
     for e in &edits {
-        push(&mut out, &mut map, &text[at..e.start as usize], line_of(text, at as u32), true);
+        push(&mut out, &mut map, &text[at..e.start as usize], lines.line_of(at), true);
         // An inlined block: its head is on the call's line, its body lines are the callee's.
-        let call_line = line_of(text, e.start);
+        let call_line = lines.line_of(e.start as usize);
         match heads.get(&e.start).filter(|_| e.start != e.end) {
             Some(&(h, body_line)) => {
                 push(&mut out, &mut map, &e.text[..h], call_line, false);
@@ -583,7 +594,7 @@ pub fn inline_calls(text: &str, unit: &TranslationUnit, report: &FileReport, dir
         }
         at = e.end as usize;
     }
-    push(&mut out, &mut map, &text[at..], line_of(text, at as u32), true);
+    push(&mut out, &mut map, &text[at..], lines.line_of(at), true);
     inl.text = out;
     inl.line_map = map;
     inl.edits = edits;

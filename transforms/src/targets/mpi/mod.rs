@@ -18,12 +18,13 @@ pub mod inline;
 pub mod runtime;
 pub mod sched;
 
-use crate::diff::{self, LineIndex};
+use crate::diff;
 use crate::edit::Edit;
 use crate::model::{action, Event, PipelineError, Ps, Spps, Stage, Target};
 use crate::os::LoopRef;
 use crate::targets::openmp::{Placed, Skipped};
 use analysis::codes::Code;
+use analysis::ir::LineIndex;
 use analysis::syntax::frontend::Frontend;
 
 /// Every check code of the MPI target (pages in `docs/checks/`).

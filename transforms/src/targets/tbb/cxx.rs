@@ -3,8 +3,8 @@
 //! without a faithful C++ form (the file is refused, naming each and its line).
 
 use super::{Fix, NotCxx};
-use crate::diff::LineIndex;
 use crate::edit::Edit;
+use analysis::ir::LineIndex;
 use analysis::opt::cxx::CxxFacts;
 use std::collections::{BTreeMap, BTreeSet};
 

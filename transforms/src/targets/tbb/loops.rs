@@ -3,9 +3,10 @@
 //! lambda; a clause TBB cannot express as safely keeps the loop sequential (`PPO24x`).
 
 use super::{Fix, Translated};
-use crate::diff::LineIndex;
 use crate::edit::{self, Edit};
+use crate::text::indent::{self, Blank, Strip};
 use analysis::codes::Code;
+use analysis::ir::LineIndex;
 use analysis::opt::cxx::{ForShape, VarFacts};
 use analysis::parallel::sharing::DataSharing;
 use analysis::report::api::{FunctionReport, LoopReport, VerdictReport};
@@ -143,12 +144,12 @@ impl Gen<'_> {
     ) -> Result<Translated, (Code, String)> {
         let start = self
             .lines
-            .line_start(l.range.line)
+            .start_of_line(l.range.line)
             .ok_or((Code::TbbHeader, "loop line not found".to_string()))?
             + l.range.column as usize
             - 1;
         // The user's own OpenMP directive on the line before.
-        let before = self.text[..self.lines.line_start(l.range.line).unwrap_or(0)].trim_end();
+        let before = self.text[..self.lines.start_of_line(l.range.line).unwrap_or(0)].trim_end();
         let prev = before.rsplit('\n').next().unwrap_or("").trim_start();
         if prev.starts_with("#pragma omp") || prev.starts_with("# pragma omp") {
             return Err((Code::TbbKept, "the loop has the user's OpenMP directive; kept as written".into()));
@@ -307,7 +308,7 @@ impl Gen<'_> {
             }
         };
         // Layout: the original indentation of the loop line.
-        let line_start = self.lines.line_start(l.range.line).unwrap_or(0);
+        let line_start = self.lines.start_of_line(l.range.line).unwrap_or(0);
         let ind: String =
             self.text[line_start..start].chars().map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
         let block = !prelude.is_empty() || !after.is_empty() || !reds.is_empty();
@@ -379,11 +380,8 @@ impl Gen<'_> {
         // The body, with its fixes, re-indented to its new depth.
         let inner = nest.last().unwrap();
         let body = self.fixed(inner.body.start, inner.body.end, fixes)?;
-        let old_col = {
-            let ls = self.text[..inner.span.start as usize].rfind('\n').map_or(0, |n| n + 1);
-            inner.span.start as usize - ls
-        };
-        let body = reindent(&body, cur_ind.len() as isize - old_col as isize);
+        let old_col = inner.span.start as usize - indent::line_start(self.text, inner.span.start as usize);
+        let body = shift(&body, cur_ind.len() as isize - old_col as isize);
         let sep = if self.text[inner.span.start as usize..inner.body.start as usize].contains('\n') {
             format!("\n{cur_ind}  ")
         } else {
@@ -394,8 +392,7 @@ impl Gen<'_> {
                 let _ = write!(out, "{sep}{body}");
             }
             Some(setup) => {
-                let _ =
-                    write!(out, " {{\n{cur_ind}  {setup}\n{cur_ind}  {}\n{cur_ind}}}", reindent(&body, 2));
+                let _ = write!(out, " {{\n{cur_ind}  {setup}\n{cur_ind}  {}\n{cur_ind}}}", shift(&body, 2));
             }
         }
         out.push('\n');
@@ -568,27 +565,15 @@ fn finish(op: &str, n: &str, r: &str) -> String {
     }
 }
 
-/// Shift every line of `s` after the first by `by` columns (removing only blanks).
-fn reindent(s: &str, by: isize) -> String {
+/// Shift every line of `s` after the first by `by` columns (moving left removes spaces
+/// only). Text with a line continuation (`\\` before a newline, in a macro) stays as it is.
+fn shift(s: &str, by: isize) -> String {
     if by == 0 || s.contains("\\\n") {
         return s.to_string();
     }
-    let mut out = String::with_capacity(s.len());
-    for (k, line) in s.split('\n').enumerate() {
-        if k > 0 {
-            out.push('\n');
-            if by > 0 && !line.is_empty() {
-                out.extend(std::iter::repeat_n(' ', by as usize));
-                out.push_str(line);
-            } else if by < 0 {
-                let lead = line.len() - line.trim_start_matches(' ').len();
-                out.push_str(&line[lead.min((-by) as usize)..]);
-            } else {
-                out.push_str(line);
-            }
-        } else {
-            out.push_str(line);
-        }
+    if by > 0 {
+        indent::reindent(s, Strip::Nothing, &" ".repeat(by as usize), Blank::Reindent)
+    } else {
+        indent::reindent(s, Strip::Spaces(by.unsigned_abs()), "", Blank::Reindent)
     }
-    out
 }

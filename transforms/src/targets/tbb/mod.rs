@@ -17,9 +17,9 @@ mod loops;
 #[cfg(test)]
 mod tests;
 
-use crate::diff::LineIndex;
 use crate::edit::Edit;
 use analysis::codes::Code;
+use analysis::ir::LineIndex;
 use analysis::report::api::FileReport;
 use cxx::Converted;
 use loops::{Gen, Headers};

@@ -1,8 +1,8 @@
 use super::loops::tbb_sharing;
 use super::*;
-use crate::diff::LineIndex;
 use crate::edit;
 use crate::targets::test_support::verdict;
+use analysis::ir::LineIndex;
 use analysis::parallel::sharing::DataSharing;
 use analysis::report::api::{analyze_source, AnalyzeOptions};
 use analysis::syntax::preprocess::MemLoader;

@@ -7,29 +7,11 @@ use super::facts::StmtExprs;
 use super::location::{AState, PartKey};
 use super::Gen;
 use crate::targets::mpi::directives::{Kind, Sched};
+use crate::text::indent::{self, Blank, Strip};
 use analysis::codes::Code;
 use analysis::ir::*;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-
-/// `s`'s lines after the first lose up to `strip` leading blanks and get `by` in front.
-fn reindent(s: &str, strip: usize, by: &str) -> String {
-    let mut out = String::new();
-    for (k, l) in s.split('\n').enumerate() {
-        if k > 0 {
-            out.push('\n');
-            let blanks = l.len() - l.trim_start_matches([' ', '\t']).len();
-            let rest = &l[blanks.min(strip)..];
-            if !rest.is_empty() {
-                out.push_str(by);
-            }
-            out.push_str(rest);
-        } else {
-            out.push_str(l);
-        }
-    }
-    out
-}
 
 /// The MPI datatype of a scalar C type (`None`: none fits).
 pub(super) fn mpi_type(t: &Type) -> Option<&'static str> {
@@ -81,15 +63,15 @@ pub(super) fn index_value(init: &str, k: &str, step: i64) -> String {
 }
 
 impl<'a> Gen<'a> {
-    /// Leading blanks of the line holding `off`.
-    fn line_indent(&self, off: u32) -> usize {
-        let start = self.text[..off as usize].rfind('\n').map_or(0, |n| n + 1);
-        let l = &self.text[start..];
-        l.len() - l.trim_start_matches([' ', '\t']).len()
+    /// `s`, code that starts on the line holding `at`, its lines after the first moved to
+    /// `by`: each loses up to as many leading blanks as that line has.
+    fn reindent_from(&self, s: &str, at: u32, by: &str) -> String {
+        let strip = indent::line_indent(self.text, at as usize).len();
+        indent::reindent(s, Strip::Blanks(strip), by, Blank::Reindent)
     }
     /// The text of `sp`, its continuation lines re-indented to `by`.
     fn text_at(&self, sp: Span, by: &str) -> String {
-        reindent(self.t(sp), self.line_indent(sp.start), by)
+        self.reindent_from(self.t(sp), sp.start, by)
     }
     // ------------------------------------------------------------------ code generation
 
@@ -150,11 +132,7 @@ impl<'a> Gen<'a> {
         let inner = format!("{ind}  ");
         for &s in group.iter() {
             let txt = self.render_master(s);
-            let _ = writeln!(
-                out,
-                "{inner}{}",
-                reindent(&txt, self.line_indent(self.f.stmt(s).span.start), &inner)
-            );
+            let _ = writeln!(out, "{inner}{}", self.reindent_from(&txt, self.f.stmt(s).span.start, &inner));
         }
         let _ = writeln!(out, "{ind}}}");
         for w in writes {
@@ -266,7 +244,7 @@ impl<'a> Gen<'a> {
                     let _ = writeln!(
                         out,
                         "{ind}{}",
-                        reindent(&self.zero_initialized(&st, &ds), self.line_indent(st.span.start), ind)
+                        self.reindent_from(&self.zero_initialized(&st, &ds), st.span.start, ind)
                     );
                     for d in &ds {
                         if self.sym(d.sym).ty.is_array() {
@@ -492,7 +470,7 @@ impl<'a> Gen<'a> {
             Some(t) => format!("{t} {} = {value};", p.var),
             None => format!("{} = {value};", p.var),
         };
-        let text_at = |sp: Span, by: &str| reindent(self.t(sp), self.line_indent(sp.start), by);
+        let text_at = |sp: Span, by: &str| self.reindent_from(self.t(sp), sp.start, by);
         let blk_body = text_at(body_span, &format!("{i2}  "));
         let dyn_body = text_at(body_span, &format!("{i2}    "));
         let body_block = |extra: &str| {

@@ -1,0 +1,588 @@
+//! The walk over a loop nest that collects its array references, and each subscript as
+//! index coefficients plus an invariant rest.
+
+use super::*;
+
+/// A subscript before delinearization: index coefficients, the invariant rest, and the
+/// `c * i_k * n` terms (index times one invariant symbol).
+#[derive(Clone, Debug)]
+pub(crate) struct Lin {
+    pub(super) coeffs: Vec<i64>,
+    pub(super) rest: Affine,
+    pub(super) mult: Vec<(usize, i64, SymId)>,
+    /// The `x * n` products of two invariant symbols in `rest` (as their opaque atom).
+    pub(super) prods: Vec<(Atom, SymId, SymId)>,
+}
+
+enum SubSrc {
+    Expr(ExprId),
+    /// `Σ sign·e` (pointer offsets).
+    Sum(Vec<(ExprId, i64)>),
+    Zero,
+    Unknown(String),
+}
+
+pub(super) struct RefWalker<'a> {
+    pub(super) unit: &'a TranslationUnit,
+    pub(super) f: &'a Function,
+    pub(super) loops: &'a [NestLoop],
+    pub(super) written: &'a HashSet<SymId>,
+    /// The calls of the nest (what they may change: `sums`).
+    pub(super) calls: &'a [ExprId],
+    /// Linear induction variables of the analysed loop.
+    pub(super) ivs: &'a LinearIvs,
+    /// The statement of the reference being built.
+    pub(super) cur: Option<StmtId>,
+    pub(super) refs: Vec<ArrayRef>,
+    pub(super) untraced: Vec<(Span, bool, String)>,
+    /// Current loop chain.
+    pub(super) chain: Vec<usize>,
+    /// Summaries to model calls with (see [`nest_refs_with_calls`]).
+    pub(super) sums: Option<&'a crate::effects::summary::Summaries>,
+    pub(super) unmodeled_calls: Vec<String>,
+}
+
+impl RefWalker<'_> {
+    pub(super) fn stmt(&mut self, s: StmtId) {
+        let f = self.f;
+        let st = f.stmt(s);
+        if let StmtKind::For { init: Some(i), .. } = &st.kind {
+            // The init runs before the loop's iterations.
+            self.stmt(*i);
+        }
+        let entered = if st.kind.is_loop() {
+            match self.loops.iter().position(|l| l.stmt == s) {
+                Some(i) => {
+                    self.chain.push(i);
+                    true
+                }
+                None => false,
+            }
+        } else {
+            false
+        };
+        match &st.kind {
+            StmtKind::For { cond, step, body, .. } => {
+                if let Some(c) = cond {
+                    self.expr(s, *c);
+                }
+                self.stmt(*body);
+                if let Some(st) = step {
+                    self.expr(s, *st);
+                }
+            }
+            StmtKind::Decl(ds) => {
+                for d in ds {
+                    if let Some(i) = d.init {
+                        self.expr(s, i);
+                    }
+                }
+            }
+            _ => {
+                for e in f.stmt_exprs(s) {
+                    self.expr(s, e);
+                }
+                for c in f.stmt_children(s) {
+                    self.stmt(c);
+                }
+            }
+        }
+        if entered {
+            self.chain.pop();
+        }
+    }
+
+    fn expr(&mut self, s: StmtId, e: ExprId) {
+        let f = self.f;
+        match &f.expr(e).kind {
+            ExprKind::Assign { op, lhs, rhs } => {
+                self.expr(s, *rhs);
+                self.lvalue(s, *lhs, op.is_some());
+            }
+            ExprKind::IncDec { operand, .. } => self.lvalue(s, *operand, true),
+            ExprKind::Index { .. } | ExprKind::Unary(UnOp::Deref, _) => {
+                if let Some(()) = self.element(s, e, false) {
+                    return;
+                }
+                f.for_each_child(e, |c| self.expr(s, c));
+            }
+            ExprKind::Member { base, arrow: false, .. } if self.is_element(*base) => {
+                self.element(s, *base, false);
+            }
+            ExprKind::Member { arrow: true, .. } => {
+                if self.element(s, e, false).is_none() {
+                    f.for_each_child(e, |c| self.expr(s, c));
+                }
+            }
+            ExprKind::Unary(UnOp::AddrOf, a) => self.address(s, *a),
+            ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) | ExprKind::StmtExpr(_) => {}
+            ExprKind::Call { args, .. } if self.sums.is_some() => {
+                let modelled = crate::effects::callee_name(f, e)
+                    .and_then(|n| self.sums.and_then(|sm| sm.get(n)).map(|x| (n, x)))
+                    .filter(|(_, x)| x.writes_only_through_params());
+                match modelled {
+                    Some((name, sum)) => self.call(s, name, sum, args),
+                    None => f.for_each_child(e, |c| self.expr(s, c)),
+                }
+            }
+            _ => f.for_each_child(e, |c| self.expr(s, c)),
+        }
+    }
+
+    /// A call to a function that writes only through its pointer parameters: the regions
+    /// of its pointer arguments, read and/or written.
+    fn call(
+        &mut self,
+        s: StmtId,
+        name: &str,
+        sum: &crate::effects::summary::FunctionSummary,
+        args: &[ExprId],
+    ) {
+        for (k, &a) in args.iter().enumerate() {
+            let (read, write) = (sum.reads_params.contains(&k), sum.writes_params.contains(&k));
+            if !read && !write {
+                self.expr(s, a);
+                continue;
+            }
+            match self.arg_region(a) {
+                Some((base, mut srcs, open)) => {
+                    self.address(s, a);
+                    srcs.extend((0..open).map(|_| SubSrc::Unknown(CALL_REGION.into())));
+                    let text = format!("{} (through the call to {name})", expr_to_c(self.unit, self.f, a));
+                    for w in [false, true] {
+                        if (w && write) || (!w && read) {
+                            self.push_parts(s, a, w, base, &srcs);
+                            self.refs.last_mut().expect("just pushed").text = text.clone();
+                        }
+                    }
+                }
+                None => {
+                    self.unmodeled_calls.push(name.to_string());
+                    self.expr(s, a);
+                }
+            }
+        }
+    }
+
+    /// The region a pointer argument designates: (variable, subscripts given, dimensions
+    /// left open). `r[i][j]` (a row of `double r[N][N][5]`) is `r[i][j][*]`; `&a[i][0]` is
+    /// `a[i][*]` (a pointer to an element reaches its row); `x` (an array or a pointer) is
+    /// all of it. Local arrays (which privatization reasons about) are not mapped.
+    fn arg_region(&self, a: ExprId) -> Option<(SymId, Vec<SubSrc>, usize)> {
+        let f = self.f;
+        let mut a = a;
+        while let ExprKind::Cast { expr, .. } = &f.expr(a).kind {
+            a = *expr;
+        }
+        let rank = |t: &Type| {
+            let mut n = 0;
+            let mut t = t;
+            loop {
+                match t {
+                    Type::Array { elem, .. } => t = elem,
+                    Type::Pointer { pointee, .. } => t = pointee,
+                    _ => return n,
+                }
+                n += 1;
+            }
+        };
+        let (base, srcs, open) = match &f.expr(a).kind {
+            ExprKind::Var(x) => {
+                let t = &self.unit.sym(*x).ty;
+                if !(t.is_array() || t.is_pointer()) {
+                    return None;
+                }
+                (*x, Vec::new(), rank(t))
+            }
+            ExprKind::Index { .. } => {
+                let t = self.type_of(a)?;
+                if !t.is_array() {
+                    return None;
+                }
+                let (base, srcs) = self.decompose(a)?;
+                (base, srcs, rank(&t))
+            }
+            ExprKind::Unary(UnOp::AddrOf, inner) if matches!(f.expr(*inner).kind, ExprKind::Index { .. }) => {
+                let t = self.type_of(*inner)?;
+                if t.is_array() || t.is_pointer() {
+                    return None;
+                }
+                let (base, mut srcs) = self.decompose(*inner)?;
+                srcs.pop()?;
+                (base, srcs, 1)
+            }
+            _ => return None,
+        };
+        if srcs.iter().any(|s| matches!(s, SubSrc::Unknown(_))) {
+            return None;
+        }
+        let sy = self.unit.sym(base);
+        if sy.kind == SymKind::Local && !sy.is_static && sy.ty.is_array() {
+            return None;
+        }
+        // The reference has as many dimensions as the base's other references.
+        if srcs.len() + open != rank(&sy.ty) {
+            return None;
+        }
+        Some((base, srcs, open))
+    }
+
+    /// `&x`: the subscripts are evaluated, the element is not accessed.
+    fn address(&mut self, s: StmtId, e: ExprId) {
+        let f = self.f;
+        match &f.expr(e).kind {
+            ExprKind::Index { base, index } => {
+                self.expr(s, *index);
+                self.address(s, *base);
+            }
+            ExprKind::Member { base, arrow: false, .. } => self.address(s, *base),
+            ExprKind::Unary(UnOp::Deref, p) | ExprKind::Member { base: p, arrow: true, .. } => {
+                self.expr(s, *p)
+            }
+            ExprKind::Var(_) => {}
+            _ => self.expr(s, e),
+        }
+    }
+
+    fn lvalue(&mut self, s: StmtId, e: ExprId, also_read: bool) {
+        let f = self.f;
+        match &f.expr(e).kind {
+            ExprKind::Index { .. } | ExprKind::Unary(UnOp::Deref, _) if self.is_element(e) => {
+                if also_read {
+                    self.element(s, e, false);
+                    self.push_ref(s, e, true);
+                } else {
+                    self.element(s, e, true);
+                }
+            }
+            ExprKind::Member { base, arrow: false, .. } if self.is_element(*base) => {
+                self.lvalue(s, *base, true);
+            }
+            ExprKind::Member { arrow: true, .. } if self.is_element(e) => {
+                if also_read {
+                    self.element(s, e, false);
+                    self.push_ref(s, e, true);
+                } else {
+                    self.element(s, e, true);
+                }
+            }
+            ExprKind::Cast { expr, .. } => self.lvalue(s, *expr, also_read),
+            ExprKind::Var(_) => {}
+            _ => self.expr(s, e),
+        }
+    }
+
+    fn is_element(&self, e: ExprId) -> bool {
+        match &self.f.expr(e).kind {
+            ExprKind::Index { .. } | ExprKind::Unary(UnOp::Deref, _) => {
+                !self.type_of(e).is_some_and(|t| t.is_array())
+            }
+            // `p->f` is treated as an access to the whole `*p` (fields are not told apart).
+            ExprKind::Member { arrow: true, .. } => true,
+            _ => false,
+        }
+    }
+
+    /// An element access `e` (read or write): its subscripts are read first, then the
+    /// reference is recorded. `None` when `e` designates a sub-array (not an element).
+    fn element(&mut self, s: StmtId, e: ExprId, write: bool) -> Option<()> {
+        if !self.is_element(e) {
+            return None;
+        }
+        // Reads inside the subscripts / address.
+        self.address(s, e);
+        self.push_ref(s, e, write);
+        Some(())
+    }
+
+    fn push_ref(&mut self, s: StmtId, e: ExprId, write: bool) {
+        let (base, srcs) = match self.decompose(e) {
+            Some(x) => x,
+            None => {
+                let f = self.f;
+                self.untraced.push((f.expr(e).span, write, expr_to_c(self.unit, f, e)));
+                return;
+            }
+        };
+        self.push_parts(s, e, write, base, &srcs);
+    }
+
+    /// Records the reference `e` to `base` with the given subscript sources.
+    fn push_parts(&mut self, s: StmtId, e: ExprId, write: bool, base: SymId, srcs: &[SubSrc]) {
+        self.cur = Some(s);
+        let dims: Vec<Subscript> = srcs.iter().map(|src| self.subscript(src)).collect();
+        let lin = match srcs {
+            [SubSrc::Expr(x)] => self.lin(*x, 1).ok(),
+            [SubSrc::Sum(parts)] => self.lin_sum(parts).ok(),
+            _ => None,
+        };
+        let sym = self.unit.sym(base);
+        self.refs.push(ArrayRef {
+            base,
+            base_name: sym.name.clone(),
+            write,
+            stmt: s,
+            expr: e,
+            span: self.f.expr(e).span,
+            text: expr_to_c(self.unit, self.f, e),
+            chain: self.chain.clone(),
+            dims,
+            delinearized: false,
+            lin,
+        });
+    }
+
+    fn type_of(&self, e: ExprId) -> Option<Type> {
+        match &self.f.expr(e).kind {
+            ExprKind::Var(s) => Some(self.unit.sym(*s).ty.clone()),
+            ExprKind::Index { base, .. } => self.type_of(*base)?.element().cloned(),
+            ExprKind::Unary(UnOp::Deref, p) => self.type_of(*p)?.element().cloned(),
+            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
+                let ta = self.type_of(*a);
+                if ta.as_ref().is_some_and(|t| t.is_pointer() || t.is_array()) {
+                    ta
+                } else {
+                    self.type_of(*b).filter(|t| t.is_pointer() || t.is_array())
+                }
+            }
+            ExprKind::Cast { ty, .. } => Some(ty.clone()),
+            _ => None,
+        }
+    }
+
+    fn root(&self, e: ExprId) -> Option<SymId> {
+        match &self.f.expr(e).kind {
+            ExprKind::Var(s) => Some(*s),
+            ExprKind::Index { base, .. } | ExprKind::Member { base, .. } => self.root(*base),
+            ExprKind::Unary(UnOp::Deref, p) | ExprKind::Cast { expr: p, .. } => self.root(*p),
+            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => self.root(*a).or_else(|| self.root(*b)),
+            _ => None,
+        }
+    }
+
+    fn is_ptr_var(&self, e: ExprId) -> Option<SymId> {
+        let mut e = e;
+        while let ExprKind::Cast { expr, .. } = &self.f.expr(e).kind {
+            e = *expr;
+        }
+        let s = self.f.as_var(e)?;
+        let t = &self.unit.sym(s).ty;
+        (t.is_pointer() || t.is_array()).then_some(s)
+    }
+
+    /// `p + e1 - e2 + …`: the pointer variable, and the offsets with their signs.
+    fn pointer_offset(&self, e: ExprId, sign: i64, parts: &mut Vec<(ExprId, i64)>) -> Option<SymId> {
+        if let Some(s) = self.is_ptr_var(e) {
+            return Some(s);
+        }
+        let is_ptr = |x: ExprId| self.type_of(x).is_some_and(|t| t.is_pointer() || t.is_array());
+        match &self.f.expr(e).kind {
+            ExprKind::Binary(BinOp::Add, a, b) if is_ptr(*a) => {
+                parts.push((*b, sign));
+                self.pointer_offset(*a, sign, parts)
+            }
+            ExprKind::Binary(BinOp::Add, a, b) if is_ptr(*b) => {
+                parts.push((*a, sign));
+                self.pointer_offset(*b, sign, parts)
+            }
+            ExprKind::Binary(BinOp::Sub, a, b) if is_ptr(*a) && !is_ptr(*b) => {
+                parts.push((*b, -sign));
+                self.pointer_offset(*a, sign, parts)
+            }
+            _ => None,
+        }
+    }
+
+    /// Base symbol and per-dimension subscript sources of an element lvalue.
+    fn decompose(&self, e: ExprId) -> Option<(SymId, Vec<SubSrc>)> {
+        let f = self.f;
+        match &f.expr(e).kind {
+            ExprKind::Index { base, index } => {
+                if let Some(s) = self.is_ptr_var(*base) {
+                    return Some((s, vec![SubSrc::Expr(*index)]));
+                }
+                let bk = &f.expr(*base).kind;
+                let base_is_array = self.type_of(*base).is_some_and(|t| t.is_array());
+                if matches!(bk, ExprKind::Index { .. }) && base_is_array {
+                    let (s, mut v) = self.decompose(*base)?;
+                    v.push(SubSrc::Expr(*index));
+                    return Some((s, v));
+                }
+                let root = self.root(*base)?;
+                Some((
+                    root,
+                    vec![
+                        SubSrc::Unknown(format!(
+                            "`{}` is reached through a computed pointer",
+                            expr_to_c(self.unit, f, *base)
+                        )),
+                        SubSrc::Expr(*index),
+                    ],
+                ))
+            }
+            ExprKind::Unary(UnOp::Deref, p) | ExprKind::Member { base: p, arrow: true, .. } => {
+                let mut parts = Vec::new();
+                if let Some(s) = self.pointer_offset(*p, 1, &mut parts) {
+                    return Some((s, vec![if parts.is_empty() { SubSrc::Zero } else { SubSrc::Sum(parts) }]));
+                }
+                let root = self.root(*p)?;
+                Some((
+                    root,
+                    vec![SubSrc::Unknown(format!(
+                        "`{}` is not a pointer plus an offset",
+                        expr_to_c(self.unit, f, *p)
+                    ))],
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    fn subscript(&self, src: &SubSrc) -> Subscript {
+        let (e, sign) = match src {
+            SubSrc::Zero => {
+                return self.finish(Lin {
+                    coeffs: vec![0; self.chain.len()],
+                    rest: Affine::constant(0),
+                    mult: Vec::new(),
+                    prods: Vec::new(),
+                })
+            }
+            SubSrc::Unknown(r) => return Subscript::NonAffine(r.clone()),
+            SubSrc::Expr(e) => (*e, 1),
+            SubSrc::Sum(parts) => {
+                return match self.lin_sum(parts) {
+                    Ok(l) => self.finish(l),
+                    Err(r) => Subscript::Varying(r),
+                }
+            }
+        };
+        match self.lin(e, sign) {
+            Ok(l) => self.finish(l),
+            Err(r) => Subscript::Varying(r),
+        }
+    }
+
+    fn finish(&self, l: Lin) -> Subscript {
+        if let Some((k, _, n)) = l.mult.first() {
+            return Subscript::Varying(format!(
+                "symbolic coefficient `{}` of `{}`",
+                self.unit.sym(*n).name,
+                self.loops[self.chain[*k]].var_name
+            ));
+        }
+        let text = render(self.unit, self.loops, &self.chain, &l.coeffs, &l.rest);
+        Subscript::Affine { coeffs: l.coeffs, rest: l.rest, text }
+    }
+
+    fn lin_sum(&self, parts: &[(ExprId, i64)]) -> Result<Lin, String> {
+        let mut out = Lin {
+            coeffs: vec![0; self.chain.len()],
+            rest: Affine::constant(0),
+            mult: Vec::new(),
+            prods: Vec::new(),
+        };
+        for &(e, sign) in parts {
+            let l = self.lin(e, sign)?;
+            for (o, c) in out.coeffs.iter_mut().zip(&l.coeffs) {
+                *o += c;
+            }
+            out.rest = out.rest.add(&l.rest).ok_or("overflow")?;
+            out.mult.extend(l.mult);
+            out.prods.extend(l.prods);
+        }
+        Ok(out)
+    }
+
+    fn lin(&self, e: ExprId, sign: i64) -> Result<Lin, String> {
+        let text = || expr_to_c(self.unit, self.f, e);
+        let p = poly(self.unit, self.f, e, 0).ok_or_else(|| format!("`{}` is not affine", text()))?;
+        let p = Poly::default().add(p, sign).ok_or("overflow")?;
+        let mut l = Lin {
+            coeffs: vec![0; self.chain.len()],
+            rest: Affine::constant(p.konst),
+            mult: Vec::new(),
+            prods: Vec::new(),
+        };
+        let pos = |s: SymId| self.chain.iter().position(|&k| self.loops[k].var == Some(s));
+        let check = |s: SymId| -> Result<(), String> {
+            let sym = self.unit.sym(s);
+            if pos(s).is_none() && self.written.contains(&s) {
+                return Err(format!("`{}` is modified in the loop", sym.name));
+            }
+            if pos(s).is_none()
+                && (sym.is_global_storage() || sym.address_taken)
+                && calls_may_write_var(self.unit, self.f, self.calls, s, self.sums)
+            {
+                return Err(format!("`{}` may be modified by the calls in the loop", sym.name));
+            }
+            Ok(())
+        };
+        for (c, m) in p.terms {
+            // A linear induction variable of the analysed loop (index 0 of every chain):
+            // its closed form in the loop index at this statement.
+            if let [k] = m.as_slice() {
+                if let Some((per_index, base)) = self.ivs.value_at(*k, self.cur)? {
+                    if self.chain.first() != Some(&0) {
+                        return Err(format!("`{}` is modified in the loop", self.unit.sym(*k).name));
+                    }
+                    // The loop's start value, read at the reference: unchanged since the start.
+                    if let Some(w) = base.symbols().find(|s| self.written.contains(s)) {
+                        return Err(format!("`{}` is modified in the loop", self.unit.sym(w).name));
+                    }
+                    base.symbols().try_for_each(check)?;
+                    l.coeffs[0] = per_index
+                        .checked_mul(c)
+                        .and_then(|x| x.checked_add(l.coeffs[0]))
+                        .ok_or("overflow")?;
+                    l.rest = l.rest.add(&base.scale(c).ok_or("overflow")?).ok_or("overflow")?;
+                    continue;
+                }
+            }
+            let idx: Vec<usize> = m.iter().filter_map(|&s| pos(s)).collect();
+            m.iter().try_for_each(|&s| check(s))?;
+            match (idx.len(), m.len()) {
+                (0, _) => {
+                    let atom = if m.len() == 1 {
+                        Atom::Sym(m[0], self.unit.sym(m[0]).name.clone())
+                    } else {
+                        Atom::Opaque(
+                            m.iter().map(|s| self.unit.sym(*s).name.as_str()).collect::<Vec<_>>().join("*"),
+                        )
+                    };
+                    if let [x, y] = m.as_slice() {
+                        l.prods.push((atom.clone(), *x, *y));
+                    }
+                    l.rest = l.rest.add(&Affine { constant: 0, terms: vec![(c, atom)] }).ok_or("overflow")?;
+                }
+                (1, 1) => l.coeffs[idx[0]] += c,
+                (1, 2) => {
+                    let n = *m.iter().find(|&&s| pos(s).is_none()).unwrap();
+                    l.mult.push((idx[0], c, n));
+                }
+                _ => return Err(format!("`{}` is not linear in the loop indices", text())),
+            }
+        }
+        Ok(l)
+    }
+}
+
+/// C text of `Σ c_k i_k + rest`.
+pub(crate) fn render(
+    unit: &TranslationUnit,
+    loops: &[NestLoop],
+    chain: &[usize],
+    coeffs: &[i64],
+    rest: &Affine,
+) -> String {
+    let mut a = rest.clone();
+    for (k, &c) in coeffs.iter().enumerate() {
+        if c != 0 {
+            if let Some(v) = loops[chain[k]].var {
+                let t = Affine { constant: 0, terms: vec![(c, Atom::Sym(v, unit.sym(v).name.clone()))] };
+                a = a.add(&t).unwrap_or(a);
+            }
+        }
+    }
+    a.render()
+}

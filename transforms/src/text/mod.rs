@@ -1,0 +1,4 @@
+//! The layout of C code as text: where lines start and how they are indented, and the one
+//! re-indenter every transformation and target uses to move code to another depth
+//! ([`indent`]).
+pub mod indent;
