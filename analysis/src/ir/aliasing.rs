@@ -54,7 +54,6 @@ fn leaf(t: &Type) -> &Type {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::*;
 
     fn unit_with(src: &str) -> TranslationUnit {
         crate::syntax::lower::lower(src, &crate::syntax::preprocess::SourceMap::identity(src.len() as u32))
