@@ -934,13 +934,11 @@ mod tests {
             v.runtime_check.as_deref(),
             Some("(const char *)(a + n) <= (const char *)b || (const char *)(b + n) <= (const char *)a")
         );
-        // Elements of a two-dimensional `int` parameter against `double *`; of a `double`
-        // one, without casts.
+        // Stores of `int`s never change `double`s (C's aliasing rule): no test is needed.
         let v = first("void f(int n, int a[][8], double *b) {\n for (int i = 0; i < n; i++) { a[i][0] = b[i]; a[i][7] = b[i]; } }");
-        assert_eq!(
-            v.runtime_check.as_deref(),
-            Some("(const char *)(&a[n - 1][7] + 1) <= (const char *)b || (const char *)(b + n) <= (const char *)&a[0][0]")
-        );
+        assert!(v.legal);
+        assert_eq!(v.runtime_check, None);
+        // Elements of a two-dimensional `double` parameter against `double *`, without casts.
         let v = first("void f(int n, double a[][8], double *b) {\n for (int i = 0; i < n; i++) { a[i][0] = b[i]; a[i][7] = b[i]; } }");
         assert_eq!(v.runtime_check.as_deref(), Some("&a[n - 1][7] + 1 <= b || b + n <= &a[0][0]"));
     }
