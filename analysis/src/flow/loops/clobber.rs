@@ -156,7 +156,7 @@ fn arg_reaches(unit: &TranslationUnit, f: &Function, a: ExprId, target: &Target)
     match &f.expr(a).kind {
         ExprKind::Cast { expr, .. } => arg_reaches(unit, f, *expr, target),
         ExprKind::Binary(BinOp::Add | BinOp::Sub, x, y) => {
-            let is_ptr = |e: ExprId| expr_object(unit, f, e).is_some_and(|t| t.is_pointer() || t.is_array());
+            let is_ptr = |e: ExprId| object_type(unit, f, e).is_some_and(|t| t.is_pointer() || t.is_array());
             match (is_ptr(*x), is_ptr(*y)) {
                 (true, false) => arg_reaches(unit, f, *x, target),
                 (false, true) => arg_reaches(unit, f, *y, target),
@@ -187,7 +187,7 @@ fn arg_reaches(unit: &TranslationUnit, f: &Function, a: ExprId, target: &Target)
             None => target.reached_from(unit, object_type(unit, f, *lv).as_ref()),
         },
         // A pointer loaded from memory (`u[i]` of `double **u`) or an array element's address.
-        _ => match expr_object(unit, f, a) {
+        _ => match object_type(unit, f, a) {
             Some(Type::Pointer { pointee, .. }) => target.reached_from(unit, Some(&pointee)),
             Some(t @ Type::Array { .. }) => target.reached_from(unit, Some(&t)),
             Some(t) if t.is_scalar() => false,
@@ -206,11 +206,6 @@ fn storage_root(unit: &TranslationUnit, f: &Function, e: ExprId) -> Option<SymId
         }
         _ => None,
     }
-}
-
-/// The type of an lvalue or of a variable (arrays as declared).
-fn expr_object(unit: &TranslationUnit, f: &Function, e: ExprId) -> Option<Type> {
-    object_type(unit, f, e)
 }
 
 fn is_function_pointer(unit: &TranslationUnit, f: &Function, a: ExprId) -> bool {
