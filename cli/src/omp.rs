@@ -26,6 +26,10 @@ pub struct LoopEntry {
     /// checked), `parallel-not-annotated` (legal but inner or not worth it), `sequential`.
     pub verdict: &'static str,
     pub directive: Option<String>,
+    /// The preprocessor condition the directive is compiled under (`#if … #endif` around it)
+    /// when only some compilers compile it right; elsewhere the loop stays sequential.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compiled_if: Option<&'static str>,
     /// The condition of the directive's `if(...)` clause when the loop is parallel only if
     /// pointers that may alias do not overlap (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -106,6 +110,7 @@ impl Sink for OpenMp {
                         "sequential"
                     },
                     directive: inserted.map(|p| p.directive.clone()),
+                    compiled_if: inserted.and_then(|p| p.compiled_if),
                     runtime_check: v.runtime_check.clone(),
                     tuning: tuning.map(|t| t.evidence.clone()),
                     reasons,

@@ -67,6 +67,7 @@ pub fn loop_entries(rel_path: &Path, outcome: &FileOutcome, codes: &Codes) -> Ve
                     "sequential"
                 },
                 directive: translated.and_then(|e| e.text.clone()),
+                compiled_if: None,
                 // Neither TBB nor MPI has a run-time `if(...)`: such loops are refused.
                 runtime_check: None,
                 tuning: None,

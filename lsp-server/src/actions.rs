@@ -226,7 +226,10 @@ impl ActionProvider for ParallelizeLoop {
                         continue;
                     }
                     out.push(Offer::Action(Action {
-                        title: format!("{title}: {}", p.directive),
+                        title: match p.compiled_if {
+                            Some(_) => format!("{title}: {} (GCC 10+ only)", p.directive),
+                            None => format!("{title}: {}", p.directive),
+                        },
                         kind: kind_parallelize_loop(),
                         edits: vec![p.edit.clone()],
                         new_file: None,

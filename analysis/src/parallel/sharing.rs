@@ -184,6 +184,26 @@ pub fn verdict_clauses(
     openmp_clauses(sharing, collapse, &schedule, if_condition(work_check, runtime_check).as_deref())
 }
 
+/// The preprocessor condition under which a directive with `sharing` is compiled, when it is
+/// right only with some compilers: `lastprivate(conditional: …)` is right in GCC 10 and later,
+/// while clang (up to 22 at least, C mode) copies back a private copy that no iteration
+/// assigned, and before 22 also from the last chunk's thread whether it assigned or not
+/// (LLVM pull request 156004). Elsewhere the loop runs sequentially, which is always right.
+pub fn compiler_guard(sharing: &DataSharing) -> Option<&'static str> {
+    (!sharing.lastprivate_conditional.is_empty())
+        .then_some("defined(__GNUC__) && __GNUC__ >= 10 && !defined(__clang__) && !defined(__INTEL_COMPILER)")
+}
+
+/// `pragma` (one line) inside `#if` [`compiler_guard`] … `#endif` when `sharing` needs it.
+pub fn guarded(sharing: &DataSharing, pragma: &str) -> String {
+    match compiler_guard(sharing) {
+        Some(cond) => format!(
+            "#if {cond} /* ppo: lastprivate(conditional:) is compiled right by GCC 10+ only */\n{pragma}\n#endif"
+        ),
+        None => pragma.to_string(),
+    }
+}
+
 /// `#pragma omp parallel for` with `clauses` (from [`openmp_clauses`]).
 pub fn parallel_for(clauses: &str) -> String {
     if clauses.is_empty() {
@@ -266,5 +286,19 @@ mod tests {
         );
         assert_eq!(parallel_for(""), "#pragma omp parallel for");
         assert_eq!(parallel_for("private(j)"), "#pragma omp parallel for private(j)");
+    }
+
+    #[test]
+    fn conditional_lastprivate_is_compiled_by_gcc_only() {
+        let plain = DataSharing { private: names(&["j"]), ..DataSharing::default() };
+        assert_eq!(compiler_guard(&plain), None);
+        assert_eq!(guarded(&plain, "#pragma omp parallel for private(j)"), "#pragma omp parallel for private(j)");
+        let cond = DataSharing { lastprivate_conditional: names(&["p"]), ..DataSharing::default() };
+        let g = guarded(&cond, "#pragma omp parallel for lastprivate(conditional: p)");
+        let lines: Vec<&str> = g.lines().collect();
+        assert_eq!(lines.len(), 3, "{g}");
+        assert!(lines[0].starts_with("#if defined(__GNUC__) && __GNUC__ >= 10 && !defined(__clang__)"), "{g}");
+        assert_eq!(lines[1], "#pragma omp parallel for lastprivate(conditional: p)");
+        assert_eq!(lines[2], "#endif");
     }
 }

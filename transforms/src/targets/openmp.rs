@@ -5,6 +5,7 @@ use crate::edit::Edit;
 use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan};
 use crate::tuning::variant;
 use analysis::ir::LineIndex;
+use analysis::parallel::sharing::{compiler_guard, guarded};
 use analysis::report::api::FileReport;
 
 /// Where a directive was not inserted although the loop was marked, and why.
@@ -23,6 +24,9 @@ pub struct Placed {
     pub loop_id: String,
     pub line: u32,
     pub directive: String,
+    /// The preprocessor condition the directive is compiled under in the inserted text
+    /// (`#if …` / `#endif` around it), when it is right only with some compilers.
+    pub compiled_if: Option<&'static str>,
     /// The insertion: the directive line, indented like the loop, at the start of its line.
     pub edit: Edit,
     /// An instrumented loop's closing insertion after its end (`ppo_tune_end(ID); }`).
@@ -105,7 +109,7 @@ pub fn plan_tuned(
                     ));
                     format!(
                         "{{ ppo_tune_begin({id});\nif (ppo_tune_on({id})) {{\n{}",
-                        variant::instrumented_directive(&l.parallel, *id)
+                        guarded(&l.parallel.sharing, &variant::instrumented_directive(&l.parallel, *id))
                     )
                 }
             };
@@ -134,11 +138,18 @@ pub fn plan_tuned(
                 });
                 continue;
             }
-            let indented = directive.replace('\n', &format!("\n{prefix}"));
+            // The instrumented text already holds its guard; a directive gets it here.
+            let compiled_if = compiler_guard(&l.parallel.sharing);
+            let inserted = match loop_plan {
+                Some(LoopPlan::Instrument(_)) => directive.clone(),
+                _ => guarded(&l.parallel.sharing, directive),
+            };
+            let indented = inserted.replace('\n', &format!("\n{prefix}"));
             placed.push(Placed {
                 loop_id: l.id.clone(),
                 line: l.range.line,
                 directive: directive.clone(),
+                compiled_if,
                 edit: Edit::insert(ls as u32, format!("{prefix}{indented}\n")),
                 end_edit,
             });

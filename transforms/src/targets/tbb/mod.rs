@@ -223,6 +223,7 @@ pub fn ps(
                 loop_id: t.loop_id.clone(),
                 line: t.line,
                 directive: t.construct.clone(),
+                compiled_if: None,
                 edit: t.edit.clone(),
                 end_edit: None,
             })
