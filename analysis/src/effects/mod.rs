@@ -6,6 +6,7 @@
 //! internal control flow (`&&`, `||`, `?:`) into several items; the sub-expressions evaluated
 //! by another item are skipped through the `skip` predicate.
 
+pub mod mustwrite;
 pub mod summary;
 
 use crate::ir::*;

@@ -63,6 +63,10 @@ pub struct FunctionSummary {
     /// The functions of the file it calls directly, by name, sorted (not in the JSON).
     #[serde(skip)]
     pub callees: Vec<String>,
+    /// Parameters every call writes in full over a constant element range, and does not
+    /// read ([`crate::effects::mustwrite`]; not in the JSON).
+    #[serde(skip)]
+    pub must_write_params: Vec<crate::effects::mustwrite::MustWrite>,
     /// No writes to globals, parameter memory or unknown memory, no io, allocation,
     /// randomness, exit, hidden state, unknown calls or opaque code.
     pub pure: bool,
@@ -667,6 +671,16 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
         s.reads_global_names.sort();
         s.writes_global_names.sort();
         s.compute_pure();
+    }
+    for (i, s) in sums.iter_mut().enumerate() {
+        if s.writes_params.is_empty() {
+            continue;
+        }
+        let reads = &s.reads_params;
+        s.must_write_params = crate::effects::mustwrite::param_must_writes(unit, &unit.functions[i])
+            .into_iter()
+            .filter(|m| !reads.contains(&m.param))
+            .collect();
     }
     Summaries { funcs: sums, by_name: by_name.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
 }

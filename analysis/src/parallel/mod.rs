@@ -617,8 +617,11 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
         let ared = array_reductions(unit, f, info.stmt, &d.nest);
         let mut red_spans: Vec<_> =
             ared.iter().flat_map(|r| r.refs.iter().map(|&e| f.expr(e).span)).collect();
-        for pa in private_arrays(unit, f, facts.infos, &d.nest) {
+        for pa in private_arrays(unit, f, facts.infos, facts.summaries, &d.nest) {
             red_spans.extend(pa.spans.iter().copied());
+            if pa.last {
+                lg.sharing.lastprivate.push(pa.name.clone());
+            }
             if pa.first {
                 lg.sharing.firstprivate.push(pa.name);
             } else {

@@ -15,11 +15,22 @@
 //! - an uncovered read is allowed (and makes the array `firstprivate`) when its range is
 //!   provably disjoint from the range of every write of `t` in the loop.
 //!
-//! The array must be a non-static local of constant size, used only through subscripts
-//! (never decayed to a pointer, passed to a call or aliased), and not used after the loop
+//! The array must be of constant size and used only through subscripts (never decayed to a
+//! pointer, passed to a call or aliased). A non-static local must not be used after the loop
 //! nor anywhere else in a loop enclosing `L`: its value after the loop is then dead.
+//!
+//! A file-scope array (NPB SP's `cv`, `rhon`: scratch rows shared by several functions) may
+//! be used anywhere, so its value after the loop must be the sequential one: it becomes
+//! `firstprivate(t) lastprivate(t)`. That is right when every write of `t` in the loop lies
+//! inside the must-write sections, which are the same in every iteration: the last
+//! iteration's copy then holds, for each written element, the value of its last write, and
+//! the elements no iteration writes keep the value copied in. It must also never decay
+//! anywhere in the translation unit, and no call in the loop may touch it: a function of the
+//! file whose summary reads or writes it, an indirect call, or (unless it is `static`) a
+//! function defined elsewhere.
 
-use crate::deps::subscript::{ArrayRef, Nest, Subscript};
+use crate::deps::subscript::{ArrayRef, Nest, NestLoop, Subscript};
+use crate::effects::summary::Summaries;
 use crate::flow::loops::{Affine, LoopInfo};
 use crate::ir::*;
 use std::collections::BTreeMap;
@@ -34,6 +45,9 @@ pub struct PrivateArray {
     pub name: String,
     /// Some elements are read with their values from before the loop.
     pub first: bool,
+    /// A file-scope array, or a local one used after the loop: its value after the loop is
+    /// the last iteration's copy (`firstprivate` + `lastprivate`).
+    pub last: bool,
     /// Spans of the loop's references to the array (dependences among them vanish).
     pub spans: Vec<Span>,
 }
@@ -68,26 +82,30 @@ pub fn private_arrays(
     unit: &TranslationUnit,
     f: &Function,
     infos: &[LoopInfo],
+    sums: &Summaries,
     nest: &Nest,
 ) -> Vec<PrivateArray> {
     let Some(l0) = nest.loops.first() else { return Vec::new() };
     let loop_stmt = l0.stmt;
-    let StmtKind::For { body, .. } = &f.stmt(loop_stmt).kind else { return Vec::new() };
-    let top: Vec<StmtId> = match &f.stmt(*body).kind {
-        StmtKind::Compound(v) => v.clone(),
-        _ => vec![*body],
-    };
+    if !matches!(f.stmt(loop_stmt).kind, StmtKind::For { .. }) {
+        return Vec::new();
+    }
     let mut by_base: BTreeMap<SymId, Vec<&ArrayRef>> = BTreeMap::new();
     for r in &nest.refs {
         by_base.entry(r.base).or_default().push(r);
     }
     let mut out = Vec::new();
     for (t, refs) in by_base {
-        if let Some(first) = privatizable(unit, f, infos, nest, loop_stmt, &top, t, &refs) {
+        let global = matches!(unit.sym(t).kind, SymKind::Global);
+        if global && !untouched_by_calls(unit, infos, sums, loop_stmt, t) {
+            continue;
+        }
+        if let Some((first, last)) = privatizable(unit, f, infos, sums, nest, loop_stmt, t, &refs) {
             out.push(PrivateArray {
                 sym: t,
                 name: unit.sym(t).name.clone(),
-                first,
+                first: first || last,
+                last,
                 spans: refs.iter().map(|r| r.span).collect(),
             });
         }
@@ -100,17 +118,20 @@ fn privatizable(
     unit: &TranslationUnit,
     f: &Function,
     infos: &[LoopInfo],
+    sums: &Summaries,
     nest: &Nest,
     loop_stmt: StmtId,
-    top: &[StmtId],
     t: SymId,
     refs: &[&ArrayRef],
-) -> Option<bool> {
+) -> Option<(bool, bool)> {
     let sy = unit.sym(t);
     let Type::Array { len: ArrayLen::Const(len), elem } = &sy.ty else { return None };
-    if !matches!(sy.kind, SymKind::Local)
-        || sy.is_static
-        || sy.is_volatile
+    let global = match sy.kind {
+        SymKind::Local if !sy.is_static => false,
+        SymKind::Global => true,
+        _ => return None,
+    };
+    if sy.is_volatile
         || sy.address_taken
         || elem.is_array()
         || *len > MAX_PRIVATE_ELEMS
@@ -118,29 +139,71 @@ fn privatizable(
     {
         return None;
     }
-    if !only_subscripted_here(f, infos, loop_stmt, t, refs.len()) {
+    let everywhere: Vec<&Function> =
+        if global { unit.functions.iter().chain(unit.global_init.as_ref()).collect() } else { vec![f] };
+    if !everywhere.into_iter().all(|g| never_decays(g, t, sums))
+        || subscripted_in_loop(f, loop_stmt, t) != refs.len()
+    {
         return None;
     }
-    // Sections of every reference, and which writes are must-writes (with their position).
-    let mut must: Vec<(usize, Section)> = Vec::new();
+    // Its value after the loop matters: the last iteration's copy must be it.
+    let last = global || !dead_after(f, infos, loop_stmt, t);
+    // Sections of every reference, and where each write is a must-write: after its position
+    // in a block of the body (the block's later statements see the section written).
+    let StmtKind::For { body, .. } = &f.stmt(loop_stmt).kind else { return None };
+    let mut must: Vec<Must> = Vec::new();
+    let mut every: Vec<Section> = Vec::new();
     let mut writes: Vec<Section> = Vec::new();
-    let mut reads: Vec<(usize, Section)> = Vec::new();
+    let mut reads: Vec<(Vec<StmtId>, Section)> = Vec::new();
     for r in refs {
-        let pos = top.iter().position(|&s| s == r.stmt || f.stmts_under(s).contains(&r.stmt))?;
-        let (sec, contiguous) = section(nest, r)?;
-        if r.write {
-            writes.push(sec.clone());
-            if contiguous && plain_store(f, r) && unconditional(f, infos, top[pos], r.stmt) {
-                must.push((pos, sec));
+        let path = path_to(f, *body, r.stmt)?;
+        // `exact(…, t)`: the callee writes a constant range of `t` in full, like a store.
+        let called = call_must_write(f, sums, r.expr)
+            .map(|(lo, hi)| Section { lo: Affine::constant(lo), hi: Affine::constant(hi) });
+        let (sec, contiguous) = match called.clone() {
+            Some(sec) if r.write => (sec, true),
+            _ => section(infos, nest, r)?,
+        };
+        if !r.write {
+            reads.push((path, sec));
+            continue;
+        }
+        writes.push(sec.clone());
+        if !(contiguous && (called.is_some() || plain_store(f, r))) {
+            continue;
+        }
+        if unconditional(f, infos, *body, r.stmt) {
+            every.push(sec.clone());
+        }
+        for d in 0..path.len() - 1 {
+            let StmtKind::Compound(v) = &f.stmt(path[d]).kind else { continue };
+            let anchor = path[d + 1];
+            let Some(pos) = v.iter().position(|&c| c == anchor) else { continue };
+            if unconditional(f, infos, anchor, r.stmt)
+                && (called.is_some() || varies_only_inside(f, nest, r, anchor))
+            {
+                must.push(Must { block: path[d], pos, sec: sec.clone() });
             }
-        } else {
-            reads.push((pos, sec));
         }
     }
     merge_adjacent(&mut must);
+    merge_adjacent_sections(&mut every);
+    // The last iteration's copy is the array after the loop: it must write, in every
+    // iteration, all that any iteration writes. And a file-scope array the loop only writes
+    // is no scratch space: each iteration would overwrite the others' results (an output
+    // dependence, left to the dependence test).
+    if last && (reads.is_empty() || !writes.iter().all(|w| every.iter().any(|m| m.contains(w)))) {
+        return None;
+    }
     let mut first = false;
-    for (pos, sec) in &reads {
-        if must.iter().any(|(p, w)| p < pos && w.contains(sec)) {
+    for (path, sec) in &reads {
+        let covered = must.iter().any(|m| {
+            let Some(d) = path.iter().position(|&s| s == m.block) else { return false };
+            let StmtKind::Compound(v) = &f.stmt(m.block).kind else { return false };
+            path.get(d + 1).and_then(|c| v.iter().position(|x| x == c)).is_some_and(|p| p > m.pos)
+                && m.sec.contains(sec)
+        });
+        if covered {
             continue;
         }
         if writes.iter().all(|w| w.disjoint(sec)) {
@@ -149,48 +212,88 @@ fn privatizable(
         }
         return None;
     }
-    Some(first)
+    Some((first, last))
 }
 
-/// Every occurrence of `t` in `f` is the base of a subscript; the `n_refs` occurrences in the
-/// loop are the nest's references; occurrences outside the loop come before it and lie in no
-/// loop enclosing it.
-fn only_subscripted_here(
-    f: &Function,
-    infos: &[LoopInfo],
-    loop_stmt: StmtId,
-    t: SymId,
-    n_refs: usize,
-) -> bool {
+/// No occurrence of `t` in `f` after the loop, nor elsewhere in a loop enclosing it: its
+/// value after the loop is dead.
+fn dead_after(f: &Function, infos: &[LoopInfo], loop_stmt: StmtId, t: SymId) -> bool {
     let loop_span = f.stmt(loop_stmt).span;
     let enclosing: Vec<Span> =
         infos.iter().filter(|l| l.stmt != loop_stmt && l.span.contains(loop_span)).map(|l| l.span).collect();
-    let mut bases = vec![false; f.exprs.len()];
-    for e in &f.exprs {
+    f.exprs
+        .iter()
+        .filter(|e| matches!(e.kind, ExprKind::Var(s) if s == t) && !loop_span.contains(e.span))
+        .all(|e| e.span.start < loop_span.end && !enclosing.iter().any(|sp| sp.contains(e.span)))
+}
+
+/// `e` is a whole array passed as argument `k` of a call that makes up its statement
+/// (`exact(i, j, k, t);`), the callee writing parameter `k` in full over a constant range
+/// without reading it ([`crate::effects::mustwrite`]): that range.
+fn call_must_write(f: &Function, sums: &Summaries, e: ExprId) -> Option<(i64, i64)> {
+    if !matches!(f.expr(e).kind, ExprKind::Var(_)) {
+        return None;
+    }
+    f.stmts.iter().find_map(|st| {
+        let StmtKind::Expr(c) = &st.kind else { return None };
+        let ExprKind::Call { args, .. } = &f.expr(*c).kind else { return None };
+        let k = args.iter().position(|&a| a == e)?;
+        let sum = sums.get(crate::effects::callee_name(f, *c)?)?;
+        let m = sum.must_write_params.iter().find(|m| m.param == k)?;
+        Some((m.first, m.last))
+    })
+}
+
+/// Every occurrence of `t` in `g` is the base of a subscript, or an argument the callee only
+/// writes a constant range of ([`call_must_write`]): no pointer to it survives.
+fn never_decays(g: &Function, t: SymId, sums: &Summaries) -> bool {
+    let mut bases = vec![false; g.exprs.len()];
+    for e in &g.exprs {
         if let ExprKind::Index { base, .. } = &e.kind {
             bases[base.index()] = true;
         }
     }
-    let mut inside = 0usize;
-    for (k, e) in f.exprs.iter().enumerate() {
-        if !matches!(e.kind, ExprKind::Var(s) if s == t) {
-            continue;
-        }
-        if !bases[k] {
-            return false;
-        }
-        if loop_span.contains(e.span) {
-            inside += 1;
-        } else if e.span.start >= loop_span.end || enclosing.iter().any(|sp| sp.contains(e.span)) {
-            return false;
-        }
-    }
-    inside == n_refs
+    g.exprs.iter().enumerate().all(|(k, e)| {
+        !matches!(e.kind, ExprKind::Var(s) if s == t)
+            || bases[k]
+            || call_must_write(g, sums, ExprId(k as u32)).is_some()
+    })
+}
+
+/// The occurrences of `t` inside the loop `loop_stmt` of `f` (each must be one of the nest's
+/// references).
+fn subscripted_in_loop(f: &Function, loop_stmt: StmtId, t: SymId) -> usize {
+    let span = f.stmt(loop_stmt).span;
+    f.exprs.iter().filter(|e| matches!(e.kind, ExprKind::Var(s) if s == t) && span.contains(e.span)).count()
+}
+
+/// No call in the loop can read or write the file-scope array `t`: every callee is a function
+/// of the file whose summary does not name `t` (nor calls unknown code, unless `t` is
+/// `static`), or, for a `static` `t`, a function defined elsewhere (it cannot name `t`, and
+/// `t`'s address never leaves the file). No indirect call.
+fn untouched_by_calls(
+    unit: &TranslationUnit,
+    infos: &[LoopInfo],
+    sums: &Summaries,
+    loop_stmt: StmtId,
+    t: SymId,
+) -> bool {
+    let Some(info) = infos.iter().find(|l| l.stmt == loop_stmt) else { return false };
+    let is_static = unit.sym(t).is_static;
+    !info.calls_indirect
+        && info.calls.iter().all(|c| match sums.get(c) {
+            Some(s) => {
+                !s.reads_globals.contains(&t)
+                    && !s.writes_globals.contains(&t)
+                    && (is_static || !s.calls_unknown)
+            }
+            None => is_static,
+        })
 }
 
 /// The element range of a one-dimensional reference over the inner loops of the nest, and
 /// whether it is written contiguously (each element of the range once per pass).
-fn section(nest: &Nest, r: &ArrayRef) -> Option<(Section, bool)> {
+fn section(infos: &[LoopInfo], nest: &Nest, r: &ArrayRef) -> Option<(Section, bool)> {
     let [Subscript::Affine { coeffs, rest, .. }] = r.dims.as_slice() else { return None };
     if r.delinearized || rest.has_opaque() || rest.symbols().any(|s| nest.written.contains(&s)) {
         return None;
@@ -207,10 +310,10 @@ fn section(nest: &Nest, r: &ArrayRef) -> Option<(Section, bool)> {
             continue;
         }
         let nl = &nest.loops[*r.chain.get(k)?];
-        let (min, max) = (nl.min.as_ref()?, nl.max.as_ref()?);
+        let (min, max) = bounds(infos, nest, nl)?;
         // Bounds over invariant symbols only (not triangular).
         for b in [min, max] {
-            if b.has_opaque() || b.symbols().any(|s| nest.written.contains(&s)) {
+            if b.symbols().any(|s| nest.written.contains(&s)) {
                 return None;
             }
         }
@@ -221,6 +324,20 @@ fn section(nest: &Nest, r: &ArrayRef) -> Option<(Section, bool)> {
         unit_stride &= c.abs() == 1 && nl.step.abs() == 1;
     }
     Some((Section { lo, hi }, varying <= 1 && unit_stride))
+}
+
+/// The smallest and largest index of the inner loop `nl`: affine over symbols, or with
+/// opaque atoms (`grid[0] - 2`) when nothing in the analysed loop can change what they read.
+fn bounds<'a>(infos: &'a [LoopInfo], nest: &'a Nest, nl: &'a NestLoop) -> Option<(&'a Affine, &'a Affine)> {
+    if let (Some(min), Some(max)) = (&nl.min, &nl.max) {
+        if !min.has_opaque() && !max.has_opaque() {
+            return Some((min, max));
+        }
+    }
+    let root = nest.loops.first()?.stmt;
+    let info = infos.iter().find(|l| l.stmt == nl.stmt && l.fixed_under.contains(&root))?;
+    let c = info.counted.as_ref()?;
+    Some(if c.step > 0 { (&c.lower_atoms, &c.upper_atoms) } else { (&c.upper_atoms, &c.lower_atoms) })
 }
 
 /// `t[e] = v;` as a whole expression statement.
@@ -251,33 +368,84 @@ fn unconditional(f: &Function, infos: &[LoopInfo], s: StmtId, target: StmtId) ->
     }
 }
 
-/// Join must-write sections of the same statement position that abut (`t[0] = …; t[1] = …;`
-/// → `[0, 1]`), repeatedly.
-fn merge_adjacent(must: &mut Vec<(usize, Section)>) {
-    loop {
-        let mut merged = false;
-        'outer: for a in 0..must.len() {
-            for b in 0..must.len() {
-                if a == b {
-                    continue;
-                }
-                let next = must[a].1.hi.add_const(1);
-                if next.is_some_and(|n| n.sub(&must[b].1.lo).and_then(|d| d.as_const()) == Some(0)) {
-                    let pos = must[a].0.max(must[b].0);
-                    let sec = Section { lo: must[a].1.lo.clone(), hi: must[b].1.hi.clone() };
-                    let (x, y) = if a > b { (a, b) } else { (b, a) };
-                    must.remove(x);
-                    must.remove(y);
-                    must.push((pos, sec));
-                    merged = true;
-                    break 'outer;
-                }
+/// A must-write: `sec` is written in full whenever statement `pos` of the block `block`
+/// runs, before the block's later statements.
+#[derive(Clone, Debug)]
+struct Must {
+    block: StmtId,
+    pos: usize,
+    sec: Section,
+}
+
+/// Join must-write sections of the same block that abut (`t[0] = …; t[1] = …;` → `[0, 1]`),
+/// repeatedly; the joined section is written once the later of the two statements has run.
+fn merge_adjacent(must: &mut Vec<Must>) {
+    while let Some((a, b)) = abutting(must, |x, y| x.block == y.block, |m| &m.sec) {
+        let (x, y) = if a > b { (a, b) } else { (b, a) };
+        let (later, earlier) = (must.remove(x), must.remove(y));
+        let (ma, mb) = if a > b { (later, earlier) } else { (earlier, later) };
+        must.push(Must {
+            block: ma.block,
+            pos: ma.pos.max(mb.pos),
+            sec: Section { lo: ma.sec.lo, hi: mb.sec.hi },
+        });
+    }
+}
+
+/// [`merge_adjacent`] for sections written in every iteration.
+fn merge_adjacent_sections(secs: &mut Vec<Section>) {
+    while let Some((a, b)) = abutting(secs, |_, _| true, |s| s) {
+        let sec = Section { lo: secs[a].lo.clone(), hi: secs[b].hi.clone() };
+        let (x, y) = if a > b { (a, b) } else { (b, a) };
+        secs.remove(x);
+        secs.remove(y);
+        secs.push(sec);
+    }
+}
+
+/// Two entries `a`, `b` that may be joined (`same`) whose sections abut: `a`'s ends just
+/// before `b`'s starts.
+fn abutting<T>(
+    v: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    sec: impl Fn(&T) -> &Section,
+) -> Option<(usize, usize)> {
+    for a in 0..v.len() {
+        for b in 0..v.len() {
+            if a == b || !same(&v[a], &v[b]) {
+                continue;
+            }
+            let next = sec(&v[a]).hi.add_const(1);
+            if next.is_some_and(|n| n.sub(&sec(&v[b]).lo).and_then(|d| d.as_const()) == Some(0)) {
+                return Some((a, b));
             }
         }
-        if !merged {
-            break;
-        }
     }
+    None
+}
+
+/// The statements from `from` down to `target` (both included), if `target` is under `from`.
+fn path_to(f: &Function, from: StmtId, target: StmtId) -> Option<Vec<StmtId>> {
+    let mut path = vec![from];
+    let mut at = from;
+    while at != target {
+        at = f.stmt_children(at).into_iter().find(|&c| c == target || f.stmts_under(c).contains(&target))?;
+        path.push(at);
+    }
+    Some(path)
+}
+
+/// Every inner loop whose index moves the reference `r` lies inside statement `anchor`: one
+/// run of `anchor` writes the whole section.
+fn varies_only_inside(f: &Function, nest: &Nest, r: &ArrayRef, anchor: StmtId) -> bool {
+    let [Subscript::Affine { coeffs, .. }] = r.dims.as_slice() else { return false };
+    let under = f.stmts_under(anchor);
+    coeffs
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, &c)| c != 0)
+        .all(|(k, _)| r.chain.get(k).is_some_and(|&li| under.contains(&nest.loops[li].stmt)))
 }
 
 #[cfg(test)]
@@ -342,9 +510,15 @@ mod tests {
             "double a[100], b[100];\nvoid f(int n) { int i; double c[2];\n for (i = 0; i < n; i++) { if (a[i] > 0) c[0] = a[i]; b[i] = c[0]; } }",
         );
         assert!(!v[0].0, "{v:?}");
-        // Used after the loop.
+        // Used after the loop: the last iteration's copy is its value then; the elements no
+        // iteration writes keep theirs.
         let v = clauses(
             "double a[100], b[100];\ndouble f(int n) { int i; double c[2];\n for (i = 0; i < n; i++) { c[0] = a[i]; b[i] = c[0]; } return c[0]; }",
+        );
+        assert_eq!(v[0], (true, "firstprivate(c) lastprivate(c)".into(), String::new()));
+        // ... but not when some iteration writes what the last one may not.
+        let v = clauses(
+            "double a[100], b[100];\ndouble f(int n) { int i; double c[2];\n for (i = 0; i < n; i++) { c[0] = a[i]; if (a[i] > 0) c[1] = a[i]; b[i] = c[0]; } return c[1]; }",
         );
         assert!(!v[0].0, "{v:?}");
         // Partially written range read.
@@ -357,10 +531,83 @@ mod tests {
             "void g(double *p);\ndouble a[100], b[100];\nvoid f(int n) { int i; double c[2];\n for (i = 0; i < n; i++) { c[0] = a[i]; b[i] = c[0]; } g(c); }",
         );
         assert!(!v[0].0, "{v:?}");
-        // Inside an outer loop that reads it after the inner loop.
+        // Inside an outer loop that reads it after the inner loop: the inner loop's last copy.
         let v = clauses(
             "double a[100], b[100];\nvoid f(int n) { int i, r; double c[2];\n for (r = 0; r < 3; r++) { for (i = 0; i < n; i++) { c[0] = a[i]; b[i] = c[0]; } a[r] = c[0]; } }",
         );
-        assert!(!v[1].0, "{v:?}");
+        assert!(!v[0].0, "{v:?}");
+        assert_eq!(v[1].1, "firstprivate(c) lastprivate(c)");
+    }
+
+    const SCRATCH: &str = "static int gp[3];\nstatic double cv[64], lhs[64][64][64], us[64][64][64];\n";
+
+    #[test]
+    fn file_scope_scratch_row_is_first_and_last_private() {
+        // NPB SP's lhsx: cv written in full, then read at i - 1 and i + 1, per (j, k); the
+        // limits read gp, which the double stores cannot change.
+        let v = clauses(&format!(
+            "{SCRATCH}void f(void) {{ int i, j, k;\n for (j = 1; j <= gp[1] - 2; j++) for (k = 1; k <= gp[2] - 2; k++) {{\n for (i = 0; i <= gp[0] - 1; i++) cv[i] = us[i][j][k];\n for (i = 1; i <= gp[0] - 2; i++) lhs[i][j][k] = cv[i - 1] + cv[i + 1]; }} }}"
+        ));
+        assert!(v[0].0, "{v:?}");
+        assert_eq!(v[0].1, "private(i, k) firstprivate(cv) lastprivate(cv)");
+    }
+
+    #[test]
+    fn file_scope_arrays_refused() {
+        let body = "for (j = 1; j < 60; j++) { for (i = 0; i < 64; i++) cv[i] = us[i][j][0]; for (i = 1; i < 63; i++) lhs[i][j][0] = cv[i - 1]; }";
+        let legal = |extra: &str, pre: &str| {
+            let v = clauses(&format!("{SCRATCH}{extra}void f(void) {{ int i, j;\n {pre}{body} }}"));
+            v[0].0
+        };
+        assert!(legal("", ""));
+        // Passed to a function somewhere in the file: a pointer may keep it.
+        assert!(!legal("void keep(double *p);\nvoid g(void) { keep(cv); }\n", ""));
+        // The loop calls a function that reads it.
+        let v = clauses(&format!(
+            "{SCRATCH}double peek(void) {{ return cv[3]; }}\nvoid f(void) {{ int i, j;\n for (j = 1; j < 60; j++) {{ for (i = 0; i < 64; i++) cv[i] = us[i][j][0]; lhs[1][j][0] = peek(); }} }}"
+        ));
+        assert!(!v[0].0, "{v:?}");
+        // Written only in some iterations: the last iteration's copy is not the array after.
+        let v = clauses(&format!(
+            "{SCRATCH}void f(void) {{ int i, j;\n for (j = 1; j < 60; j++) {{ if (us[0][j][0] > 0) for (i = 0; i < 64; i++) cv[i] = us[i][j][0]; for (i = 1; i < 63; i++) lhs[i][j][0] = cv[i - 1]; }} }}"
+        ));
+        assert!(!v[0].0, "{v:?}");
+        // Only written: each iteration overwrites the others (an output dependence).
+        let v = clauses(&format!("{SCRATCH}void f(void) {{ int i, j;\n for (j = 1; j < 60; j++) for (i = 0; i < 64; i++) cv[i] = us[i][j][0]; }}"));
+        assert!(!v[0].0, "{v:?}");
+        // The inner limit is stored to in the outer loop: the written section moves.
+        let v = clauses(&format!(
+            "{SCRATCH}void f(void) {{ int i, j;\n for (j = 1; j < 60; j++) {{ gp[0] = j; for (i = 0; i < gp[0]; i++) cv[i] = us[i][j][0]; for (i = 1; i < 63; i++) lhs[i][j][0] = cv[i - 1]; }} }}"
+        ));
+        assert!(!v[0].0, "{v:?}");
+        // A non-static array and a function defined elsewhere, which may name it.
+        let v = clauses(
+            "double cv[64], lhs[64][64], us[64][64];\nvoid ext(int);\nvoid f(void) { int i, j;\n for (j = 1; j < 60; j++) { for (i = 0; i < 64; i++) cv[i] = us[i][j]; ext(j); for (i = 1; i < 63; i++) lhs[i][j] = cv[i - 1]; } }",
+        );
+        assert!(!v[0].0, "{v:?}");
+    }
+
+    #[test]
+    fn a_call_that_writes_a_constant_range_is_a_store() {
+        // NPB BT's initialize: `exact(…, temp)` writes temp[0..4], which the loop then reads;
+        // temp is reused by a later loop, so its last copy is kept.
+        let exact = "static double ce[5];\nstatic double u[64][64][5];\nstatic void exact(double x, double t[5]) { int m; for (m = 0; m < 5; m++) t[m] = ce[m] * x; }\n";
+        let v = clauses(&format!(
+            "{exact}void f(int n) {{ int j, m; double temp[5];\n for (j = 0; j < n; j++) {{ exact(j, temp); for (m = 0; m < 5; m++) u[0][j][m] = temp[m]; }}\n for (j = 0; j < n; j++) {{ exact(-j, temp); for (m = 0; m < 5; m++) u[1][j][m] = temp[m]; }} }}"
+        ));
+        // exact's own loop, then f's two j loops (and their m loops).
+        assert_eq!(v[1].1, "private(m) firstprivate(temp) lastprivate(temp)", "{v:?}");
+        assert_eq!(v[3].1, "private(m, temp)", "{v:?}");
+        // A callee that also reads the array, or writes only part of what the loop reads.
+        for callee in [
+            "static void exact(double x, double t[5]) { int m; for (m = 0; m < 5; m++) t[m] = t[m] * x; }",
+            "static void exact(double x, double t[5]) { int m; for (m = 0; m < 4; m++) t[m] = x; }",
+            "static void exact(double x, double t[5]) { int m; if (x > 0) return; for (m = 0; m < 5; m++) t[m] = x; }",
+        ] {
+            let v = clauses(&format!(
+                "static double u[64][64][5];\n{callee}\nvoid f(int n) {{ int j, m; double temp[5];\n for (j = 0; j < n; j++) {{ exact(j, temp); for (m = 0; m < 5; m++) u[0][j][m] = temp[m]; }} }}"
+            ));
+            assert!(v.iter().all(|x| !x.1.contains("temp")), "{callee}: {v:?}");
+        }
     }
 }

@@ -292,12 +292,18 @@ mod tests {
     fn conditional_lastprivate_is_compiled_by_gcc_only() {
         let plain = DataSharing { private: names(&["j"]), ..DataSharing::default() };
         assert_eq!(compiler_guard(&plain), None);
-        assert_eq!(guarded(&plain, "#pragma omp parallel for private(j)"), "#pragma omp parallel for private(j)");
+        assert_eq!(
+            guarded(&plain, "#pragma omp parallel for private(j)"),
+            "#pragma omp parallel for private(j)"
+        );
         let cond = DataSharing { lastprivate_conditional: names(&["p"]), ..DataSharing::default() };
         let g = guarded(&cond, "#pragma omp parallel for lastprivate(conditional: p)");
         let lines: Vec<&str> = g.lines().collect();
         assert_eq!(lines.len(), 3, "{g}");
-        assert!(lines[0].starts_with("#if defined(__GNUC__) && __GNUC__ >= 10 && !defined(__clang__)"), "{g}");
+        assert!(
+            lines[0].starts_with("#if defined(__GNUC__) && __GNUC__ >= 10 && !defined(__clang__)"),
+            "{g}"
+        );
         assert_eq!(lines[1], "#pragma omp parallel for lastprivate(conditional: p)");
         assert_eq!(lines[2], "#endif");
     }

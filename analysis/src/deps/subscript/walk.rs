@@ -167,7 +167,8 @@ impl RefWalker<'_> {
     /// The region a pointer argument designates: (variable, subscripts given, dimensions
     /// left open). `r[i][j]` (a row of `double r[N][N][5]`) is `r[i][j][*]`; `&a[i][0]` is
     /// `a[i][*]` (a pointer to an element reaches its row); `x` (an array or a pointer) is
-    /// all of it. Local arrays (which privatization reasons about) are not mapped.
+    /// all of it. A local array passed whole is all of it too: privatization may then see the
+    /// call as a store of the range the callee always writes (`effects::mustwrite`).
     fn arg_region(&self, a: ExprId) -> Option<(SymId, Vec<SubSrc>, usize)> {
         let f = self.f;
         let mut a = a;
@@ -217,9 +218,6 @@ impl RefWalker<'_> {
             return None;
         }
         let sy = self.unit.sym(base);
-        if sy.kind == SymKind::Local && !sy.is_static && sy.ty.is_array() {
-            return None;
-        }
         // The reference has as many dimensions as the base's other references.
         if srcs.len() + open != rank(&sy.ty) {
             return None;

@@ -122,6 +122,10 @@ pub(super) fn counted_form(
     let limit_c = consts(limit).map(Affine::constant).unwrap_or_else(|| limit_a.clone());
     // Initial value.
     let entry = || Affine::atom(Atom::Sym(v, sym.name.clone()));
+    let init_expr = match init_stmt.map(|s| init_value(unit, f, s, v)) {
+        Some(Ok(Some(e))) => Some(e),
+        _ => None,
+    };
     let (init_a, init_c) = match init_stmt.map(|s| init_value(unit, f, s, v)) {
         Some(Ok(Some(e))) => {
             let a = affine_or_opaque(unit, f, e);
@@ -190,7 +194,37 @@ pub(super) fn counted_form(
         lower: Bound::from_affine(&lower),
         upper: Bound::from_affine(&upper),
         trip_count,
+        lower_atoms: lower,
+        upper_atoms: upper,
+        bound_exprs: std::iter::once(limit).chain(init_expr).collect(),
     })
+}
+
+/// Can running the loop `r` (its header and its body, inner loops included) leave the value
+/// of `e` unchanged? No call or opaque code in `e`; no variable it reads written in `r` or
+/// possibly changed through pointers or calls; no memory it reads possibly stored to.
+pub(super) fn fixed_in(
+    unit: &TranslationUnit,
+    f: &Function,
+    e: ExprId,
+    r: &Raw,
+    sums: Option<&Summaries>,
+) -> bool {
+    let mut a = Accesses::default();
+    expr_accesses(unit, f, e, &|_| false, &mut a);
+    if !a.calls.is_empty() || a.opaque {
+        return false;
+    }
+    let vars_fixed = a.reads().all(|s| {
+        r.body.writes(s) == 0
+            && r.head.writes(s) == 0
+            && (unit.sym(s).is_register_like()
+                || !(r.body.may_clobber_var(unit, f, s, sums) || r.head.may_clobber_var(unit, f, s, sums)))
+    });
+    vars_fixed
+        && !a.mem.iter().any(|m| {
+            r.body.may_clobber_mem(unit, f, m.expr, sums) || r.head.may_clobber_mem(unit, f, m.expr, sums)
+        })
 }
 
 /// The loop variable side of a condition: `i`, `(long)i`, `i++`, `--i`.

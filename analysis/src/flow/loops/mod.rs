@@ -162,6 +162,16 @@ pub struct CountedLoop {
     pub lower: Bound,
     pub upper: Bound,
     pub trip_count: TripCount,
+    /// `lower` and `upper` with their non-affine parts as opaque atoms (`grid[0] - 2`): equal
+    /// atoms are equal values only where the bounds cannot change ([`LoopInfo::fixed_under`]).
+    #[serde(skip)]
+    pub lower_atoms: Affine,
+    #[serde(skip)]
+    pub upper_atoms: Affine,
+    /// The expressions the bounds are read from (the limit, and the initial value when there
+    /// is one).
+    #[serde(skip)]
+    pub bound_exprs: Vec<ExprId>,
 }
 
 fn hex<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
@@ -214,6 +224,11 @@ pub struct LoopInfo {
     pub opaque: bool,
     /// The body is exactly one loop (possibly in braces).
     pub perfectly_nested: bool,
+    /// The enclosing loops, innermost first, whose execution cannot change what a counted
+    /// loop's bounds read (neither variables nor memory, through stores or calls): within
+    /// one run of each, the bounds are the same values in every run of this loop.
+    #[serde(skip)]
+    pub fixed_under: Vec<StmtId>,
 }
 
 #[cfg(test)]

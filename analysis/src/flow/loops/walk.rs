@@ -2,7 +2,7 @@
 //! every statement's accesses once and aggregates them up the loop tree (variables read and
 //! written, calls, exits), then fills each loop's [`LoopInfo`].
 
-use super::counted::counted_form;
+use super::counted::{counted_form, fixed_in};
 use super::fingerprint::StructHash;
 use super::{LoopInfo, LoopKind, TripCount};
 use crate::effects::{callee_name, decl_accesses, expr_accesses, Accesses};
@@ -181,6 +181,18 @@ pub fn loop_infos_with(
         calls.sort();
         calls.dedup();
         let counted = counted_form(unit, f, r, body_stmt, consts, sums);
+        // The enclosing loops that cannot change the bounds, innermost first.
+        let mut fixed_under = Vec::new();
+        if let Ok(c) = &counted {
+            let mut p = r.parent;
+            while let Some(pi) = p {
+                if !c.bound_exprs.iter().all(|&e| fixed_in(unit, f, e, &raws[pi], sums)) {
+                    break;
+                }
+                fixed_under.push(raws[pi].stmt);
+                p = raws[pi].parent;
+            }
+        }
         let trip_count = match &counted {
             Ok(c) => c.trip_count.clone(),
             Err(e) => TripCount::Unknown(e.clone()),
@@ -210,6 +222,7 @@ pub fn loop_infos_with(
             writes_memory: total.mem_write,
             opaque: total.opaque,
             perfectly_nested: single_loop(f, body_stmt),
+            fixed_under,
         });
     }
     out
