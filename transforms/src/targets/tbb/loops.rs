@@ -4,6 +4,7 @@
 
 use super::{Fix, Translated};
 use crate::edit::{self, Edit};
+use crate::text::directive::{pragma_before, Pragma};
 use crate::text::indent::{self, Blank, Strip};
 use analysis::codes::Code;
 use analysis::ir::LineIndex;
@@ -149,9 +150,8 @@ impl Gen<'_> {
             + l.range.column as usize
             - 1;
         // The user's own OpenMP directive on the line before.
-        let before = self.text[..self.lines.start_of_line(l.range.line).unwrap_or(0)].trim_end();
-        let prev = before.rsplit('\n').next().unwrap_or("").trim_start();
-        if prev.starts_with("#pragma omp") || prev.starts_with("# pragma omp") {
+        let before = &self.text[..self.lines.start_of_line(l.range.line).unwrap_or(0)];
+        if pragma_before(before, Pragma::OpenMp).is_some() {
             return Err((Code::TbbKept, "the loop has the user's OpenMP directive; kept as written".into()));
         }
         let outer = shapes.iter().find(|s| s.span.start as usize == start).ok_or((

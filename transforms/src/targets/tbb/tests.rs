@@ -136,3 +136,16 @@ fn cxx_conversions_and_refusals() {
     .unwrap_err();
     assert_eq!(e.to_string(), "[PPO244] not valid C++ and not converted: line 3: compound literal");
 }
+
+#[test]
+fn a_user_directive_under_ifdef_openmp_keeps_the_loop() {
+    // With `-fopenmp` the directive would stand before `tbb::parallel_for(…);`, not a loop.
+    for before in ["#pragma omp parallel for\n", "#ifdef _OPENMP\n#  pragma  omp parallel for\n#endif\n"] {
+        let src = format!(
+            "void f(int n, double *restrict a) {{\n  int i;\n{before}  for (i = 0; i < n; i++)\n    a[i] = 1.0;\n}}\n"
+        );
+        let r = refused(&src);
+        assert_eq!(r.len(), 1, "{src}\n{r:?}");
+        assert_eq!(r[0].0, Code::TbbKept, "{r:?}");
+    }
+}
