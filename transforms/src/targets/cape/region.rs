@@ -896,7 +896,8 @@ fn reduction_vars(d: &Directive) -> Vec<String> {
 /// `s` placed where the line of `at` is indented: its lines after the first that are not
 /// already so indented (the generated ones; the user's keep their own) get the indentation.
 /// The indentation is whatever whitespace precedes `at` on its line (not only blanks), and
-/// `s` is read as [`str::lines`] does: a `\r` before a newline and a final newline go.
+/// `s` is read as [`str::lines`] does: a `\r` before a newline and a final newline go (the
+/// file's line ending is restored on every edit by [`super::translate`]).
 fn indent_like(text: &str, at: u32, s: &str) -> String {
     let start = indent::line_start(text, at as usize);
     let ind: String = text[start..at as usize].chars().take_while(|c| c.is_whitespace()).collect();
