@@ -158,6 +158,12 @@ impl Type {
     pub fn is_integer(&self) -> bool {
         matches!(self, Type::Bool | Type::Int { .. } | Type::Enum(_))
     }
+    /// An integer type, or a type lowering could not resolve (a typedef from a system header,
+    /// `Unknown`) that may be one: the loop model and the subscript algebra treat such a
+    /// variable as an integer symbol rather than giving up on the loop.
+    pub fn may_be_integer(&self) -> bool {
+        self.is_integer() || matches!(self, Type::Named(_) | Type::Unknown)
+    }
     pub fn is_float(&self) -> bool {
         matches!(self, Type::Float(_))
     }

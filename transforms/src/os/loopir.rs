@@ -8,6 +8,7 @@
 //! [`analysis::effects`], [`analysis::deps::subscript::nest_refs`],
 //! [`analysis::deps::depend::loop_dependences`] and [`analysis::deps::alias::AliasOracle`].
 
+use crate::text::directive::{pragma_before, Pragma};
 use crate::text::indent::{self, Deeper};
 use analysis::deps::alias::AliasOracle;
 use analysis::deps::depend::{loop_dependences, LoopDeps};
@@ -443,13 +444,10 @@ impl<'a> FnIr<'a> {
             .any(|(_, sym, _)| !except.contains(sym) && self.unit.sym(*sym).name == name)
     }
 
-    /// Loop `s` has an OpenMP directive of the user on the line before it.
+    /// Loop `s` has a `#pragma` of the user (OpenMP's, `GCC unroll`, …) before it.
     pub fn has_user_directive(&self, s: StmtId) -> bool {
         let start = self.f.stmt(s).span.start as usize;
-        let before = self.text[..start.min(self.text.len())].trim_end();
-        let line_start = before.rfind('\n').map_or(0, |p| p + 1);
-        let prev = before[line_start..].trim_start();
-        prev.starts_with("#pragma") || prev.starts_with("# pragma")
+        pragma_before(&self.text[..start.min(self.text.len())], Pragma::Any).is_some()
     }
 }
 

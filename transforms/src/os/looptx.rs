@@ -16,6 +16,7 @@
 
 use crate::edit::Edit;
 use crate::os::{LoopRef, LoopTransformation, OsContext, Outcome, Refusal};
+use crate::text::directive::{pragma_before, Pragma};
 use crate::text::indent::line_start;
 use analysis::codes::Code;
 use analysis::report::api::{FunctionReport, LoopReport};
@@ -70,16 +71,9 @@ pub fn slice(text: &str, s: analysis::ir::Span) -> &str {
     text.get(s.range()).unwrap_or("")
 }
 
-/// The previous non-blank line before `pos`'s line, trimmed.
-fn previous_line(text: &str, pos: usize) -> &str {
-    let before = text[..line_start(text, pos)].trim_end();
-    before.rsplit('\n').next().unwrap_or("").trim_start()
-}
-
-/// A `#pragma` directly before the loop (the user's `omp`, `GCC unroll`, …).
-pub fn pragma_before(text: &str, l: &LoopReport) -> bool {
-    let p = previous_line(text, l.tx.span.start as usize);
-    p.starts_with("#pragma") || p.starts_with("# pragma")
+/// The user's `#pragma` of the kind `which` before loop `l`'s line (`omp`, `GCC unroll`, …).
+fn user_pragma<'t>(text: &'t str, l: &LoopReport, which: Pragma) -> Option<&'t str> {
+    pragma_before(&text[..line_start(text, l.tx.span.start as usize)], which)
 }
 
 /// A preprocessor line or a line continuation inside the span (copies or moves of the text
@@ -162,22 +156,17 @@ pub fn directive_conflict(
             }
         }
     }
-    if pragma_before(text, l) {
-        return Some(format!(
-            "loop {} has a `#pragma` of the user ({})",
-            l.id,
-            previous_line(text, l.tx.span.start as usize)
-        ));
+    if let Some(p) = user_pragma(text, l, Pragma::Any) {
+        return Some(format!("loop {} has a `#pragma` of the user ({p})", l.id));
     }
     for a in chain.iter().skip(1) {
-        let p = previous_line(text, a.tx.span.start as usize);
-        if p.starts_with("#pragma omp") || p.starts_with("# pragma omp") {
+        if let Some(p) = user_pragma(text, a, Pragma::OpenMp) {
             return Some(format!("loop {} around it has the user's directive `{p}`", a.id));
         }
     }
     // A user directive on a loop the edits touch (inside `l`).
     for (_, x) in cx.loops() {
-        if l.tx.span.contains(x.tx.span) && x.id != l.id && pragma_before(text, x) {
+        if l.tx.span.contains(x.tx.span) && x.id != l.id && user_pragma(text, x, Pragma::Any).is_some() {
             let touched =
                 edits.iter().any(|e| e.start < x.tx.span.end && x.tx.span.start < e.end.max(e.start + 1));
             if touched {

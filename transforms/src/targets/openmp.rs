@@ -2,6 +2,7 @@
 //! every loop the analysis marks for parallelization.
 
 use crate::edit::Edit;
+use crate::text::directive::{is_conditional, pragma_before, Pragma};
 use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan};
 use crate::tuning::variant;
 use analysis::ir::LineIndex;
@@ -131,7 +132,7 @@ pub fn plan_tuned(
                 continue;
             }
             // An OpenMP directive already on the previous non-blank line: the user's.
-            if user_directive_before(&text[..ls]) {
+            if pragma_before(&text[..ls], Pragma::OpenMp).is_some() {
                 skipped.push(Skipped {
                     user_directive: true,
                     ..skip("the loop already has an OpenMP directive")
@@ -161,12 +162,7 @@ pub fn plan_tuned(
 /// Whether `text` has a preprocessor conditional line (`#if`, `#ifdef`, `#ifndef`, `#elif`,
 /// `#else`, `#endif`).
 fn has_conditional_lines(text: &str) -> bool {
-    text.lines().any(|l| {
-        l.trim_start().strip_prefix('#').is_some_and(|d| {
-            let d = d.trim_start();
-            ["if", "elif", "else", "endif"].iter().any(|k| d.starts_with(k))
-        })
-    })
+    text.lines().any(is_conditional)
 }
 
 /// The text of loop `l` (bytes `start..end`) with `PPO_TUNE_TRIP(id);` first in its body:
@@ -207,44 +203,12 @@ fn loop_end(text: &str, index: &LineIndex, l: &analysis::report::api::LoopReport
     matches!(last, '}' | ';').then_some(end)
 }
 
-/// Whether the text before a loop's line ends with an OpenMP directive, possibly inside
-/// preprocessor conditionals (`#ifdef _OPENMP` / `#pragma omp …` / `#endif`): the analysis
-/// may not see it (its region is inactive without `-fopenmp`), but the compiler will, and a
-/// second directive on the loop would not compile.
-fn user_directive_before(before: &str) -> bool {
-    for line in before.trim_end().rsplit('\n').take(8) {
-        let l = line.trim_start();
-        let d = l.strip_prefix('#').map(str::trim_start);
-        match d {
-            Some(d) if d.starts_with("pragma omp") || d.starts_with("pragma  omp") => return true,
-            Some(d)
-                if ["if", "ifdef", "ifndef", "elif", "else", "endif"].iter().any(|k| d.starts_with(k)) => {}
-            _ if l.is_empty() => {}
-            _ => return false,
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
-    use super::user_directive_before;
-
     #[test]
     fn conditional_lines() {
         assert!(super::has_conditional_lines("for (;;) {\n#else\n  for (;;) {\n#endif\n x; }\n}"));
         assert!(super::has_conditional_lines("  # ifdef X\n"));
         assert!(!super::has_conditional_lines("for (;;) {\n#pragma unroll\n x; }\n#define A 1\n"));
-    }
-
-    #[test]
-    fn directives_under_conditionals_are_the_users() {
-        assert!(user_directive_before("x = 1;\n  #pragma omp parallel for\n"));
-        assert!(user_directive_before(
-            "x = 1;\n#ifdef _OPENMP\n#pragma omp parallel for reduction(+:s)\n#endif\n"
-        ));
-        assert!(user_directive_before("#if defined(_OPENMP)\n# pragma omp for\n#else\n#endif\n"));
-        assert!(!user_directive_before("x = 1;\n#ifdef DEBUG\n#endif\n"));
-        assert!(!user_directive_before("#pragma omp parallel for\nfor (;;) ;\n"));
     }
 }

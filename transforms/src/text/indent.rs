@@ -18,7 +18,7 @@
 //! | unroll, `{ … }` around code          | `Nothing`           | `Keep`      |
 //! | fusion, fission (statements moved)   | `PrefixOrAll(from)` | `Empty`     |
 //! | MPI emit (a statement's lines)       | `Blanks(n)`         | `Reindent`  |
-//! | TBB loops (a body moved by columns)  | `Spaces(n)` / `Nothing` | `Reindent` |
+//! | TBB loops (a body moved)             | `Moved(from)`       | `Reindent`  |
 //! | CAPE (generated lines of a region)   | `Missing`           | `Reindent`  |
 
 /// Spaces and tabs: what indentation is made of.
@@ -94,9 +94,11 @@ pub enum Strip<'a> {
     /// Up to `n` leading blanks (spaces or tabs); `to` goes before what remains when it is
     /// not empty.
     Blanks(usize),
-    /// Up to `n` leading spaces (tabs stay); `to` goes before what remains when it is not
-    /// empty.
-    Spaces(usize),
+    /// Code moved from indentation `from` to `to`: the prefix `from` is replaced by `to`; a
+    /// line that does not start with it (less indented, or indented with other blanks)
+    /// moves by the difference of their lengths, getting that many spaces or losing up to
+    /// that many blanks (spaces or tabs). An empty line stays empty.
+    Moved(&'a str),
     /// Nothing, and a line that already starts with `to` is left as it is: `to` goes before
     /// the other non-empty lines (indents generated lines among already indented ones).
     Missing,
@@ -151,9 +153,20 @@ pub fn reindent(s: &str, strip: Strip, to: &str, blank: Blank) -> String {
                 let blanks = line.len() - line.trim_start_matches(BLANKS).len();
                 &line[blanks.min(n)..]
             }
-            Strip::Spaces(n) => {
-                let spaces = line.len() - line.trim_start_matches(' ').len();
-                &line[spaces.min(n)..]
+            Strip::Moved(from) => {
+                if let Some(rest) = line.strip_prefix(from).filter(|_| !line.is_empty()) {
+                    out.push_str(to);
+                    out.push_str(rest);
+                } else if to.len() >= from.len() {
+                    if !line.is_empty() {
+                        out.extend(std::iter::repeat_n(' ', to.len() - from.len()));
+                    }
+                    out.push_str(line);
+                } else {
+                    let blanks = line.len() - line.trim_start_matches(BLANKS).len();
+                    out.push_str(&line[blanks.min(from.len() - to.len())..]);
+                }
+                continue;
             }
             Strip::Missing if line.starts_with(to) => {
                 out.push_str(line);
@@ -267,8 +280,15 @@ mod tests {
             reindent(s, Strip::Blanks(4), "> ", Blank::Reindent),
             "a\n>   b\n> c\n> d\n>       \n\n> e"
         );
-        // Up to 4 spaces: tabs stay.
-        assert_eq!(reindent(s, Strip::Spaces(4), "", Blank::Reindent), "a\n  b\nc\n\t\t\td\n      \n\ne");
+        // Moved left from 6 columns to 2: `from` becomes `to`; other lines lose up to 4
+        // blanks, tabs included.
+        assert_eq!(reindent(s, Strip::Moved("      "), "  ", Blank::Reindent), "a\n  b\nc\nd\n      \n\ne");
+        // Moved right from a tab: the tab becomes `to`, the other lines get spaces.
+        assert_eq!(
+            reindent("a\n\tb\n\t\tc\n\n d", Strip::Moved("\t"), "\t  ", Blank::Reindent),
+            "a\n\t  b\n\t  \tc\n\n   d"
+        );
+        assert_eq!(reindent("a\nb\n\n", Strip::Moved(""), "  ", Blank::Reindent), "a\n  b\n\n");
         // Moving right by columns: every non-empty line, blank or not.
         assert_eq!(reindent("a\n b\n\n  \n", Strip::Nothing, "  ", Blank::Reindent), "a\n   b\n\n    \n");
     }

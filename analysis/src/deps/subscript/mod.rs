@@ -23,7 +23,6 @@ mod poly;
 mod walk;
 
 use delinearize::{delinearize, outer_ranges};
-use poly::int_like;
 pub(crate) use poly::{poly, Poly};
 use walk::RefWalker;
 pub(crate) use walk::{render, Lin};
@@ -180,7 +179,7 @@ fn bound_affine(
     let go = |x: ExprId, quots: &mut Vec<Quotient>| bound_affine(unit, f, x, quots, depth + 1);
     match &f.expr(e).kind {
         ExprKind::Int(v) | ExprKind::Char(v) | ExprKind::EnumConst(_, v) => Some(Affine::constant(*v)),
-        ExprKind::Var(s) if int_like(&unit.sym(*s).ty) => {
+        ExprKind::Var(s) if unit.sym(*s).ty.may_be_integer() => {
             Some(Affine::atom(Atom::Sym(*s, unit.sym(*s).name.clone())))
         }
         ExprKind::Cast { ty, expr } if ty.is_integer() => go(*expr, quots),

@@ -46,10 +46,6 @@ impl Poly {
     }
 }
 
-pub(super) fn int_like(t: &Type) -> bool {
-    matches!(t, Type::Int { .. } | Type::Bool | Type::Enum(_) | Type::Named(_) | Type::Unknown)
-}
-
 pub(crate) fn poly(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) -> Option<Poly> {
     if depth > 48 {
         return None;
@@ -59,7 +55,9 @@ pub(crate) fn poly(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) 
         ExprKind::Int(v) | ExprKind::Char(v) | ExprKind::EnumConst(_, v) => {
             Some(Poly { konst: *v, terms: Vec::new() })
         }
-        ExprKind::Var(s) if int_like(&unit.sym(*s).ty) => Some(Poly { konst: 0, terms: vec![(1, vec![*s])] }),
+        ExprKind::Var(s) if unit.sym(*s).ty.may_be_integer() => {
+            Some(Poly { konst: 0, terms: vec![(1, vec![*s])] })
+        }
         ExprKind::Cast { ty, expr } if ty.is_integer() => p(*expr),
         ExprKind::Unary(UnOp::Plus, a) => p(*a),
         ExprKind::Unary(UnOp::Neg, a) => Poly::default().add(p(*a)?, -1),

@@ -1,7 +1,6 @@
 //! Affine expressions over variables (`constant + Σ coeff * atom`), the form loop bounds and
 //! subscripts are reasoned about in, and the affine form of an IR expression.
 
-use super::counted::int_like;
 use crate::ir::cprint::{expr_to_c, prec};
 use crate::ir::*;
 use std::fmt::Write as _;
@@ -149,7 +148,7 @@ fn aff(unit: &TranslationUnit, f: &Function, e: ExprId, depth: u32) -> Option<Af
     };
     match &f.expr(e).kind {
         ExprKind::Int(v) | ExprKind::Char(v) | ExprKind::EnumConst(_, v) => Some(Affine::constant(*v)),
-        ExprKind::Var(s) if int_like(&unit.sym(*s).ty) => {
+        ExprKind::Var(s) if unit.sym(*s).ty.may_be_integer() => {
             Some(Affine::atom(Atom::Sym(*s, unit.sym(*s).name.clone())))
         }
         ExprKind::Cast { ty, expr } if ty.is_integer() => aff(unit, f, *expr, depth + 1),

@@ -63,7 +63,7 @@ pub(super) fn counted_form(
         });
     };
     let sym = unit.sym(v);
-    if !int_like(&sym.ty) {
+    if !sym.ty.may_be_integer() {
         return Err(format!("`{}` is not an integer", sym.name));
     }
     if sym.is_volatile {
@@ -326,10 +326,6 @@ fn init_value(unit: &TranslationUnit, f: &Function, s: StmtId, v: SymId) -> Resu
         }
         _ => Ok(None),
     }
-}
-
-pub(super) fn int_like(t: &Type) -> bool {
-    matches!(t, Type::Int { .. } | Type::Bool | Type::Enum(_) | Type::Named(_) | Type::Unknown)
 }
 
 fn unsigned(t: &Type) -> bool {

@@ -24,6 +24,7 @@ pub mod omp;
 pub mod region;
 
 use crate::edit::Edit;
+use crate::text::eol::{eol_of, with_eol};
 use analysis::codes::Code;
 use analysis::ir::{ExprKind, LineIndex, Severity, StmtKind, SymKind, TranslationUnit};
 use analysis::report::api::FileReport;
@@ -218,6 +219,14 @@ pub fn translate(
         let end = text.len() as u32;
         let s = if text.ends_with('\n') || text.is_empty() { s } else { format!("\n{s}") };
         out.edits.push(Edit::insert(end, s));
+    }
+    // The generated lines are built with `\n`, and the user's lines copied into a region lose
+    // their `\r` (`region::indent_like`): a CRLF file gets CRLF on every line it receives.
+    let eol = eol_of(text);
+    if eol != "\n" {
+        for e in &mut out.edits {
+            e.text = with_eol(&e.text, eol);
+        }
     }
     out
 }

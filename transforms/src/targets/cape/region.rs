@@ -6,6 +6,7 @@ use super::loops::{self, Canonical};
 use super::omp::{self, Clause, Directive};
 use super::{Refused, Translated};
 use crate::edit::{self, Edit};
+use crate::text::directive::is_conditional;
 use crate::text::indent::{self, Blank, Strip};
 use analysis::codes::Code;
 use analysis::ir::{
@@ -182,12 +183,7 @@ pub fn orphan(
 /// Refuse preprocessor conditionals in `text` (part of a construct the translation rewrites):
 /// the front end sees one branch, and a rewrite of that branch would drop the others.
 fn conditionals(text: &str, line: u32, d: &Directive) -> Result<(), Refusal> {
-    let found = text.lines().any(|l| {
-        l.trim_start().strip_prefix('#').is_some_and(|r| {
-            let r = r.trim_start();
-            ["if", "elif", "else", "endif"].iter().any(|k| r.starts_with(k))
-        })
-    });
+    let found = text.lines().any(is_conditional);
     if found {
         return Err((
             line,
@@ -900,7 +896,8 @@ fn reduction_vars(d: &Directive) -> Vec<String> {
 /// `s` placed where the line of `at` is indented: its lines after the first that are not
 /// already so indented (the generated ones; the user's keep their own) get the indentation.
 /// The indentation is whatever whitespace precedes `at` on its line (not only blanks), and
-/// `s` is read as [`str::lines`] does: a `\r` before a newline and a final newline go.
+/// `s` is read as [`str::lines`] does: a `\r` before a newline and a final newline go (the
+/// file's line ending is restored on every edit by [`super::translate`]).
 fn indent_like(text: &str, at: u32, s: &str) -> String {
     let start = indent::line_start(text, at as usize);
     let ind: String = text[start..at as usize].chars().take_while(|c| c.is_whitespace()).collect();

@@ -244,3 +244,18 @@ int main(void) {\n\
     assert_eq!(t.refused[0].code, Code::CapeLoop, "{:?}", t.refused);
     assert!(out.contains("#if defined(_OPENMP)\n    for (i = 99; i >= 0; i--)\n#else"), "{out}");
 }
+
+#[test]
+fn crlf_files_keep_crlf_on_every_line() {
+    let src = MATMUL.replace('\n', "\r\n");
+    let (t, out) = cape(&src);
+    assert_eq!(t.translated.len(), 2, "{out}");
+    // Every line ends with `\r\n`: the user's, kept or moved into a region, and the
+    // generated ones (the include, the template, the globals' constructor).
+    let lf = out.split_inclusive('\n').filter(|l| !l.ends_with("\r\n")).count();
+    assert_eq!(lf, 0, "lines ending with a bare LF:\n{out}");
+    assert!(!out.contains("\r\r"), "{out:?}");
+    // The same output as the LF file's, line for line.
+    let (_, lf_out) = cape(MATMUL);
+    assert_eq!(out, lf_out.replace('\n', "\r\n"));
+}

@@ -4,6 +4,7 @@
 
 use super::{Fix, Translated};
 use crate::edit::{self, Edit};
+use crate::text::directive::{pragma_before, Pragma};
 use crate::text::indent::{self, Blank, Strip};
 use analysis::codes::Code;
 use analysis::ir::LineIndex;
@@ -149,9 +150,8 @@ impl Gen<'_> {
             + l.range.column as usize
             - 1;
         // The user's own OpenMP directive on the line before.
-        let before = self.text[..self.lines.start_of_line(l.range.line).unwrap_or(0)].trim_end();
-        let prev = before.rsplit('\n').next().unwrap_or("").trim_start();
-        if prev.starts_with("#pragma omp") || prev.starts_with("# pragma omp") {
+        let before = &self.text[..self.lines.start_of_line(l.range.line).unwrap_or(0)];
+        if pragma_before(before, Pragma::OpenMp).is_some() {
             return Err((Code::TbbKept, "the loop has the user's OpenMP directive; kept as written".into()));
         }
         let outer = shapes.iter().find(|s| s.span.start as usize == start).ok_or((
@@ -380,8 +380,9 @@ impl Gen<'_> {
         // The body, with its fixes, re-indented to its new depth.
         let inner = nest.last().unwrap();
         let body = self.fixed(inner.body.start, inner.body.end, fixes)?;
-        let old_col = inner.span.start as usize - indent::line_start(self.text, inner.span.start as usize);
-        let body = shift(&body, cur_ind.len() as isize - old_col as isize);
+        let old_ind =
+            &self.text[indent::line_start(self.text, inner.span.start as usize)..inner.span.start as usize];
+        let body = shift(&body, old_ind, &cur_ind);
         let sep = if self.text[inner.span.start as usize..inner.body.start as usize].contains('\n') {
             format!("\n{cur_ind}  ")
         } else {
@@ -392,7 +393,11 @@ impl Gen<'_> {
                 let _ = write!(out, "{sep}{body}");
             }
             Some(setup) => {
-                let _ = write!(out, " {{\n{cur_ind}  {setup}\n{cur_ind}  {}\n{cur_ind}}}", shift(&body, 2));
+                let _ = write!(
+                    out,
+                    " {{\n{cur_ind}  {setup}\n{cur_ind}  {}\n{cur_ind}}}",
+                    shift(&body, "", "  ")
+                );
             }
         }
         out.push('\n');
@@ -565,15 +570,13 @@ fn finish(op: &str, n: &str, r: &str) -> String {
     }
 }
 
-/// Shift every line of `s` after the first by `by` columns (moving left removes spaces
-/// only). Text with a line continuation (`\\` before a newline, in a macro) stays as it is.
-fn shift(s: &str, by: isize) -> String {
-    if by == 0 || s.contains("\\\n") {
+/// `s`, code whose first line stood at indentation `from`, with its later lines moved to
+/// indentation `to` ([`Strip::Moved`]: tabs move as they are, a line indented otherwise moves
+/// by columns). Text with a line continuation (`\\` before a newline, in a macro) stays as it
+/// is.
+fn shift(s: &str, from: &str, to: &str) -> String {
+    if from == to || s.contains("\\\n") {
         return s.to_string();
     }
-    if by > 0 {
-        indent::reindent(s, Strip::Nothing, &" ".repeat(by as usize), Blank::Reindent)
-    } else {
-        indent::reindent(s, Strip::Spaces(by.unsigned_abs()), "", Blank::Reindent)
-    }
+    indent::reindent(s, Strip::Moved(from), to, Blank::Reindent)
 }

@@ -136,3 +136,34 @@ fn cxx_conversions_and_refusals() {
     .unwrap_err();
     assert_eq!(e.to_string(), "[PPO244] not valid C++ and not converted: line 3: compound literal");
 }
+
+#[test]
+fn a_user_directive_under_ifdef_openmp_keeps_the_loop() {
+    // With `-fopenmp` the directive would stand before `tbb::parallel_for(…);`, not a loop.
+    for before in ["#pragma omp parallel for\n", "#ifdef _OPENMP\n#  pragma  omp parallel for\n#endif\n"] {
+        let src = format!(
+            "void f(int n, double *restrict a) {{\n  int i;\n{before}  for (i = 0; i < n; i++)\n    a[i] = 1.0;\n}}\n"
+        );
+        let r = refused(&src);
+        assert_eq!(r.len(), 1, "{src}\n{r:?}");
+        assert_eq!(r[0].0, Code::TbbKept, "{r:?}");
+    }
+}
+
+#[test]
+fn tab_indented_bodies_move_with_their_loop() {
+    // The body keeps its tabs relative to the loop: the loop's indentation `\t` becomes the
+    // new header's `\t  ` on every line, not two spaces before the old tabs.
+    let (_, new) = run("void f(int n, double *restrict a) {\n\tint i;\n\tfor (i = 0; i < n; i++) {\n\t\ta[i] = 1.0;\n\n\t\ta[i] += 2.0;\n\t}\n}\n").unwrap();
+    assert!(
+        new.contains("\t  for (decltype(i) i = ppo_r.begin(); i != ppo_r.end(); ++i) {\n\t  \ta[i] = 1.0;\n\n\t  \ta[i] += 2.0;\n\t  }\n\t});\n"),
+        "{new}"
+    );
+    let (_, new) = run("double f(int n, double *a) {\n\tdouble s = 0;\n\tfor (int i = 0; i < n; i++) {\n\t\ts += a[i];\n\t}\n\treturn s;\n}\n").unwrap();
+    assert!(
+        new.contains(
+            "\t    for (int i = ppo_r.begin(); i != ppo_r.end(); ++i) {\n\t    \ts += a[i];\n\t    }\n"
+        ),
+        "{new}"
+    );
+}
