@@ -18,7 +18,10 @@
 //! - one is a non-static local array and the other a parameter (the array did not exist
 //!   when the caller bound the parameter);
 //! - both are parameters that every call binds to distinct objects of static storage
-//!   (`TranslationUnit::distinct_params`).
+//!   (`TranslationUnit::distinct_params`);
+//! - one is a parameter that every call binds into arrays of static storage
+//!   (`TranslationUnit::param_objects`) and the other an array of static storage not among
+//!   them (FT's `evolve(u0, u1, …)` against the file-scope `ex`).
 //!
 //! Everything else may alias: pointers of unknown provenance (globals, locals assigned from
 //! other pointers or by pointer arithmetic, variables whose address is taken), and a global
@@ -52,6 +55,8 @@ pub struct AliasOracle<'a> {
     fresh: FxHashMap<SymId, bool>,
     /// Parameters every call binds to distinct objects.
     distinct: Vec<(SymId, SymId)>,
+    /// Parameters every call binds into one of these arrays of static storage.
+    bound: FxHashMap<SymId, Vec<SymId>>,
     /// Per pointer variable: the variables its assigned values are computed from.
     sources: FxHashMap<SymId, Vec<SymId>>,
 }
@@ -93,12 +98,18 @@ impl<'a> AliasOracle<'a> {
                 }
             }
         }
-        let distinct = unit
-            .func_by_name(&f.name)
+        let fid = unit.func_by_name(&f.name);
+        let distinct = fid
             .and_then(|id| unit.distinct_params.get(id.index()))
             .map(|pairs| pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect())
             .unwrap_or_default();
-        AliasOracle { unit, fresh, distinct, sources }
+        let bound = fid
+            .and_then(|id| unit.param_objects.get(id.index()))
+            .map(|objs| {
+                f.params.iter().zip(objs).filter_map(|(&p, o)| o.as_ref().map(|o| (p, o.clone()))).collect()
+            })
+            .unwrap_or_default();
+        AliasOracle { unit, fresh, distinct, bound, sources }
     }
 
     /// Some value assigned to `q` in the function is computed, directly or through other
@@ -160,7 +171,14 @@ impl<'a> AliasOracle<'a> {
         let distinct = sp == Param
             && sq == Param
             && self.distinct.iter().any(|&(a, b)| (a, b) == (p, q) || (a, b) == (q, p));
-        if independent || distinct {
+        // A parameter every call binds into other arrays than a static array `x`.
+        let elsewhere = |par: SymId, sp: Storage, x: SymId, sx: Storage| {
+            sp == Param
+                && matches!(sx, Array { local: false })
+                && self.unit.sym(x).is_global_storage()
+                && self.bound.get(&par).is_some_and(|objs| !objs.contains(&x))
+        };
+        if independent || distinct || elsewhere(p, sp, q, sq) || elsewhere(q, sq, p, sp) {
             return None;
         }
         let (np, nq) = (&self.unit.sym(p).name, &self.unit.sym(q).name);

@@ -532,6 +532,55 @@ impl Local {
 /// is called at least once. Inside it, those parameters cannot alias.
 pub fn distinct_param_pairs(unit: &TranslationUnit) -> Vec<Vec<(u32, u32)>> {
     let mut out = vec![Vec::new(); unit.functions.len()];
+    let sites = call_site_objects(unit);
+    for (i, f) in unit.functions.iter().enumerate() {
+        let Some(calls) = &sites[i] else { continue };
+        let ptr: Vec<usize> =
+            (0..f.params.len()).filter(|&k| unit.sym(f.params[k]).ty.is_pointer()).collect();
+        for (x, &a) in ptr.iter().enumerate() {
+            for &b in &ptr[x + 1..] {
+                let distinct = calls.iter().all(|args| match (args.get(a), args.get(b)) {
+                    (Some(Some(p)), Some(Some(q))) => p != q,
+                    _ => false,
+                });
+                if distinct {
+                    out[i].push((a as u32, b as u32));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Call-site facts, indexed like `unit.functions`, then by parameter: the arrays of static
+/// storage that the calls bind a pointer parameter to, when every call binds it into one
+/// (`evolve(u0, u1, …)` with `static dcomplex u1[…]`). Same conditions as
+/// [`distinct_param_pairs`]; inside the function, the parameter reaches nothing else.
+pub fn param_objects(unit: &TranslationUnit) -> Vec<Vec<Option<Vec<SymId>>>> {
+    let sites = call_site_objects(unit);
+    unit.functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            (0..f.params.len())
+                .map(|k| {
+                    let calls = sites[i].as_ref()?;
+                    let mut objs: Vec<SymId> =
+                        calls.iter().map(|args| args.get(k).copied().flatten()).collect::<Option<_>>()?;
+                    objs.sort();
+                    objs.dedup();
+                    unit.sym(f.params[k]).ty.is_pointer().then_some(objs)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// For each function that only calls can reach (a `static` function, called at least once,
+/// its name used for nothing but calls), the object of static storage each argument of each
+/// call points into (`None` where it is not one).
+#[allow(clippy::type_complexity)]
+fn call_site_objects(unit: &TranslationUnit) -> Vec<Option<Vec<Vec<Option<SymId>>>>> {
     let by_name = func_names(unit);
     // Per function: the object of each argument at each call; None once it escapes.
     let mut sites: Vec<Option<Vec<Vec<Option<SymId>>>>> = vec![Some(Vec::new()); unit.functions.len()];
@@ -556,26 +605,12 @@ pub fn distinct_param_pairs(unit: &TranslationUnit) -> Vec<Vec<(u32, u32)>> {
             }
         }
     }
-    for (i, f) in unit.functions.iter().enumerate() {
-        let Some(calls) = &sites[i] else { continue };
-        if !f.is_static || calls.is_empty() {
-            continue;
-        }
-        let ptr: Vec<usize> =
-            (0..f.params.len()).filter(|&k| unit.sym(f.params[k]).ty.is_pointer()).collect();
-        for (x, &a) in ptr.iter().enumerate() {
-            for &b in &ptr[x + 1..] {
-                let distinct = calls.iter().all(|args| match (args.get(a), args.get(b)) {
-                    (Some(Some(p)), Some(Some(q))) => p != q,
-                    _ => false,
-                });
-                if distinct {
-                    out[i].push((a as u32, b as u32));
-                }
-            }
+    for (f, site) in unit.functions.iter().zip(&mut sites) {
+        if !f.is_static || site.as_ref().is_some_and(|c| c.is_empty()) {
+            *site = None;
         }
     }
-    out
+    sites
 }
 
 /// The array of static storage an argument points into (`x`, `&x[i][0]`, `x[i]` for a row,

@@ -783,6 +783,10 @@ pub struct TranslationUnit {
     /// `summary::distinct_param_pairs`).
     #[serde(skip)]
     pub distinct_params: Vec<Vec<(u32, u32)>>,
+    /// Call-site facts, indexed like `functions` then by parameter: the static arrays every
+    /// call binds the pointer parameter into (see `summary::param_objects`).
+    #[serde(skip)]
+    pub param_objects: Vec<Vec<Option<Vec<SymId>>>>,
 }
 
 /// A function body's contributions to unit-wide state.

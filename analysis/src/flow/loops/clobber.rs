@@ -7,7 +7,8 @@
 //! function changes the memory of the pointer arguments it writes through. A write through
 //! a pointer changes only objects whose type it may access (C's aliasing rule, C11 6.5p7:
 //! an `int` is never changed by a store of a `double`; a character type may access
-//! anything). Without summaries (the loop model asked alone), every call of a user function
+//! anything), and a store through a parameter that every call binds into other static
+//! arrays changes none but those. Without summaries (the loop model asked alone), every call of a user function
 //! may change everything reachable.
 
 use super::walk::Agg;
@@ -30,8 +31,9 @@ impl Agg<'_> {
             return true;
         }
         let target = Target::Var(s);
-        self.mem_writes.iter().any(|&w| target.stored_by(unit, object_type(unit, f, w).as_ref()))
-            || self.call_exprs.iter().any(|&c| call_may_write(unit, f, c, &target, sums))
+        self.mem_writes.iter().any(|&w| {
+            !bound_elsewhere(unit, f, w, s) && target.stored_by(unit, object_type(unit, f, w).as_ref())
+        }) || self.call_exprs.iter().any(|&c| call_may_write(unit, f, c, &target, sums))
     }
 
     /// May something here change the memory that the lvalue `read` (through a pointer)
@@ -50,6 +52,32 @@ impl Agg<'_> {
         self.mem_writes.iter().any(|&w| target.stored_by(unit, object_type(unit, f, w).as_ref()))
             || self.call_exprs.iter().any(|&c| call_may_write(unit, f, c, &target, sums))
     }
+}
+
+/// Is `w` a store through a parameter that every call binds into arrays of static storage
+/// other than the static array `s` (`TranslationUnit::param_objects`)?
+fn bound_elsewhere(unit: &TranslationUnit, f: &Function, w: ExprId, s: SymId) -> bool {
+    let sym = unit.sym(s);
+    if !(sym.is_global_storage() && sym.ty.is_array()) {
+        return false;
+    }
+    let mut e = w;
+    let base = loop {
+        match &f.expr(e).kind {
+            ExprKind::Index { base, .. } | ExprKind::Member { base, arrow: false, .. } => e = *base,
+            ExprKind::Cast { expr, .. } => e = *expr,
+            ExprKind::Var(p) => break *p,
+            _ => return false,
+        }
+    };
+    let Some(k) = f.params.iter().position(|&p| p == base) else { return false };
+    let objs = unit.func_by_name(&f.name).and_then(|id| unit.param_objects.get(id.index())?.get(k)?.as_ref());
+    // The parameter must still hold what the call passed.
+    let reassigned = f.exprs.iter().any(|x| match &x.kind {
+        ExprKind::Assign { lhs, .. } | ExprKind::IncDec { operand: lhs, .. } => f.as_var(*lhs) == Some(base),
+        _ => false,
+    });
+    !reassigned && !unit.sym(base).address_taken && objs.is_some_and(|o| !o.contains(&s))
 }
 
 /// May one of the calls `calls` change variable `s` (see the module's rules)?

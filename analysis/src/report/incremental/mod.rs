@@ -200,7 +200,9 @@ impl IncrState {
             ineligible.get_or_insert("__COUNTER__");
         }
         // Facts over every call site: an edit in any function may change them.
-        if unit.distinct_params.iter().any(|p| !p.is_empty()) {
+        if unit.distinct_params.iter().any(|p| !p.is_empty())
+            || unit.param_objects.iter().flatten().any(|o| o.is_some())
+        {
             ineligible.get_or_insert("call-site alias facts");
         }
         IncrState {
