@@ -113,7 +113,12 @@ fn an_omp_run_records_every_loop_and_every_directive() {
         assert_eq!(e.event.text.as_deref(), Some(directive));
         let diff = e.event.diff.as_deref().unwrap();
         assert!(diff.starts_with(&format!("--- a/{}\n+++ b/{}\n@@ ", e.file, e.file)), "{diff}");
-        assert_eq!(diff.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).count(), 1);
+        // The directive line, between `#if <compiled_if>` and `#endif` when it has one.
+        let guard_lines = if l.get("compiled_if").is_some() { 2 } else { 0 };
+        assert_eq!(
+            diff.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")).count(),
+            1 + guard_lines
+        );
         assert!(diff.lines().any(|d| d.starts_with('+') && d.trim_start_matches('+').trim() == directive));
     }
     // Without -optimize, no OS event.
@@ -159,16 +164,36 @@ fn the_text_logs_list_every_marked_line_and_inserted_directive() {
         let lines: Vec<&str> = text.lines().collect();
         // The report's lines are those of the input, or, for a file OS changed (loop ids
         // marked with a `'`), of the transformed text: the output without PS's directives.
+        // A directive with `compiled_if` sits between `#if …` and `#endif`.
+        let guarded = l.get("compiled_if").is_some();
         let reference: Vec<String> = if s(l, "loop_id").ends_with('\'') {
             let directives: std::collections::HashSet<&str> =
                 parallel_loops.iter().filter(|p| s(p, "file") == file).map(|p| s(p, "directive")).collect();
-            lines.iter().filter(|l| !directives.contains(l.trim())).map(|l| l.to_string()).collect()
+            let guards: std::collections::HashSet<String> = parallel_loops
+                .iter()
+                .filter(|p| s(p, "file") == file)
+                .filter_map(|p| p.get("compiled_if").and_then(Value::as_str))
+                .map(|c| format!("#if {c}"))
+                .collect();
+            (0..lines.len())
+                .filter(|&k| {
+                    let t = lines[k].trim();
+                    let after_directive = k > 0 && directives.contains(lines[k - 1].trim());
+                    !directives.contains(t)
+                        && !guards.iter().any(|g| t.starts_with(g.as_str()))
+                        && !(t == "#endif" && after_directive)
+                })
+                .map(|k| lines[k].to_string())
+                .collect()
         } else {
             fs::read_to_string(corpus_ppo().join(file)).unwrap().lines().map(str::to_string).collect()
         };
         let loop_line = reference[line as usize - 1].as_str();
         assert!(
-            lines.windows(2).any(|w| w[0].trim() == directive && w[1] == loop_line),
+            lines.windows(3).any(|w| {
+                w[0].trim() == directive
+                    && if guarded { w[1].trim() == "#endif" && w[2] == loop_line } else { w[1] == loop_line }
+            }),
             "{file}:{line}: no `{directive}` right before `{loop_line}`"
         );
         *n += 1;
