@@ -179,9 +179,9 @@ fn the_text_logs_list_every_marked_line_and_inserted_directive() {
                 .filter(|&k| {
                     let t = lines[k].trim();
                     let after_directive = k > 0 && directives.contains(lines[k - 1].trim());
-                    !directives.contains(t)
-                        && !guards.iter().any(|g| t.starts_with(g.as_str()))
-                        && !(t == "#endif" && after_directive)
+                    let guard = guards.iter().any(|g| t.starts_with(g.as_str()))
+                        || (t == "#endif" && after_directive);
+                    !(directives.contains(t) || guard)
                 })
                 .map(|k| lines[k].to_string())
                 .collect()
