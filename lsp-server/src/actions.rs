@@ -205,7 +205,7 @@ impl ActionProvider for ParallelizeLoop {
     fn offers(&self, cx: &ActionContext<'_>) -> Vec<Offer> {
         let title = format!("Parallelize loop ({})", target_title(cx.analysis.settings.target));
         let mut out = Vec::new();
-        for (_, l) in &cx.loops {
+        for (fr, l) in &cx.loops {
             match why_not_parallelized(cx.facts, l) {
                 None => {
                     let ps = cx.facts.outcome.ps.as_ref();
@@ -225,13 +225,46 @@ impl ActionProvider for ParallelizeLoop {
                         });
                         continue;
                     }
+                    // A worksharing loop of a hoisted region comes with the region and the
+                    // region's other loops: alone, `omp for` would run on one thread.
+                    let region = ps.and_then(|ps| {
+                        ps.regions.iter().find(|r| {
+                            fr.loops.iter().any(|h| {
+                                h.id == r.loop_id
+                                    && h.parallel
+                                        .hosted_region
+                                        .as_ref()
+                                        .is_some_and(|hr| hr.members.contains(&l.id))
+                            })
+                        })
+                    });
+                    let (what, edits) = match region {
+                        Some(r) => {
+                            let members = fr
+                                .loops
+                                .iter()
+                                .find(|h| h.id == r.loop_id)
+                                .and_then(|h| h.parallel.hosted_region.as_ref())
+                                .map(|hr| hr.members.clone())
+                                .unwrap_or_default();
+                            let mut edits = vec![r.edit.clone()];
+                            edits.extend(
+                                ps.into_iter()
+                                    .flat_map(|ps| &ps.placed)
+                                    .filter(|q| members.contains(&q.loop_id))
+                                    .map(|q| q.edit.clone()),
+                            );
+                            (format!("{} around {}, {} here", r.directive, r.loop_id, p.directive), edits)
+                        }
+                        None => (p.directive.clone(), vec![p.edit.clone()]),
+                    };
                     out.push(Offer::Action(Action {
                         title: match p.compiled_if {
-                            Some(_) => format!("{title}: {} (GCC 10+ only)", p.directive),
-                            None => format!("{title}: {}", p.directive),
+                            Some(_) => format!("{title}: {what} (GCC 10+ only)"),
+                            None => format!("{title}: {what}"),
                         },
                         kind: kind_parallelize_loop(),
-                        edits: vec![p.edit.clone()],
+                        edits,
                         new_file: None,
                         loop_id: Some(l.id.clone()),
                         preferred: true,

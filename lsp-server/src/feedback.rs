@@ -676,6 +676,8 @@ mod tests {
             overlap_pairs: pairs(&[("a", "c"), ("b", "c")]),
             work_check: Some("n * n > 16383".into()),
             reasons: Vec::new(),
+            hosted_region: None,
+            worksharing: None,
         };
         assert_eq!(
             parallel_title(&v, Target::OpenMp),

@@ -62,6 +62,9 @@ pub mod action {
     pub const DIAGNOSTIC: &str = "diagnostic";
     /// PS: a directive inserted before the loop (`text`: the directive, `diff`).
     pub const INSERT_DIRECTIVE: &str = "insert-directive";
+    /// PS: one parallel region hoisted around a sequential loop whose body loops become
+    /// worksharing loops (`text`: the region's directive, `diff`).
+    pub const INSERT_REGION: &str = "insert-region";
     /// PS: the loop already had the user's directive; kept as it is.
     pub const KEEP_USER_DIRECTIVE: &str = "keep-user-directive";
     /// PS: the loop is marked but no directive could be placed (`code` PPO114).
@@ -255,12 +258,16 @@ pub struct Ps {
     pub file_edits: Vec<Edit>,
     /// Loops whose directive tuning decided (`-t`).
     pub tuned: Vec<openmp::Tuned>,
+    /// Parallel regions hoisted around sequential loops (OpenMP): one `#pragma omp parallel`
+    /// per host loop, whose members in `placed` are worksharing loops.
+    pub regions: Vec<openmp::Placed>,
 }
 
 impl Ps {
     pub fn edits(&self) -> Vec<Edit> {
         self.placed
             .iter()
+            .chain(&self.regions)
             .flat_map(|p| std::iter::once(p.edit.clone()).chain(p.end_edit.clone()))
             .chain(self.file_edits.iter().cloned())
             .collect()

@@ -93,6 +93,10 @@ pub struct PsConfig<'a> {
     pub diffs: bool,
     /// OpenMP: the file's tuning plan (`-l`, `-t`).
     pub tuning: Option<&'a FileTuning>,
+    /// OpenMP: hoist one parallel region around a sequential loop whose body is only
+    /// parallelized loops (off under a tuning plan, which decides each loop alone, and for
+    /// CAPE, which translates one `parallel for` at a time).
+    pub hoist: bool,
 }
 
 /// PS: the directives of `cfg.target` for the loops SPPS marked. `name` names the file in
@@ -105,7 +109,7 @@ pub fn ps(
     ir: &SourceIr<'_>,
     cfg: PsConfig<'_>,
 ) -> Result<Ps, PipelineError> {
-    let PsConfig { target, diffs, tuning } = cfg;
+    let PsConfig { target, diffs, tuning, hoist } = cfg;
     target.check_available()?;
     if target == Target::Tbb {
         return crate::targets::tbb::ps(name, text, lines, spps);
@@ -117,7 +121,14 @@ pub fn ps(
         })?;
         return crate::targets::mpi::ps(name, text, lines, spps, fe, &|t: &str| ir.reanalyze(t));
     }
-    let (placed, skipped, tuned) = openmp::plan_tuned(text, lines, &spps.report, tuning);
+    let (mut placed, skipped, tuned) = openmp::plan_tuned(text, lines, &spps.report, tuning);
+    let regions = if hoist && tuning.is_none() {
+        openmp::hoist_regions(text, lines, &spps.report, &mut placed)
+    } else {
+        Vec::new()
+    };
+    let regions_by_id: HashMap<&str, &openmp::Placed> =
+        regions.iter().map(|p| (p.loop_id.as_str(), p)).collect();
     let instrumented = placed.iter().any(|p| p.end_edit.is_some());
     let tuned_by_id: HashMap<&str, &openmp::Tuned> = tuned.iter().map(|t| (t.loop_id.as_str(), t)).collect();
     let placed_by_id: HashMap<&str, &openmp::Placed> =
@@ -133,6 +144,13 @@ pub fn ps(
                     .text(t.variant.to_string())
                     .reason(t.evidence.clone()),
             );
+        }
+        if let Some(r) = regions_by_id.get(l.id.as_str()) {
+            let mut e = Event::new(Stage::Ps, action::INSERT_REGION).with_loop(&l).text(r.directive.clone());
+            if diffs {
+                e = e.diff(diff::unified(name, text, lines, std::slice::from_ref(&r.edit)));
+            }
+            events.push(e);
         }
         if let Some(p) = placed_by_id.get(l.id.as_str()) {
             let what = if p.end_edit.is_some() { action::INSTRUMENT } else { action::INSERT_DIRECTIVE };
@@ -157,7 +175,7 @@ pub fn ps(
     } else {
         Vec::new()
     };
-    Ok(Ps { target, placed, skipped, events, file_edits, tuned })
+    Ok(Ps { target, placed, skipped, events, file_edits, tuned, regions })
 }
 
 // --------------------------------------------------------------------------------- OS
@@ -215,7 +233,7 @@ fn os_event(action: &str, name: &str, loops: &[LoopRef]) -> Event {
 fn parallelized_loop<'a>(ps: &'a Ps, p: &Proposal, lines: &LineIndex) -> Option<(&'a str, u32)> {
     let spans: Vec<(u32, u32)> =
         p.edits.iter().map(|e| (lines.line_of(e.start as usize), lines.line_of(e.end as usize))).collect();
-    ps.placed.iter().find_map(|d| {
+    ps.placed.iter().chain(&ps.regions).find_map(|d| {
         let end =
             ps.events.iter().find(|e| e.loop_id.as_deref() == Some(&d.loop_id)).and_then(|e| e.line_end);
         let end = end.unwrap_or(d.line);
@@ -428,6 +446,7 @@ impl Pipeline {
             target,
             diffs: !self.options.no_diffs,
             tuning: self.options.tuning.as_ref().and_then(|t| t.file(name)),
+            hoist: !self.options.cape,
         }
     }
 

@@ -78,6 +78,33 @@ pub enum RegionWork {
 }
 
 impl RegionWork {
+    /// Whether a symbolic size reads a variable named in `names` (a whole word of a factor,
+    /// not a member name).
+    pub fn reads_any(&self, names: &[String]) -> bool {
+        let RegionWork::Symbolic { factors, .. } = self else { return false };
+        factors.iter().any(|e| {
+            let mut words = Vec::new();
+            let mut start = None;
+            for (i, c) in e.char_indices().chain(std::iter::once((e.len(), ' '))) {
+                let ident = c.is_alphanumeric() || c == '_';
+                match (ident, start) {
+                    (true, None) => start = Some(i),
+                    (false, Some(s)) => {
+                        let before = e[..s].trim_end();
+                        let member = before.ends_with('.') || before.ends_with("->");
+                        let word = &e[s..i];
+                        if !member && !word.starts_with(|c: char| c.is_ascii_digit()) {
+                            words.push(word);
+                        }
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            words.iter().any(|w| names.iter().any(|n| n == w))
+        })
+    }
+
     /// The C condition "the work is at least `min`" (`fftblock * d[0] > 4095`), or `None`
     /// when the work is not symbolic or always reaches `min`.
     pub fn condition(&self, min: u64) -> Option<String> {

@@ -6,6 +6,7 @@
 pub mod cost;
 pub mod ompcheck;
 pub mod privarray;
+pub mod region;
 pub mod scalars;
 pub mod sharing;
 
@@ -75,8 +76,20 @@ pub struct LoopVerdict {
     /// Number of perfectly nested loops collapsed (1 = no collapse clause).
     pub collapse: u32,
     pub schedule: Schedule,
-    /// Why the loop is sequential (empty when `parallelize`).
+    /// Why the loop is sequential (empty when `parallelize`, except with `region_only`: why a
+    /// region of its own would not repay).
     pub reasons: Vec<Reason>,
+    /// A sequential loop whose body is only parallelized loops: one parallel region around
+    /// it, with worksharing loops inside ([`region`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hosted: Option<region::HostedRegion>,
+    /// The host loop (id) whose region this parallelized loop runs in, as a worksharing loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member_of: Option<String>,
+    /// Parallel only as a worksharing loop of its hosted region: a region of its own would
+    /// not repay its work (no directive of its own).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub region_only: bool,
 }
 
 impl LoopVerdict {
@@ -91,6 +104,12 @@ impl LoopVerdict {
             self.work_check.as_deref(),
             self.runtime_check.as_deref(),
         )
+    }
+
+    /// The clauses of the loop as a worksharing loop inside a hoisted region: no `if`
+    /// (the region carries it).
+    pub fn worksharing_clauses(&self) -> String {
+        verdict_clauses(self.legal, &self.sharing, self.collapse, self.schedule, None, None)
     }
 }
 
@@ -184,6 +203,9 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
     let mut out: Vec<LoopVerdict> = Vec::with_capacity(infos.len());
     // Index of the parallelized loop enclosing each loop (itself included).
     let mut par_of: Vec<Option<usize>> = vec![None; infos.len()];
+    // Loops parallel only as worksharing loops of a hoisted region, with the reason a region
+    // of their own would not repay.
+    let mut pending: Vec<(usize, Reason)> = Vec::new();
     for (k, info) in infos.iter().enumerate() {
         let lg = &legal[k];
         let is_legal = lg.reasons.is_empty();
@@ -198,7 +220,12 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                     vars: Vec::new(),
                 });
             } else if let Some(r) = unprofitable(unit, f, infos, k, lg, &facts.thresholds) {
-                reasons.push(r);
+                // Cheap enough inside a region hoisted around the parent: decided below.
+                if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, k) {
+                    pending.push((k, r));
+                } else {
+                    reasons.push(r);
+                }
             }
         }
         let parallelize = is_legal && reasons.is_empty();
@@ -259,7 +286,21 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             collapse,
             schedule,
             reasons,
+            hosted: None,
+            member_of: None,
+            region_only: false,
         });
+    }
+    region::hoist_regions(unit, f, facts, &mut out);
+    for (k, r) in pending {
+        if out[k].member_of.is_some() {
+            out[k].region_only = true;
+            out[k].reasons.push(r);
+        } else {
+            out[k].parallelize = false;
+            out[k].work_check = None;
+            out[k].reasons.push(r);
+        }
     }
     out
 }

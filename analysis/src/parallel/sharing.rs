@@ -213,6 +213,28 @@ pub fn parallel_for(clauses: &str) -> String {
     }
 }
 
+/// `#pragma omp for` with `clauses`: a worksharing loop inside a hoisted region.
+pub fn omp_for(clauses: &str) -> String {
+    if clauses.is_empty() {
+        "#pragma omp for".to_string()
+    } else {
+        format!("#pragma omp for {clauses}")
+    }
+}
+
+/// `#pragma omp parallel` around a sequential host loop: its index private to every thread,
+/// and the region's size test.
+pub fn parallel_region(private: &[String], condition: Option<&str>) -> String {
+    let mut s = "#pragma omp parallel".to_string();
+    if !private.is_empty() {
+        s.push_str(&format!(" private({})", private.join(", ")));
+    }
+    if let Some(c) = condition {
+        s.push_str(&format!(" if({c})"));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

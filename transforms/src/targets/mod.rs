@@ -26,6 +26,8 @@ pub(crate) mod test_support {
             overlap_pairs: Vec::new(),
             work_check: None,
             reasons: Vec::new(),
+            hosted_region: None,
+            worksharing: None,
         }
     }
 }

@@ -121,24 +121,20 @@ pub fn plan_tuned(
                 why: why.into(),
                 user_directive: false,
             };
-            let Some(ls) = index.start_of_line(l.range.line) else {
-                skipped.push(skip("loop line not found"));
-                continue;
+            let (ls, prefix) = match insertion_point(text, index, l) {
+                Ok(at) => at,
+                Err(NoPlace::UserDirective) => {
+                    skipped.push(Skipped {
+                        user_directive: true,
+                        ..skip("the loop already has an OpenMP directive")
+                    });
+                    continue;
+                }
+                Err(why) => {
+                    skipped.push(skip(why.text()));
+                    continue;
+                }
             };
-            let col = l.range.column as usize - 1;
-            let prefix = text.get(ls..ls + col).unwrap_or("x");
-            if !prefix.chars().all(|c| c == ' ' || c == '\t') {
-                skipped.push(skip("the loop does not start its line"));
-                continue;
-            }
-            // An OpenMP directive already on the previous non-blank line: the user's.
-            if pragma_before(&text[..ls], Pragma::OpenMp).is_some() {
-                skipped.push(Skipped {
-                    user_directive: true,
-                    ..skip("the loop already has an OpenMP directive")
-                });
-                continue;
-            }
             // The instrumented text already holds its guard; a directive gets it here.
             let compiled_if = compiler_guard(&l.parallel.sharing);
             let inserted = match loop_plan {
@@ -157,6 +153,113 @@ pub fn plan_tuned(
         }
     }
     (placed, skipped, tuned)
+}
+
+/// Why no directive can go before a loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NoPlace {
+    LineNotFound,
+    NotAtLineStart,
+    UserDirective,
+}
+
+impl NoPlace {
+    fn text(self) -> &'static str {
+        match self {
+            NoPlace::LineNotFound => "loop line not found",
+            NoPlace::NotAtLineStart => "the loop does not start its line",
+            NoPlace::UserDirective => "the loop already has an OpenMP directive",
+        }
+    }
+}
+
+/// Where a directive line goes before loop `l`: the start of its line and the indentation.
+fn insertion_point<'t>(
+    text: &'t str,
+    index: &LineIndex,
+    l: &analysis::report::api::LoopReport,
+) -> Result<(usize, &'t str), NoPlace> {
+    let ls = index.start_of_line(l.range.line).ok_or(NoPlace::LineNotFound)?;
+    let col = l.range.column as usize - 1;
+    let prefix = text.get(ls..ls + col).unwrap_or("x");
+    if !prefix.chars().all(|c| c == ' ' || c == '\t') {
+        return Err(NoPlace::NotAtLineStart);
+    }
+    // An OpenMP directive already on the previous non-blank line: the user's.
+    if pragma_before(&text[..ls], Pragma::OpenMp).is_some() {
+        return Err(NoPlace::UserDirective);
+    }
+    Ok((ls, prefix))
+}
+
+/// Hoisted regions (`analysis::parallel::region`): for each host loop whose member loops all
+/// got a plain directive in `placed` and that itself takes a directive line, the region's
+/// `#pragma omp parallel …` before the host (returned) and each member's directive in
+/// `placed` replaced by its worksharing `#pragma omp for …`. A host whose region cannot be
+/// placed whole leaves its members as they are: a worksharing loop outside its region would
+/// run on one thread.
+pub fn hoist_regions(
+    text: &str,
+    index: &LineIndex,
+    report: &FileReport,
+    placed: &mut Vec<Placed>,
+) -> Vec<Placed> {
+    let mut regions = Vec::new();
+    for f in &report.functions {
+        for l in &f.loops {
+            let Some(region) = &l.parallel.hosted_region else { continue };
+            let member = |id: &String| f.loops.iter().find(|m| &m.id == id);
+            // Each member takes its worksharing directive where its own directive is (or,
+            // for a loop parallel only inside the region, where one would go).
+            let mut parts = Vec::new();
+            for id in &region.members {
+                let Some(m) = member(id) else { break };
+                let Some(ws) = &m.parallel.worksharing else { break };
+                let at = match placed.iter().position(|p| &p.loop_id == id) {
+                    Some(k) if placed[k].compiled_if.is_none() && placed[k].end_edit.is_none() => {
+                        let indent: String =
+                            placed[k].edit.text.chars().take_while(|c| matches!(c, ' ' | '\t')).collect();
+                        (placed[k].edit.start, indent)
+                    }
+                    Some(_) => break,
+                    None if m.parallel.directive.is_none() => match insertion_point(text, index, m) {
+                        Ok((ls, prefix)) => (ls as u32, prefix.to_string()),
+                        Err(_) => break,
+                    },
+                    None => break,
+                };
+                parts.push((m, ws, at));
+            }
+            if parts.len() != region.members.len() {
+                continue;
+            }
+            let Ok((ls, prefix)) = insertion_point(text, index, l) else { continue };
+            for (m, ws, (start, indent)) in parts {
+                let p = Placed {
+                    loop_id: m.id.clone(),
+                    line: m.range.line,
+                    directive: ws.clone(),
+                    compiled_if: None,
+                    edit: Edit::insert(start, format!("{indent}{ws}\n")),
+                    end_edit: None,
+                };
+                match placed.iter_mut().find(|q| q.loop_id == m.id) {
+                    Some(q) => *q = p,
+                    None => placed.push(p),
+                }
+            }
+            regions.push(Placed {
+                loop_id: l.id.clone(),
+                line: l.range.line,
+                directive: region.directive.clone(),
+                compiled_if: None,
+                edit: Edit::insert(ls as u32, format!("{prefix}{}\n", region.directive)),
+                end_edit: None,
+            });
+        }
+    }
+    placed.sort_by_key(|p| p.edit.start);
+    regions
 }
 
 /// Whether `text` has a preprocessor conditional line (`#if`, `#ifdef`, `#ifndef`, `#elif`,

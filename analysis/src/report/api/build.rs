@@ -433,13 +433,22 @@ pub(super) fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerd
         Some(v) => VerdictReport {
             legal: v.legal,
             parallelize: v.parallelize,
-            directive: v.parallelize.then(|| crate::parallel::sharing::parallel_for(&v.clauses())),
+            directive: (v.parallelize && !v.region_only)
+                .then(|| crate::parallel::sharing::parallel_for(&v.clauses())),
             sharing: v.sharing.clone(),
             collapse: v.collapse,
             schedule: v.schedule,
             runtime_check: v.runtime_check.clone(),
             overlap_pairs: v.overlap_pairs.clone(),
             work_check: v.work_check.clone(),
+            hosted_region: v.hosted.as_ref().map(|h| HostedRegionReport {
+                directive: crate::parallel::sharing::parallel_region(&h.private, h.condition.as_deref()),
+                members: h.members.clone(),
+            }),
+            worksharing: v
+                .member_of
+                .as_ref()
+                .map(|_| crate::parallel::sharing::omp_for(&v.worksharing_clauses())),
             reasons: v
                 .reasons
                 .iter()
@@ -461,6 +470,8 @@ pub(super) fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerd
             runtime_check: None,
             overlap_pairs: Vec::new(),
             work_check: None,
+            hosted_region: None,
+            worksharing: None,
             reasons: vec![ReasonReport {
                 code: Code::NotCanonical,
                 message: "loop not modelled (inside a statement expression)".into(),

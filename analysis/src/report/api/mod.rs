@@ -313,6 +313,23 @@ pub struct VerdictReport {
     #[serde(skip)]
     pub work_check: Option<String>,
     pub reasons: Vec<ReasonReport>,
+    /// A sequential loop that hosts one parallel region around its parallelized body loops
+    /// (`crate::parallel::region`): the region's directive and its members.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hosted_region: Option<HostedRegionReport>,
+    /// A member of a hosted region: its worksharing directive (`#pragma omp for …`), which
+    /// replaces `directive` when the region is placed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worksharing: Option<String>,
+}
+
+/// A parallel region hoisted around a sequential loop.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HostedRegionReport {
+    /// `#pragma omp parallel private(i) …`, inserted before the host loop.
+    pub directive: String,
+    /// The member loops (ids), each with its `worksharing` directive.
+    pub members: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

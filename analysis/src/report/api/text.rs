@@ -130,6 +130,10 @@ fn render_loop(s: &mut String, l: &LoopReport) {
         Some(d) => {
             let _ = writeln!(s, "{p}parallel: {d}");
         }
+        None if v.parallelize => {
+            let why: Vec<String> = v.reasons.iter().map(|r| format!("{} {}", r.code, r.message)).collect();
+            let _ = writeln!(s, "{p}parallel, only inside the hosted region: {}", why.join("; "));
+        }
         None if v.legal => {
             let why: Vec<String> = v.reasons.iter().map(|r| format!("{} {}", r.code, r.message)).collect();
             let _ = writeln!(s, "{p}parallel, not annotated: {}", why.join("; "));
@@ -139,6 +143,12 @@ fn render_loop(s: &mut String, l: &LoopReport) {
                 let _ = writeln!(s, "{p}sequential: {} {}", r.code, r.message);
             }
         }
+    }
+    if let Some(r) = &v.hosted_region {
+        let _ = writeln!(s, "{p}hosts one parallel region ({}): {}", r.members.join(", "), r.directive);
+    }
+    if let Some(w) = &v.worksharing {
+        let _ = writeln!(s, "{p}in the hosted region: {w}");
     }
     if let Some(c) = &v.runtime_check {
         // Pointers that may alias (PPO105): the `if` clause runs the loop sequentially when

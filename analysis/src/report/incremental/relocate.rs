@@ -283,6 +283,8 @@ impl Relocate for LoopReport {
             overlap_pairs: _,
             work_check: _,
             reasons,
+            hosted_region: _,
+            worksharing: _,
         } = parallel;
         for r in reasons {
             m.msg(&mut r.message);

@@ -134,6 +134,7 @@ pub fn ps(
             events: vec![e],
             file_edits: Vec::new(),
             tuned: Vec::new(),
+            regions: Vec::new(),
         });
     }
     let g = plan(text, fe, report, reanalyze)
@@ -146,6 +147,7 @@ pub fn ps(
             events: Vec::new(),
             file_edits: Vec::new(),
             tuned: Vec::new(),
+            regions: Vec::new(),
         });
     };
     let refs: Vec<LoopRef> =
@@ -189,7 +191,15 @@ pub fn ps(
             })
         })
         .collect();
-    Ok(Ps { target: Target::Mpi, placed, skipped, events, file_edits: edits, tuned: Vec::new() })
+    Ok(Ps {
+        target: Target::Mpi,
+        placed,
+        skipped,
+        events,
+        file_edits: edits,
+        tuned: Vec::new(),
+        regions: Vec::new(),
+    })
 }
 
 #[cfg(test)]

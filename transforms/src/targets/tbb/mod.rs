@@ -241,5 +241,6 @@ pub fn ps(
         events,
         file_edits: plan.fixes.iter().map(|f| f.edit.clone()).collect(),
         tuned: Vec::new(),
+        regions: Vec::new(),
     })
 }
