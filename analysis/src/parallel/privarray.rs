@@ -187,7 +187,7 @@ fn privatizable(
         }
     }
     merge_adjacent(&mut must);
-    merge_adjacent_sections(&mut every);
+    merge_adjacent(&mut every);
     // The last iteration's copy is the array after the loop: it must write, in every
     // iteration, all that any iteration writes. And a file-scope array the loop only writes
     // is no scratch space: each iteration would overwrite the others' results (an output
@@ -384,46 +384,62 @@ struct Must {
     sec: Section,
 }
 
-/// Join must-write sections of the same block that abut (`t[0] = …; t[1] = …;` → `[0, 1]`),
-/// repeatedly; the joined section is written once the later of the two statements has run.
-fn merge_adjacent(must: &mut Vec<Must>) {
-    while let Some((a, b)) = abutting(must, |x, y| x.block == y.block, |m| &m.sec) {
-        let (x, y) = if a > b { (a, b) } else { (b, a) };
-        let (later, earlier) = (must.remove(x), must.remove(y));
-        let (ma, mb) = if a > b { (later, earlier) } else { (earlier, later) };
-        must.push(Must {
-            block: ma.block,
-            pos: ma.pos.max(mb.pos),
-            sec: Section { lo: ma.sec.lo, hi: mb.sec.hi },
-        });
+/// A section that [`merge_adjacent`] may join with its neighbours: a must-write, or a
+/// section written in every iteration.
+trait Joinable: Sized {
+    fn sec(&self) -> &Section;
+    /// `self` and `o` may be joined when their sections abut.
+    fn joins(&self, o: &Self) -> bool;
+    /// `self` and `o` as one entry, `self`'s section ending just before `o`'s starts.
+    fn join(self, o: Self) -> Self;
+}
+
+impl Joinable for Section {
+    fn sec(&self) -> &Section {
+        self
+    }
+    fn joins(&self, _: &Self) -> bool {
+        true
+    }
+    fn join(self, o: Self) -> Self {
+        Section { lo: self.lo, hi: o.hi }
     }
 }
 
-/// [`merge_adjacent`] for sections written in every iteration.
-fn merge_adjacent_sections(secs: &mut Vec<Section>) {
-    while let Some((a, b)) = abutting(secs, |_, _| true, |s| s) {
-        let sec = Section { lo: secs[a].lo.clone(), hi: secs[b].hi.clone() };
-        let (x, y) = if a > b { (a, b) } else { (b, a) };
-        secs.remove(x);
-        secs.remove(y);
-        secs.push(sec);
+/// Must-writes of the same block; the joined section is written once the later of the two
+/// statements has run.
+impl Joinable for Must {
+    fn sec(&self) -> &Section {
+        &self.sec
+    }
+    fn joins(&self, o: &Self) -> bool {
+        self.block == o.block
+    }
+    fn join(self, o: Self) -> Self {
+        Must { block: self.block, pos: self.pos.max(o.pos), sec: self.sec.join(o.sec) }
     }
 }
 
-/// Two entries `a`, `b` that may be joined (`same`) whose sections abut: `a`'s ends just
-/// before `b`'s starts.
-fn abutting<T>(
-    v: &[T],
-    same: impl Fn(&T, &T) -> bool,
-    sec: impl Fn(&T) -> &Section,
-) -> Option<(usize, usize)> {
+/// Join entries whose sections abut (`t[0] = …; t[1] = …;` → `[0, 1]`), repeatedly.
+fn merge_adjacent<T: Joinable>(v: &mut Vec<T>) {
+    while let Some((a, b)) = abutting(v) {
+        let (x, y) = if a > b { (a, b) } else { (b, a) };
+        let (later, earlier) = (v.remove(x), v.remove(y));
+        let (ea, eb) = if a > b { (later, earlier) } else { (earlier, later) };
+        v.push(ea.join(eb));
+    }
+}
+
+/// Two entries `a`, `b` that may be joined whose sections abut: `a`'s ends just before
+/// `b`'s starts.
+fn abutting<T: Joinable>(v: &[T]) -> Option<(usize, usize)> {
     for a in 0..v.len() {
         for b in 0..v.len() {
-            if a == b || !same(&v[a], &v[b]) {
+            if a == b || !v[a].joins(&v[b]) {
                 continue;
             }
-            let next = sec(&v[a]).hi.add_const(1);
-            if next.is_some_and(|n| n.sub(&sec(&v[b]).lo).and_then(|d| d.as_const()) == Some(0)) {
+            let next = v[a].sec().hi.add_const(1);
+            if next.is_some_and(|n| n.sub(&v[b].sec().lo).and_then(|d| d.as_const()) == Some(0)) {
                 return Some((a, b));
             }
         }
