@@ -227,7 +227,7 @@ impl ActionProvider for ParallelizeLoop {
                     }
                     out.push(Offer::Action(Action {
                         title: match p.compiled_if {
-                            Some(_) => format!("{title}: {} (GCC 10+ only)", p.directive),
+                            Some(g) => format!("{title}: {} ({} only)", p.directive, g.label()),
                             None => format!("{title}: {}", p.directive),
                         },
                         kind: kind_parallelize_loop(),
