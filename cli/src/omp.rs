@@ -110,7 +110,7 @@ impl Sink for OpenMp {
                         "sequential"
                     },
                     directive: inserted.map(|p| p.directive.clone()),
-                    compiled_if: inserted.and_then(|p| p.compiled_if),
+                    compiled_if: inserted.and_then(|p| p.compiled_if).map(|g| g.condition()),
                     runtime_check: v.runtime_check.clone(),
                     tuning: tuning.map(|t| t.evidence.clone()),
                     reasons,

@@ -260,7 +260,7 @@ impl ActionProvider for ParallelizeLoop {
                     };
                     out.push(Offer::Action(Action {
                         title: match p.compiled_if {
-                            Some(_) => format!("{title}: {what} (GCC 10+ only)"),
+                            Some(g) => format!("{title}: {what} ({} only)", g.label()),
                             None => format!("{title}: {what}"),
                         },
                         kind: kind_parallelize_loop(),

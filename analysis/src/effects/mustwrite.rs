@@ -16,8 +16,11 @@
 //! bounds, that loop being a statement of the function's outermost block, and the function
 //! has no `return`, `goto` or label (nothing can skip the loop).
 
+use crate::effects::callee_name;
+use crate::effects::summary::Summaries;
 use crate::flow::loops::{loop_infos, Bound};
 use crate::ir::*;
+use std::collections::{HashMap, HashSet};
 
 /// A parameter written in full over a constant element range by every call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +61,48 @@ pub fn param_must_writes(unit: &TranslationUnit, f: &Function) -> Vec<MustWrite>
         }
     }
     out
+}
+
+/// The whole arrays of `f` passed as argument `k` of a call that makes up its statement
+/// (`exact(i, j, k, t);`), the callee writing parameter `k` in full over a constant range
+/// without reading it: each with that range. A caller may treat such a call like stores.
+/// Built once per function, so that asking about an argument is a lookup.
+pub fn call_site_writes(f: &Function, sums: &Summaries) -> HashMap<ExprId, (i64, i64)> {
+    let mut out = HashMap::new();
+    for st in &f.stmts {
+        let StmtKind::Expr(c) = &st.kind else { continue };
+        let ExprKind::Call { args, .. } = &f.expr(*c).kind else { continue };
+        let Some(sum) = callee_name(f, *c).and_then(|n| sums.get(n)) else { continue };
+        for (k, &a) in args.iter().enumerate() {
+            // An argument stands for the parameter of its first position only.
+            if !matches!(f.expr(a).kind, ExprKind::Var(_)) || args[..k].contains(&a) {
+                continue;
+            }
+            if let Some(m) = sum.must_write_params.iter().find(|m| m.param == k) {
+                out.entry(a).or_insert((m.first, m.last));
+            }
+        }
+    }
+    out
+}
+
+/// The symbols of which some occurrence in `g` is neither the base of a subscript nor an
+/// argument in `writes` ([`call_site_writes`] of `g`): a pointer to them may survive.
+pub fn decaying_in(g: &Function, writes: &HashMap<ExprId, (i64, i64)>) -> HashSet<SymId> {
+    let mut bases = vec![false; g.exprs.len()];
+    for e in &g.exprs {
+        if let ExprKind::Index { base, .. } = &e.kind {
+            bases[base.index()] = true;
+        }
+    }
+    g.exprs
+        .iter()
+        .enumerate()
+        .filter_map(|(k, e)| match e.kind {
+            ExprKind::Var(s) if !bases[k] && !writes.contains_key(&ExprId(k as u32)) => Some(s),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `p[m] = …;` (the base being `use_`) as a statement of the body of the counted loop `info`

@@ -21,6 +21,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::OnceLock;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FunctionSummary {
@@ -112,6 +113,9 @@ pub struct Summaries {
     pub funcs: Vec<FunctionSummary>,
     #[serde(skip)]
     by_name: HashMap<String, FuncId>,
+    /// [`Summaries::decaying_syms`], computed on first use.
+    #[serde(skip)]
+    decaying: OnceLock<HashSet<SymId>>,
 }
 
 impl Summaries {
@@ -120,6 +124,19 @@ impl Summaries {
     }
     pub fn of(&self, id: FuncId) -> &FunctionSummary {
         &self.funcs[id.index()]
+    }
+    /// The symbols that decay to a pointer somewhere in `unit` (its functions and global
+    /// initializers; see [`crate::effects::mustwrite::decaying_in`]), computed once per unit.
+    /// `unit` is the unit these summaries were made from.
+    pub fn decaying_syms(&self, unit: &TranslationUnit) -> &HashSet<SymId> {
+        self.decaying.get_or_init(|| {
+            use crate::effects::mustwrite::{call_site_writes, decaying_in};
+            unit.functions
+                .iter()
+                .chain(unit.global_init.as_ref())
+                .flat_map(|g| decaying_in(g, &call_site_writes(g, self)))
+                .collect()
+        })
     }
 }
 
@@ -717,7 +734,11 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
             .filter(|m| !reads.contains(&m.param))
             .collect();
     }
-    Summaries { funcs: sums, by_name: by_name.into_iter().map(|(k, v)| (k.to_string(), v)).collect() }
+    Summaries {
+        funcs: sums,
+        by_name: by_name.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        decaying: OnceLock::new(),
+    }
 }
 
 fn apply_local(s: &mut FunctionSummary, l: &Local) {

@@ -30,10 +30,12 @@
 //! function defined elsewhere.
 
 use crate::deps::subscript::{ArrayRef, Nest, NestLoop, Subscript};
+use crate::effects::mustwrite::{call_site_writes, decaying_in};
 use crate::effects::summary::Summaries;
 use crate::flow::loops::{Affine, LoopInfo};
 use crate::ir::*;
-use std::collections::BTreeMap;
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Private copies larger than this many elements are not made (thread stacks are small).
 pub const MAX_PRIVATE_ELEMS: u64 = 16 * 1024;
@@ -94,13 +96,14 @@ pub fn private_arrays(
     for r in &nest.refs {
         by_base.entry(r.base).or_default().push(r);
     }
+    let uses = FnUses::new(f, sums);
     let mut out = Vec::new();
     for (t, refs) in by_base {
         let global = matches!(unit.sym(t).kind, SymKind::Global);
         if global && !untouched_by_calls(unit, infos, sums, loop_stmt, t) {
             continue;
         }
-        if let Some((first, last)) = privatizable(unit, f, infos, sums, nest, loop_stmt, t, &refs) {
+        if let Some((first, last)) = privatizable(unit, f, infos, &uses, nest, loop_stmt, t, &refs) {
             out.push(PrivateArray {
                 sym: t,
                 name: unit.sym(t).name.clone(),
@@ -118,7 +121,7 @@ fn privatizable(
     unit: &TranslationUnit,
     f: &Function,
     infos: &[LoopInfo],
-    sums: &Summaries,
+    uses: &FnUses,
     nest: &Nest,
     loop_stmt: StmtId,
     t: SymId,
@@ -139,11 +142,7 @@ fn privatizable(
     {
         return None;
     }
-    let everywhere: Vec<&Function> =
-        if global { unit.functions.iter().chain(unit.global_init.as_ref()).collect() } else { vec![f] };
-    if !everywhere.into_iter().all(|g| never_decays(g, t, sums))
-        || subscripted_in_loop(f, loop_stmt, t) != refs.len()
-    {
+    if uses.decays(unit, t, global) || subscripted_in_loop(f, loop_stmt, t) != refs.len() {
         return None;
     }
     // Its value after the loop matters: the last iteration's copy must be it.
@@ -158,7 +157,8 @@ fn privatizable(
     for r in refs {
         let path = path_to(f, *body, r.stmt)?;
         // `exact(…, t)`: the callee writes a constant range of `t` in full, like a store.
-        let called = call_must_write(f, sums, r.expr)
+        let called = uses
+            .call_must_write(r.expr)
             .map(|(lo, hi)| Section { lo: Affine::constant(lo), hi: Affine::constant(hi) });
         let (sec, contiguous) = match called.clone() {
             Some(sec) if r.write => (sec, true),
@@ -187,7 +187,7 @@ fn privatizable(
         }
     }
     merge_adjacent(&mut must);
-    merge_adjacent_sections(&mut every);
+    merge_adjacent(&mut every);
     // The last iteration's copy is the array after the loop: it must write, in every
     // iteration, all that any iteration writes. And a file-scope array the loop only writes
     // is no scratch space: each iteration would overwrite the others' results (an output
@@ -227,37 +227,44 @@ fn dead_after(f: &Function, infos: &[LoopInfo], loop_stmt: StmtId, t: SymId) -> 
         .all(|e| e.span.start < loop_span.end && !enclosing.iter().any(|sp| sp.contains(e.span)))
 }
 
-/// `e` is a whole array passed as argument `k` of a call that makes up its statement
-/// (`exact(i, j, k, t);`), the callee writing parameter `k` in full over a constant range
-/// without reading it ([`crate::effects::mustwrite`]): that range.
-fn call_must_write(f: &Function, sums: &Summaries, e: ExprId) -> Option<(i64, i64)> {
-    if !matches!(f.expr(e).kind, ExprKind::Var(_)) {
-        return None;
-    }
-    f.stmts.iter().find_map(|st| {
-        let StmtKind::Expr(c) = &st.kind else { return None };
-        let ExprKind::Call { args, .. } = &f.expr(*c).kind else { return None };
-        let k = args.iter().position(|&a| a == e)?;
-        let sum = sums.get(crate::effects::callee_name(f, *c)?)?;
-        let m = sum.must_write_params.iter().find(|m| m.param == k)?;
-        Some((m.first, m.last))
-    })
+/// What the test asks of the whole function `f`, built on first use and then looked up:
+/// once per analysed loop rather than once per reference or candidate array.
+struct FnUses<'a> {
+    f: &'a Function,
+    sums: &'a Summaries,
+    /// [`call_site_writes`] of `f`.
+    writes: OnceCell<HashMap<ExprId, (i64, i64)>>,
+    /// [`decaying_in`] `f`.
+    decaying: OnceCell<HashSet<SymId>>,
 }
 
-/// Every occurrence of `t` in `g` is the base of a subscript, or an argument the callee only
-/// writes a constant range of ([`call_must_write`]): no pointer to it survives.
-fn never_decays(g: &Function, t: SymId, sums: &Summaries) -> bool {
-    let mut bases = vec![false; g.exprs.len()];
-    for e in &g.exprs {
-        if let ExprKind::Index { base, .. } = &e.kind {
-            bases[base.index()] = true;
+impl<'a> FnUses<'a> {
+    fn new(f: &'a Function, sums: &'a Summaries) -> Self {
+        FnUses { f, sums, writes: OnceCell::new(), decaying: OnceCell::new() }
+    }
+
+    fn writes(&self) -> &HashMap<ExprId, (i64, i64)> {
+        self.writes.get_or_init(|| call_site_writes(self.f, self.sums))
+    }
+
+    /// `e` is a whole array passed as argument `k` of a call that makes up its statement
+    /// (`exact(i, j, k, t);`), the callee writing parameter `k` in full over a constant
+    /// range without reading it ([`crate::effects::mustwrite`]): that range.
+    fn call_must_write(&self, e: ExprId) -> Option<(i64, i64)> {
+        self.writes().get(&e).copied()
+    }
+
+    /// Some occurrence of `t` is neither the base of a subscript nor an argument the callee
+    /// only writes a constant range of ([`Self::call_must_write`]): a pointer to it may
+    /// survive. Anywhere in the translation unit for a file-scope (`global`) array, in `f`
+    /// for a local one.
+    fn decays(&self, unit: &TranslationUnit, t: SymId, global: bool) -> bool {
+        if global {
+            self.sums.decaying_syms(unit).contains(&t)
+        } else {
+            self.decaying.get_or_init(|| decaying_in(self.f, self.writes())).contains(&t)
         }
     }
-    g.exprs.iter().enumerate().all(|(k, e)| {
-        !matches!(e.kind, ExprKind::Var(s) if s == t)
-            || bases[k]
-            || call_must_write(g, sums, ExprId(k as u32)).is_some()
-    })
 }
 
 /// The occurrences of `t` inside the loop `loop_stmt` of `f` (each must be one of the nest's
@@ -377,46 +384,62 @@ struct Must {
     sec: Section,
 }
 
-/// Join must-write sections of the same block that abut (`t[0] = …; t[1] = …;` → `[0, 1]`),
-/// repeatedly; the joined section is written once the later of the two statements has run.
-fn merge_adjacent(must: &mut Vec<Must>) {
-    while let Some((a, b)) = abutting(must, |x, y| x.block == y.block, |m| &m.sec) {
-        let (x, y) = if a > b { (a, b) } else { (b, a) };
-        let (later, earlier) = (must.remove(x), must.remove(y));
-        let (ma, mb) = if a > b { (later, earlier) } else { (earlier, later) };
-        must.push(Must {
-            block: ma.block,
-            pos: ma.pos.max(mb.pos),
-            sec: Section { lo: ma.sec.lo, hi: mb.sec.hi },
-        });
+/// A section that [`merge_adjacent`] may join with its neighbours: a must-write, or a
+/// section written in every iteration.
+trait Joinable: Sized {
+    fn sec(&self) -> &Section;
+    /// `self` and `o` may be joined when their sections abut.
+    fn joins(&self, o: &Self) -> bool;
+    /// `self` and `o` as one entry, `self`'s section ending just before `o`'s starts.
+    fn join(self, o: Self) -> Self;
+}
+
+impl Joinable for Section {
+    fn sec(&self) -> &Section {
+        self
+    }
+    fn joins(&self, _: &Self) -> bool {
+        true
+    }
+    fn join(self, o: Self) -> Self {
+        Section { lo: self.lo, hi: o.hi }
     }
 }
 
-/// [`merge_adjacent`] for sections written in every iteration.
-fn merge_adjacent_sections(secs: &mut Vec<Section>) {
-    while let Some((a, b)) = abutting(secs, |_, _| true, |s| s) {
-        let sec = Section { lo: secs[a].lo.clone(), hi: secs[b].hi.clone() };
-        let (x, y) = if a > b { (a, b) } else { (b, a) };
-        secs.remove(x);
-        secs.remove(y);
-        secs.push(sec);
+/// Must-writes of the same block; the joined section is written once the later of the two
+/// statements has run.
+impl Joinable for Must {
+    fn sec(&self) -> &Section {
+        &self.sec
+    }
+    fn joins(&self, o: &Self) -> bool {
+        self.block == o.block
+    }
+    fn join(self, o: Self) -> Self {
+        Must { block: self.block, pos: self.pos.max(o.pos), sec: self.sec.join(o.sec) }
     }
 }
 
-/// Two entries `a`, `b` that may be joined (`same`) whose sections abut: `a`'s ends just
-/// before `b`'s starts.
-fn abutting<T>(
-    v: &[T],
-    same: impl Fn(&T, &T) -> bool,
-    sec: impl Fn(&T) -> &Section,
-) -> Option<(usize, usize)> {
+/// Join entries whose sections abut (`t[0] = …; t[1] = …;` → `[0, 1]`), repeatedly.
+fn merge_adjacent<T: Joinable>(v: &mut Vec<T>) {
+    while let Some((a, b)) = abutting(v) {
+        let (x, y) = if a > b { (a, b) } else { (b, a) };
+        let (later, earlier) = (v.remove(x), v.remove(y));
+        let (ea, eb) = if a > b { (later, earlier) } else { (earlier, later) };
+        v.push(ea.join(eb));
+    }
+}
+
+/// Two entries `a`, `b` that may be joined whose sections abut: `a`'s ends just before
+/// `b`'s starts.
+fn abutting<T: Joinable>(v: &[T]) -> Option<(usize, usize)> {
     for a in 0..v.len() {
         for b in 0..v.len() {
-            if a == b || !same(&v[a], &v[b]) {
+            if a == b || !v[a].joins(&v[b]) {
                 continue;
             }
-            let next = sec(&v[a]).hi.add_const(1);
-            if next.is_some_and(|n| n.sub(&sec(&v[b]).lo).and_then(|d| d.as_const()) == Some(0)) {
+            let next = v[a].sec().hi.add_const(1);
+            if next.is_some_and(|n| n.sub(&v[b].sec().lo).and_then(|d| d.as_const()) == Some(0)) {
                 return Some((a, b));
             }
         }

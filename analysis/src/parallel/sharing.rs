@@ -184,21 +184,48 @@ pub fn verdict_clauses(
     openmp_clauses(sharing, collapse, &schedule, if_condition(work_check, runtime_check).as_deref())
 }
 
-/// The preprocessor condition under which a directive with `sharing` is compiled, when it is
-/// right only with some compilers: `lastprivate(conditional: …)` is right in GCC 10 and later,
-/// while clang (up to 22 at least, C mode) copies back a private copy that no iteration
-/// assigned, and before 22 also from the last chunk's thread whether it assigned or not
-/// (LLVM pull request 156004). Elsewhere the loop runs sequentially, which is always right.
-pub fn compiler_guard(sharing: &DataSharing) -> Option<&'static str> {
-    (!sharing.lastprivate_conditional.is_empty())
-        .then_some("defined(__GNUC__) && __GNUC__ >= 10 && !defined(__clang__) && !defined(__INTEL_COMPILER)")
+/// The compilers a directive is compiled right by, when not all of them (see
+/// [`compiler_guard`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompilerGuard {
+    /// GCC 10 and later (`lastprivate(conditional: …)`).
+    Gcc10,
+}
+
+impl CompilerGuard {
+    /// The preprocessor condition that holds for those compilers.
+    pub fn condition(self) -> &'static str {
+        match self {
+            CompilerGuard::Gcc10 => {
+                "defined(__GNUC__) && __GNUC__ >= 10 && !defined(__clang__) && !defined(__INTEL_COMPILER)"
+            }
+        }
+    }
+
+    /// The compilers in a few words, for people (`GCC 10+`).
+    pub fn label(self) -> &'static str {
+        match self {
+            CompilerGuard::Gcc10 => "GCC 10+",
+        }
+    }
+}
+
+/// The compilers a directive with `sharing` is compiled right by, when only some are:
+/// `lastprivate(conditional: …)` is right in GCC 10 and later, while clang (up to 22 at
+/// least, C mode) copies back a private copy that no iteration assigned, and before 22 also
+/// from the last chunk's thread whether it assigned or not (LLVM pull request 156004).
+/// Elsewhere the loop runs sequentially, which is always right.
+pub fn compiler_guard(sharing: &DataSharing) -> Option<CompilerGuard> {
+    (!sharing.lastprivate_conditional.is_empty()).then_some(CompilerGuard::Gcc10)
 }
 
 /// `pragma` (one line) inside `#if` [`compiler_guard`] … `#endif` when `sharing` needs it.
 pub fn guarded(sharing: &DataSharing, pragma: &str) -> String {
     match compiler_guard(sharing) {
-        Some(cond) => format!(
-            "#if {cond} /* ppo: lastprivate(conditional:) is compiled right by GCC 10+ only */\n{pragma}\n#endif"
+        Some(g) => format!(
+            "#if {} /* ppo: lastprivate(conditional:) is compiled right by {} only */\n{pragma}\n#endif",
+            g.condition(),
+            g.label()
         ),
         None => pragma.to_string(),
     }

@@ -607,3 +607,14 @@ pub fn loop_obstacle(ir: &FnIr, s: StmtId, e: &Effects, directive: bool) -> Opti
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preprocessor_lines_after_the_first() {
+        assert!(has_preprocessor_line("{\n#ifdef X\n}", Span::new(0, 12)));
+        assert!(!has_preprocessor_line("#pragma omp for\nfor (;;) ;", Span::new(0, 26)));
+    }
+}

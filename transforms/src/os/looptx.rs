@@ -76,13 +76,6 @@ fn user_pragma<'t>(text: &'t str, l: &LoopReport, which: Pragma) -> Option<&'t s
     pragma_before(&text[..line_start(text, l.tx.span.start as usize)], which)
 }
 
-/// A preprocessor line or a line continuation inside the span (copies or moves of the text
-/// would duplicate or cut them).
-pub fn has_preprocessor_lines(text: &str, s: analysis::ir::Span) -> bool {
-    let t = slice(text, s);
-    t.contains("\\\n") || t.lines().skip(1).any(|l| l.trim_start().starts_with('#'))
-}
-
 /// Fresh identifiers `PREFIX0`, `PREFIX1`, … that appear nowhere in the file.
 pub struct Names<'a> {
     text: &'a str,
@@ -186,7 +179,6 @@ mod tests {
         let mut n = Names::new("int ppo_t0;");
         assert_eq!(n.fresh("ppo_t"), "ppo_t1");
         assert_eq!(n.fresh("ppo_t"), "ppo_t2");
-        assert!(has_preprocessor_lines("{\n#ifdef X\n}", analysis::ir::Span::new(0, 12)));
     }
 }
 

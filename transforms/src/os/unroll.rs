@@ -33,6 +33,7 @@
 //! so that no unused variable is left behind.
 
 use crate::edit::Edit;
+use crate::os::loopir::has_preprocessor_line;
 use crate::os::looptx::{self, refusal, slice, Names};
 use crate::os::{LoopRef, LoopTransformation, OsContext, Outcome, Proposal};
 use crate::text::indent::{self, Blank, Deeper, Strip};
@@ -197,7 +198,8 @@ impl Unroll {
         if tx.body_statics {
             return ncopy("the body declares `static` variables: each copy would have its own".into());
         }
-        if looptx::has_preprocessor_lines(text, tx.span) {
+        // Copies of the text would duplicate or cut them.
+        if slice(text, tx.span).contains("\\\n") || has_preprocessor_line(text, tx.span) {
             return ncopy("the loop contains preprocessor lines or line continuations".into());
         }
         if ix.address_taken {

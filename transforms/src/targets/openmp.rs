@@ -6,7 +6,7 @@ use crate::text::directive::{is_conditional, pragma_before, Pragma};
 use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan};
 use crate::tuning::variant;
 use analysis::ir::LineIndex;
-use analysis::parallel::sharing::{compiler_guard, guarded};
+use analysis::parallel::sharing::{compiler_guard, guarded, CompilerGuard};
 use analysis::report::api::FileReport;
 
 /// Where a directive was not inserted although the loop was marked, and why.
@@ -25,9 +25,9 @@ pub struct Placed {
     pub loop_id: String,
     pub line: u32,
     pub directive: String,
-    /// The preprocessor condition the directive is compiled under in the inserted text
-    /// (`#if …` / `#endif` around it), when it is right only with some compilers.
-    pub compiled_if: Option<&'static str>,
+    /// The compilers the directive is compiled under in the inserted text (`#if …` /
+    /// `#endif` around it), when it is right only with some.
+    pub compiled_if: Option<CompilerGuard>,
     /// The insertion: the directive line, indented like the loop, at the start of its line.
     pub edit: Edit,
     /// An instrumented loop's closing insertion after its end (`ppo_tune_end(ID); }`).
