@@ -524,3 +524,31 @@ async fn generate_mpi_version_is_explained_when_it_cannot_be_offered() {
     assert!(acts.iter().all(|a| a["kind"] != "source.ppo.mpi"), "{acts:#?}");
     assert_eq!(c.shutdown().await, 0);
 }
+
+/// A worksharing loop of a hoisted region is offered with its region: the code action on
+/// the `j` loop of a sweep inserts `#pragma omp parallel private(i)` before the `i` loop and
+/// `#pragma omp for` before `j` (alone, `omp for` would run on one thread).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loop_of_a_hoisted_region_is_parallelized_with_its_region() {
+    const SWEEP: &str = "double r[64][64][5];\nvoid blk(double a[5], double b[5]) { for (int k = 0; k < 5; k++) b[k] -= 0.5 * a[k]; }\nvoid sweep(void) {\n  int i, j;\n  for (i = 1; i < 64; i++) {\n    for (j = 0; j < 64; j++)\n      blk(r[i - 1][j], r[i][j]);\n  }\n}\n";
+    let c = Client::start(Extensions::default());
+    c.initialize(json!({})).await;
+    let uri = "file:///w/sweep.c";
+    c.open(uri, SWEEP).await;
+    c.diagnostics(uri, 1).await;
+    let acts = c.actions(uri, 5, json!([])).await;
+    let act = acts
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with("Parallelize loop (OpenMP)"))
+        .unwrap_or_else(|| panic!("{acts:?}"));
+    assert_eq!(
+        act["title"],
+        "Parallelize loop (OpenMP): #pragma omp parallel private(i) around sweep#0, #pragma omp for here"
+    );
+    let new = apply_text_edits(SWEEP, &edits_of(&act["edit"], uri));
+    assert!(
+        new.contains("  #pragma omp parallel private(i)\n  for (i = 1; i < 64; i++) {\n    #pragma omp for\n    for (j = 0;"),
+        "{new}"
+    );
+    assert_eq!(c.shutdown().await, 0);
+}
