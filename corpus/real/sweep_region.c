@@ -10,6 +10,9 @@
  * - last_plane: the sweep's index is read after the loop: each thread would keep its own
  *   copy, so no region is hoisted; the inner loop keeps a region of its own.
  * - with_update: a statement between the loops runs once per time step: no region hoisted.
+ * - smooth: the time step of relax on pointer parameters that other files may bind to
+ *   overlapping arrays: each nest needs a run-time overlap test, and both tests join the
+ *   region's size test, evaluated once before the time loop (nothing in it moves p or q).
  */
 #include <stdio.h>
 
@@ -50,6 +53,19 @@ static void relax(int n, int steps)
     }
 }
 
+void smooth(int n, int steps, double (*p)[NG], double (*q)[NG])
+{
+    int t, i, j;
+    for (t = 0; t < steps; t++) {
+        for (i = 1; i < n - 1; i++)
+            for (j = 1; j < n - 1; j++)
+                q[i][j] = 0.5 * p[i][j] + 0.125 * (p[i - 1][j] + p[i + 1][j] + p[i][j - 1] + p[i][j + 1]);
+        for (i = 1; i < n - 1; i++)
+            for (j = 1; j < n - 1; j++)
+                p[i][j] = q[i][j];
+    }
+}
+
 static double last_plane(void)
 {
     int i, j;
@@ -82,6 +98,7 @@ int main(void)
             a[i][j] = (i == 0 || j == 0) ? 1.0 : 0.0;
     forward_sweep();
     relax(NG, 20);
+    smooth(NG, 10, a, b);
     double last = last_plane();
     with_update(NY);
     double s = 0.0, g = 0.0;

@@ -62,6 +62,34 @@ pub fn grows_with_index(unit: &TranslationUnit, f: &Function, l: StmtId, index: 
     false
 }
 
+/// Whether C expression `e` reads a variable named in `names` (a whole word that is not a
+/// member name nor a number).
+pub fn reads_any_name(e: &str, names: &[String]) -> bool {
+    let mut start = None;
+    for (i, c) in e.char_indices().chain(std::iter::once((e.len(), ' '))) {
+        let ident = c.is_alphanumeric() || c == '_';
+        match (ident, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                start = None;
+                let before = e[..s].trim_end();
+                let word = &e[s..i];
+                if before.ends_with('.')
+                    || before.ends_with("->")
+                    || word.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    continue;
+                }
+                if names.iter().any(|n| n == word) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The work of one run of a loop nest: iterations of the nest times the statements of its
 /// innermost body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,31 +106,10 @@ pub enum RegionWork {
 }
 
 impl RegionWork {
-    /// Whether a symbolic size reads a variable named in `names` (a whole word of a factor,
-    /// not a member name).
+    /// Whether a symbolic size reads a variable named in `names`.
     pub fn reads_any(&self, names: &[String]) -> bool {
         let RegionWork::Symbolic { factors, .. } = self else { return false };
-        factors.iter().any(|e| {
-            let mut words = Vec::new();
-            let mut start = None;
-            for (i, c) in e.char_indices().chain(std::iter::once((e.len(), ' '))) {
-                let ident = c.is_alphanumeric() || c == '_';
-                match (ident, start) {
-                    (true, None) => start = Some(i),
-                    (false, Some(s)) => {
-                        let before = e[..s].trim_end();
-                        let member = before.ends_with('.') || before.ends_with("->");
-                        let word = &e[s..i];
-                        if !member && !word.starts_with(|c: char| c.is_ascii_digit()) {
-                            words.push(word);
-                        }
-                        start = None;
-                    }
-                    _ => {}
-                }
-            }
-            words.iter().any(|w| names.iter().any(|n| n == w))
-        })
+        factors.iter().any(|e| reads_any_name(e, names))
     }
 
     /// The C condition "the work is at least `min`" (`fftblock * d[0] > 4095`), or `None`

@@ -11,7 +11,8 @@
 //! - its header calls nothing and assigns only its index, a local whose address is not
 //!   taken and that is dead after the loop (each thread keeps a private copy);
 //! - its body holds only parallelized loops (and empty statements) without a run-time
-//!   overlap test or a compiler guard, each of them a direct child of the host.
+//!   compiler guard, each of them a direct child of the host; their run-time overlap tests
+//!   join the region's condition when the host writes nothing they read.
 //!
 //! The region's `if` clause weighs the work of one run of the members against a barrier
 //! (about a quarter of a fork and a join): members of unknown work (calls) always repay it;
@@ -19,7 +20,7 @@
 
 use crate::flow::loops::{LoopInfo, LoopKind, TripCount};
 use crate::ir::{ExprKind, Function, StmtKind, TranslationUnit};
-use crate::parallel::cost::{region_work, RegionWork};
+use crate::parallel::cost::{reads_any_name, region_work, RegionWork};
 use crate::parallel::sharing::compiler_guard;
 use crate::parallel::{LoopVerdict, VerdictFacts};
 use serde::Serialize;
@@ -79,11 +80,29 @@ fn host(
     let members = host_shape(unit, f, facts, l)?;
     for &k in &members {
         let v = &out[k];
-        if !v.parallelize || v.runtime_check.is_some() || compiler_guard(&v.sharing).is_some() {
+        if !v.parallelize || compiler_guard(&v.sharing).is_some() {
             return None;
         }
     }
-    let condition = region_condition(unit, f, facts, &infos[l], &members)?;
+    let work = region_condition(unit, f, facts, &infos[l], &members)?;
+    // The members' overlap tests (PPO105) hold for the whole region when the host changes
+    // none of what they read: evaluated once, before it, with the size test.
+    let mut tests: Vec<&String> = Vec::new();
+    for v in members.iter().filter_map(|&k| out[k].runtime_check.as_ref()) {
+        if reads_any_name(v, &infos[l].writes) {
+            return None;
+        }
+        if !tests.contains(&v) {
+            tests.push(v);
+        }
+    }
+    let condition = match (work, tests.is_empty()) {
+        (w, true) => w,
+        (w, false) => {
+            let parts: Vec<String> = w.iter().chain(tests).map(|c| format!("({c})")).collect();
+            Some(parts.join(" && "))
+        }
+    };
     // An index declared by the loop (`for (int i = …)`) is private to each thread already.
     let declared = match &f.stmt(infos[l].stmt).kind {
         StmtKind::For { init: Some(s), .. } => matches!(f.stmt(*s).kind, StmtKind::Decl(_)),
