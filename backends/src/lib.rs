@@ -12,11 +12,14 @@
 //!   cancelled on the time limit).
 //! - [`cluster`]: the cluster file (`ppo.toml`, `~/.config/ppo/cluster.toml`).
 //! - [`source`]: what a source file is (has a `main`, uses MPI).
+//! - [`calibrate`]: the cost of a parallel region and of a barrier on this machine
+//!   (`ppo calibrate`), cached per machine and thread count.
 //!
 //! Every backend implements [`Backend`]: compile a source into a [`Program`] (an
 //! executable in its own temporary directory, removed when the `Program` is dropped), run
 //! it with arguments.
 
+pub mod calibrate;
 mod cape;
 pub mod cluster;
 pub mod compile;

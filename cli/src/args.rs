@@ -2,6 +2,7 @@
 //! single-dash multi-letter spellings of the ppo report (`-json`, later `-omp`, …) work.
 
 use analysis::parallel::Thresholds;
+use backends::calibrate::Calibration;
 use clap::{Args, Parser, Subcommand};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -161,6 +162,50 @@ pub enum Command {
             hostfile, invalid cluster file)."
     )]
     Run(RunArgs),
+    /// Measure what a parallel region and a barrier cost on this machine, and cache the
+    /// profitability thresholds made from it
+    #[command(long_about = "Measure what a parallel region costs on this machine and cache the \
+        profitability thresholds made from it.\n\n\
+        Compiles a small OpenMP probe (--cc, default gcc, with -fopenmp and --cflags) and runs it \
+        with --threads threads (default: OMP_NUM_THREADS, else every CPU ppo may use). The probe \
+        times one statement of a loop body, one parallel loop (a fork and a join) and one \
+        barrier. A region is worth its cost when the time it saves, work × statement time × \
+        (1 − 1/threads), is at least twice that cost: this gives --min-region-work (fork and \
+        join) and --min-barrier-work (one worksharing loop of a hoisted region).\n\n\
+        The figures are kept in calibration.json under $PPO_CACHE_DIR, else \
+        $XDG_CACHE_HOME/ppo, else ~/.cache/ppo, one entry per machine and thread count. Batch \
+        mode, `ppo analyze` and `ppo lsp` use this machine's entry for the thread count the \
+        programs will run with, unless the thresholds are given as flags (or in the editor's \
+        settings).")]
+    Calibrate(CalibrateArgs),
+}
+
+/// `ppo calibrate`: measure the cost of a parallel region here.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// OpenMP threads to measure with [default: OMP_NUM_THREADS, else every CPU]
+    #[arg(long = "threads", value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// The C compiler (with OpenMP)
+    #[arg(long = "cc", value_name = "CC", default_value = "gcc")]
+    pub cc: String,
+
+    /// Compiler flags besides -fopenmp (one string, split at spaces)
+    #[arg(long = "cflags", value_name = "FLAGS", default_value = "-O2", allow_hyphen_values = true)]
+    pub cflags: String,
+
+    /// Kill the probe after SECS seconds
+    #[arg(long = "timeout", value_name = "SECS", default_value_t = 60.0)]
+    pub timeout: f64,
+
+    /// Print the cached calibrations instead of measuring
+    #[arg(long = "show")]
+    pub show: bool,
+
+    /// Print JSON
+    #[arg(long = "json")]
+    pub json: bool,
 }
 
 /// Which backend `ppo run` uses.
@@ -535,20 +580,41 @@ pub struct ThresholdArgs {
 
     /// Loop nests run once per iteration of a sequential loop need iterations × statements of
     /// at least N per run: below it a constant nest stays sequential (PPO112), a nest sized at
-    /// run time gets an `if(...)` clause testing its size
-    #[arg(long = "min-region-work", value_name = "N", default_value_t = Thresholds::default().min_region_work)]
-    pub min_region_work: u64,
+    /// run time gets an `if(...)` clause testing its size [default: this machine's `ppo
+    /// calibrate` figure, else 16384]
+    #[arg(long = "min-region-work", value_name = "N")]
+    pub min_region_work: Option<u64>,
+
+    /// Loop nests that share one parallel region around a sequential loop (one `omp for`
+    /// and its barrier per iteration) need iterations × statements of at least N per run
+    /// [default: this machine's `ppo calibrate` figure, else 4096]
+    #[arg(long = "min-barrier-work", value_name = "N")]
+    pub min_barrier_work: Option<u64>,
 }
 
 impl ThresholdArgs {
-    pub fn to_thresholds(&self) -> Thresholds {
+    /// Whether a threshold is left to the calibration (or the default).
+    pub fn wants_calibration(&self) -> bool {
+        self.min_region_work.is_none() || self.min_barrier_work.is_none()
+    }
+
+    /// The thresholds: the flags given, else the calibration's figures, else the defaults.
+    pub fn to_thresholds(&self, calibration: Option<&Calibration>) -> Thresholds {
+        let default = Thresholds::default();
         Thresholds {
             min_trip_count: self.min_trip_count,
             min_body_stmts: self.min_body_stmts,
             collapse_max_outer_trip: self.collapse_max_outer_trip,
             min_work: self.min_work,
             region_costs: true,
-            min_region_work: self.min_region_work,
+            min_region_work: self
+                .min_region_work
+                .or(calibration.map(|c| c.min_region_work))
+                .unwrap_or(default.min_region_work),
+            min_barrier_work: self
+                .min_barrier_work
+                .or(calibration.map(|c| c.min_barrier_work))
+                .unwrap_or(default.min_barrier_work),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod batch;
+pub mod calibrate;
 pub mod cape;
 pub mod diag;
 pub mod fsutil;
@@ -51,6 +52,7 @@ where
         Some(Command::Log(a)) => logcmd::log(&a),
         Some(Command::Lsp(_)) => lsp_server::run_stdio(),
         Some(Command::Run(a)) => run::run_cmd(&a),
+        Some(Command::Calibrate(a)) => calibrate::calibrate_cmd(&a),
         None => {
             let argv: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
             batch(&cli.batch, argv)
@@ -78,7 +80,10 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
     let mut options = Options {
         target,
         optimize: a.optimize,
-        analyze: AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: a.thresholds.to_thresholds() },
+        analyze: AnalyzeOptions {
+            pp: a.pp.to_pp_options(),
+            thresholds: calibrate::thresholds(&a.thresholds, !a.quiet),
+        },
         no_diffs: false,
         tuning: None,
         cape: a.cape,
@@ -276,7 +281,8 @@ fn analyze(a: &AnalyzeArgs) -> i32 {
             return EXIT_FILE_ERRORS;
         }
     };
-    let opts = AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: a.thresholds.to_thresholds() };
+    let opts =
+        AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: calibrate::thresholds(&a.thresholds, false) };
     let report = match batch::analyze_guarded(path, &text, &opts) {
         Ok(r) => r,
         Err(msg) => {

@@ -54,7 +54,8 @@ impl Level {
 pub struct Settings {
     /// `target`: `openmp` (default) or `tbb` (C++ output: the file action writes `NAME.cpp`).
     pub target: Target,
-    /// `thresholds`: `{minTripCount, minBodyStmts, collapseMaxOuterTrip}`.
+    /// `thresholds`: `{minTripCount, minBodyStmts, collapseMaxOuterTrip, minWork,
+    /// minRegionWork, minBarrierWork}`; the last two default to this machine's calibration.
     pub thresholds: Thresholds,
     /// `hints.parallelizable`: severity of the diagnostic on a loop ppo would parallelize
     /// (PPO130) and on one where no directive can be placed (PPO114). Default `hint`.
@@ -96,7 +97,7 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             target: Target::OpenMp,
-            thresholds: Thresholds::default(),
+            thresholds: calibrated_thresholds(),
             parallelizable: Level::Hint,
             sequential: Level::Off,
             include_paths: Vec::new(),
@@ -109,6 +110,18 @@ impl Default for Settings {
             max_file_size: 10_000_000,
         }
     }
+}
+
+/// The default thresholds, with the work thresholds of this machine's `ppo calibrate` (for
+/// the thread count programs run with) when it has one.
+fn calibrated_thresholds() -> Thresholds {
+    let mut th = Thresholds::default();
+    let threads = backends::calibrate::default_threads();
+    if let Ok(Some(c)) = backends::calibrate::cached(threads) {
+        th.min_region_work = c.min_region_work;
+        th.min_barrier_work = c.min_barrier_work;
+    }
+    th
 }
 
 /// The default base URL of the check pages: the `docs/checks/` directory of an installed
@@ -166,15 +179,27 @@ impl Settings {
                 ("collapseMaxOuterTrip", 2),
                 ("minWork", 3),
                 ("minRegionWork", 4),
+                ("minBarrierWork", 5),
             ] {
                 let Some(x) = t.get(key) else { continue };
+                if x.is_null() {
+                    // The default again (for the work thresholds: this machine's calibration).
+                    let d = calibrated_thresholds();
+                    match field {
+                        4 => s.thresholds.min_region_work = d.min_region_work,
+                        5 => s.thresholds.min_barrier_work = d.min_barrier_work,
+                        _ => {}
+                    }
+                    continue;
+                }
                 match x.as_u64() {
                     Some(n) => match field {
                         0 => s.thresholds.min_trip_count = n,
                         1 => s.thresholds.min_body_stmts = n as usize,
                         2 => s.thresholds.collapse_max_outer_trip = n,
                         3 => s.thresholds.min_work = n,
-                        _ => s.thresholds.min_region_work = n,
+                        4 => s.thresholds.min_region_work = n,
+                        _ => s.thresholds.min_barrier_work = n,
                     },
                     None => wrong(&format!("thresholds.{key}"), "a non-negative integer"),
                 }

@@ -130,7 +130,8 @@ use crate::ssa::build_ssa;
 use crate::ssa::constprop::{propagate_constants, Const};
 
 /// Profitability thresholds (configurable: `--min-trip-count`, `--min-body-stmts`,
-/// `--collapse-max-outer-trip`).
+/// `--collapse-max-outer-trip`, `--min-work`, `--min-region-work`, `--min-barrier-work`; the
+/// last two also come from `ppo calibrate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Thresholds {
     /// A loop with a constant trip count below this is not worth a parallel region.
@@ -155,6 +156,10 @@ pub struct Thresholds {
     /// constant nest below it stays sequential (PPO112), a symbolic one gets an `if(...)`
     /// clause that tests its size at run time.
     pub min_region_work: u64,
+    /// A loop nest that joins a hosted region (one `#pragma omp for` per iteration of the
+    /// host) needs this much work per run to repay the barrier that ends it. A barrier costs
+    /// about a quarter of a fork and a join; `ppo calibrate` measures both.
+    pub min_barrier_work: u64,
 }
 
 impl Default for Thresholds {
@@ -166,6 +171,7 @@ impl Default for Thresholds {
             min_work: 64,
             region_costs: true,
             min_region_work: 16384,
+            min_barrier_work: 4096,
         }
     }
 }

@@ -15,7 +15,7 @@
 //!   join the region's condition when the host writes nothing they read.
 //!
 //! The region's `if` clause weighs the work of one run of the members against a barrier
-//! (about a quarter of a fork and a join): members of unknown work (calls) always repay it;
+//! (`Thresholds::min_barrier_work`, about a quarter of a fork and a join): members of unknown work (calls) always repay it;
 //! symbolic sizes are tested before the host, so they must not read what the host writes.
 
 use crate::flow::loops::{LoopInfo, LoopKind, TripCount};
@@ -36,9 +36,6 @@ pub struct HostedRegion {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
 }
-
-/// A barrier costs about a quarter of a fork and a join.
-const BARRIER_SHARE: u64 = 4;
 
 /// Mark every loop of `out` that can host the region of its parallelized body loops.
 pub(crate) fn hoist_regions(
@@ -131,7 +128,7 @@ pub(crate) fn barrier_repays(unit: &TranslationUnit, f: &Function, facts: &Verdi
     if matches!(info.trip_count, TripCount::Const(n) if n < facts.thresholds.min_trip_count) {
         return false;
     }
-    let min = facts.thresholds.min_region_work / BARRIER_SHARE;
+    let min = facts.thresholds.min_barrier_work;
     match region_work(unit, f, infos, k) {
         RegionWork::Const(w) => w >= min,
         work @ RegionWork::Symbolic { .. } => !work.reads_any(&infos[p].writes),
@@ -201,7 +198,7 @@ fn region_condition(
     host: &LoopInfo,
     members: &[usize],
 ) -> Option<Option<String>> {
-    let min = facts.thresholds.min_region_work / BARRIER_SHARE;
+    let min = facts.thresholds.min_barrier_work;
     let mut tests = Vec::new();
     for &m in members {
         match region_work(unit, f, facts.infos, m) {
