@@ -94,8 +94,9 @@ pub struct PsConfig<'a> {
     /// OpenMP: the file's tuning plan (`-l`, `-t`).
     pub tuning: Option<&'a FileTuning>,
     /// OpenMP: hoist one parallel region around a sequential loop whose body is only
-    /// parallelized loops (off under a tuning plan, which decides each loop alone, and for
-    /// CAPE, which translates one `parallel for` at a time).
+    /// parallelized loops (off for CAPE, which translates one `parallel for` at a time).
+    /// Under a tuning plan only around members the measurements left at ppo's default
+    /// (never in a learning build, whose loops are timed one by one).
     pub hoist: bool,
 }
 
@@ -122,8 +123,8 @@ pub fn ps(
         return crate::targets::mpi::ps(name, text, lines, spps, fe, &|t: &str| ir.reanalyze(t));
     }
     let (mut placed, skipped, tuned) = openmp::plan_tuned(text, lines, &spps.report, tuning);
-    let regions = if hoist && tuning.is_none() {
-        openmp::hoist_regions(text, lines, &spps.report, &mut placed)
+    let regions = if hoist {
+        openmp::hoist_regions(text, lines, &spps.report, &tuned, &mut placed)
     } else {
         Vec::new()
     };

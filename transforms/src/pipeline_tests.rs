@@ -311,3 +311,59 @@ fn os_changes_that_break_the_syntax_are_dropped() {
         assert!(o.new_text.as_deref().is_none_or(|t| !t.contains(";;;")));
     }
 }
+
+/// A Jacobi time loop: each step's two sweeps share one region around the time loop.
+const TIME_LOOP: &str = "double a[512][512], b[512][512];\n\
+    void steps(int t_max) {\n\
+    \x20 for (int t = 0; t < t_max; t++) {\n\
+    \x20   for (int i = 1; i < 511; i++)\n\
+    \x20     for (int j = 1; j < 511; j++)\n\
+    \x20       b[i][j] = 0.25 * (a[i - 1][j] + a[i + 1][j] + a[i][j - 1] + a[i][j + 1]);\n\
+    \x20   for (int i = 1; i < 511; i++)\n\
+    \x20     for (int j = 1; j < 511; j++)\n\
+    \x20       a[i][j] = b[i][j];\n\
+    \x20 }\n\
+    }\n";
+
+/// `-t`'s output for TIME_LOOP when the sweeps were measured best in `variant(default)`.
+fn tuned_time_loop(
+    variant: impl Fn(crate::tuning::variant::Variant) -> crate::tuning::variant::Variant,
+) -> FileOutcome {
+    use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan, TuningPlan};
+    use crate::tuning::variant::default_variant;
+    let report = run(omp(), Registry::empty(), TIME_LOOP).spps.report;
+    let keys = loop_keys(&report);
+    let host =
+        report.functions[0].loops.iter().find_map(|l| l.parallel.hosted_region.as_ref()).expect("a host");
+    let mut plan = FileTuning::new();
+    for l in report.functions[0].loops.iter().filter(|l| host.members.contains(&l.id)) {
+        let variant = variant(default_variant(&l.parallel));
+        plan.insert(keys[&l.id].clone(), LoopPlan::Apply { variant, evidence: "measured".into() });
+    }
+    let tuning = TuningPlan { files: [("t.c".to_string(), plan)].into(), loops: 0 };
+    run(Options { tuning: Some(std::sync::Arc::new(tuning)), ..omp() }, Registry::empty(), TIME_LOOP)
+}
+
+#[test]
+fn a_tuning_plan_that_keeps_the_defaults_keeps_the_hoisted_region() {
+    let untuned = run(omp(), Registry::empty(), TIME_LOOP);
+    assert_eq!(untuned.ps.as_ref().unwrap().regions.len(), 1);
+    let o = tuned_time_loop(|default| default);
+    assert_eq!(o.ps.as_ref().unwrap().regions.len(), 1);
+    let new = o.new_text.as_deref().unwrap();
+    assert_eq!(new.matches("#pragma omp parallel\n").count(), 1, "{new}");
+    assert_eq!(new.matches("#pragma omp for").count(), 2, "{new}");
+    assert!(!new.contains("parallel for"), "{new}");
+}
+
+#[test]
+fn a_tuned_schedule_keeps_each_sweep_in_its_own_region() {
+    use crate::tuning::variant::Variant;
+    use analysis::parallel::Schedule;
+    let o = tuned_time_loop(|_| Variant::parallel(Schedule::Dynamic, 16, 0));
+    assert!(o.ps.as_ref().unwrap().regions.is_empty());
+    let new = o.new_text.as_deref().unwrap();
+    assert_eq!(new.matches("#pragma omp parallel for").count(), 2, "{new}");
+    assert_eq!(new.matches("schedule(dynamic, 16)").count(), 2, "{new}");
+    assert!(!new.contains("#pragma omp for"), "{new}");
+}

@@ -197,13 +197,22 @@ fn insertion_point<'t>(
 /// `#pragma omp parallel …` before the host (returned) and each member's directive in
 /// `placed` replaced by its worksharing `#pragma omp for …`. A host whose region cannot be
 /// placed whole leaves its members as they are: a worksharing loop outside its region would
-/// run on one thread.
+/// run on one thread. Under a tuning plan (`tuned`) a member must have been measured best in
+/// ppo's default variant: a tuned schedule or thread count, or a sequential decision, keeps
+/// the members as the measurements left them.
 pub fn hoist_regions(
     text: &str,
     index: &LineIndex,
     report: &FileReport,
+    tuned: &[Tuned],
     placed: &mut Vec<Placed>,
 ) -> Vec<Placed> {
+    let kept_default = |m: &analysis::report::api::LoopReport| {
+        tuned
+            .iter()
+            .find(|t| t.loop_id == m.id)
+            .is_none_or(|t| t.variant == variant::default_variant(&m.parallel))
+    };
     let mut regions = Vec::new();
     for f in &report.functions {
         for l in &f.loops {
@@ -216,7 +225,11 @@ pub fn hoist_regions(
                 let Some(m) = member(id) else { break };
                 let Some(ws) = &m.parallel.worksharing else { break };
                 let at = match placed.iter().position(|p| &p.loop_id == id) {
-                    Some(k) if placed[k].compiled_if.is_none() && placed[k].end_edit.is_none() => {
+                    Some(k)
+                        if placed[k].compiled_if.is_none()
+                            && placed[k].end_edit.is_none()
+                            && kept_default(m) =>
+                    {
                         let indent: String =
                             placed[k].edit.text.chars().take_while(|c| matches!(c, ' ' | '\t')).collect();
                         (placed[k].edit.start, indent)
