@@ -527,14 +527,7 @@ impl Pipeline {
             again = analyze_source(path, current, &self.options.analyze, loader);
             &again
         };
-        let translation = crate::targets::cape::translate(
-            name,
-            current,
-            &fe.unit,
-            &fe.lines,
-            &fe.pre.header_pragmas,
-            report,
-        );
+        let translation = crate::targets::cape::translate(name, current, &fe.unit, &fe.lines, report);
         let mut events = Vec::new();
         for t in &translation.translated {
             let mut e = Event::new(Stage::Ps, action::CAPE_REGION)

@@ -773,6 +773,10 @@ pub struct TranslationUnit {
     pub typedefs: Vec<(String, Type)>,
     pub prototypes: Vec<FuncDecl>,
     pub pragmas: Vec<Pragma>,
+    /// The `#pragma` lines of the local headers (text after `pragma`, trimmed): their code
+    /// is not the file's, but a header's `omp threadprivate` still holds in it.
+    #[serde(skip)]
+    pub header_pragmas: Vec<String>,
     pub diagnostics: Vec<Diagnostic>,
     /// What each function body contributes to the unit-wide tables, indexed like
     /// `functions` (the incremental analysis re-applies it for bodies it does not lower).

@@ -3,7 +3,8 @@
 //! `lastprivate` or `reduction` clause the loop needs, is reported with the evidence.
 
 use crate::ir::{
-    Code, Diagnostic, ExprKind, Function, Severity, Span, StmtId, StmtKind, SymKind, TranslationUnit,
+    Code, Diagnostic, ExprKind, Function, Severity, Span, StmtId, StmtKind, SymId, SymKind, TranslationUnit,
+    UnOp,
 };
 use crate::parallel::{LoopVerdict, Reason};
 use std::collections::HashSet;
@@ -55,12 +56,15 @@ fn thread_private(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Ha
         .collect()
 }
 
-/// The variables of the file's `#pragma omp threadprivate(…)` directives.
-fn threadprivate(unit: &TranslationUnit) -> Vec<String> {
+/// The variables of the `#pragma omp threadprivate(…)` directives of the file and of its
+/// local headers (NPB BT declares its scratch arrays threadprivate in `header.h`).
+pub fn threadprivate(unit: &TranslationUnit) -> Vec<String> {
     unit.pragmas
         .iter()
-        .filter_map(|p| {
-            let t = p.text.trim_start().trim_start_matches('#').trim_start();
+        .map(|p| p.text.as_str())
+        .chain(unit.header_pragmas.iter().map(String::as_str))
+        .filter_map(|t| {
+            let t = t.trim_start().trim_start_matches('#').trim_start();
             let t = t.strip_prefix("pragma").unwrap_or(t).trim_start();
             t.strip_prefix("omp").filter(|r| r.trim_start().starts_with("threadprivate")).map(clauses)
         })
@@ -108,15 +112,17 @@ fn reason_var<'a>(unit: &'a TranslationUnit, f: &Function, r: &Reason) -> Option
 }
 
 /// The array an array-dependence reason is about: the variable under the subscripts of the
-/// access at its first span.
-fn reason_base_var<'a>(unit: &'a TranslationUnit, f: &Function, r: &Reason) -> Option<&'a str> {
+/// access at its first span (or of the address passed to a call there, `&a[i][0]`).
+fn reason_base_var(f: &Function, r: &Reason) -> Option<SymId> {
     let sp = *r.spans.first()?;
-    let mut e = f.exprs.iter().position(|e| e.span == sp && matches!(e.kind, ExprKind::Index { .. }))?;
-    while let ExprKind::Index { base, .. } = &f.exprs[e].kind {
-        e = base.index();
+    let mut e = f.exprs.iter().position(|e| {
+        e.span == sp && matches!(e.kind, ExprKind::Index { .. } | ExprKind::Unary(UnOp::AddrOf, _))
+    })?;
+    while let ExprKind::Index { base: x, .. } | ExprKind::Unary(UnOp::AddrOf, x) = &f.exprs[e].kind {
+        e = x.index();
     }
     match f.exprs[e].kind {
-        ExprKind::Var(s) => Some(unit.sym(s).name.as_str()),
+        ExprKind::Var(s) => Some(s),
         _ => None,
     }
 }
@@ -137,6 +143,45 @@ pub fn user_directive(f: &Function, loop_stmt: StmtId) -> Option<(StmtId, &str)>
         }
     }
     None
+}
+
+/// The code of the file that the preprocessor dropped (`#if defined(_OPENMP)` branches, when
+/// ppo reads the file as its sequential build), in original-text coordinates.
+pub struct Inactive<'a> {
+    pub text: &'a str,
+    pub spans: &'a [Span],
+}
+
+impl Inactive<'_> {
+    /// Whether a dropped region inside `within` holds a `#pragma omp flush` line.
+    fn has_flush(&self, within: Span) -> bool {
+        self.spans.iter().filter(|s| within.start <= s.start && s.end <= within.end).any(|s| {
+            self.text.get(s.start as usize..s.end as usize).is_some_and(|t| {
+                t.lines().any(|l| {
+                    let w: Vec<&str> =
+                        l.trim_start().trim_start_matches('#').split_whitespace().take(3).collect();
+                    w.len() >= 3 && w[0] == "pragma" && w[1] == "omp" && w[2].starts_with("flush")
+                })
+            })
+        })
+    }
+}
+
+/// How the iterations of `loop_stmt` synchronize with each other, if they do: a
+/// `#pragma omp flush` (a flag polled in a loop; also in code compiled only with OpenMP) or
+/// an OpenMP lock.
+fn synchronization(f: &Function, loop_stmt: StmtId, inactive: &Inactive<'_>) -> Option<&'static str> {
+    let under = f.stmts_under(loop_stmt);
+    if inactive.has_flush(f.stmt(loop_stmt).span) || under.iter().any(|&s| {
+        matches!(&f.stmt(s).kind, StmtKind::Pragma(t) if t.trim_start().strip_prefix("omp").is_some_and(|r| r.trim_start().starts_with("flush")))
+    }) {
+        return Some("`#pragma omp flush`");
+    }
+    let locks = under.iter().flat_map(|&s| f.stmt_exprs(s)).flat_map(|e| f.exprs_under(e)).any(|x| {
+        let ExprKind::Call { callee, .. } = &f.expr(x).kind else { return false };
+        matches!(&f.expr(*callee).kind, ExprKind::FuncName(n) if n == "omp_set_lock" || n == "omp_set_nest_lock")
+    });
+    locks.then_some("`omp_set_lock`")
 }
 
 /// Is this directive a worksharing loop (`parallel for`, `for`, `parallel for simd`, …)?
@@ -211,6 +256,7 @@ pub fn check_user_directives(
     unit: &TranslationUnit,
     f: &Function,
     verdicts: &[LoopVerdict],
+    inactive: &Inactive<'_>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for v in verdicts {
@@ -243,6 +289,20 @@ pub fn check_user_directives(
             });
             continue;
         }
+        // Iterations that wait for each other (`flush` on a flag, locks: NPB LU's pipelined
+        // sweeps): ppo does not model point-to-point synchronization.
+        if let (false, Some(how)) = (v.legal, synchronization(f, v.stmt, inactive)) {
+            out.push(Diagnostic {
+                code: Code::Unverified,
+                severity: Severity::Note,
+                message: format!(
+                    "`#pragma {text}`: the iterations synchronize with each other ({how}); ppo does not \
+                     check point-to-point synchronization"
+                ),
+                span,
+            });
+            continue;
+        }
         if !v.legal {
             // Reasons that make the directive wrong (not merely not worth it).
             let blocking: Vec<&Reason> = v
@@ -256,11 +316,20 @@ pub fn check_user_directives(
                 .filter(|r| {
                     r.code != Code::ScalarDep || reason_var(unit, f, r).is_none_or(|n| !private.contains(n))
                 })
-                // A dependence on an array the directive privatizes (each thread has its
-                // own copy: NPB MG's scratch rows `private(r1, r2)`) is no race.
+                // A dependence on an array each thread has its own copy of is no race: one
+                // the directive privatizes (NPB MG's scratch rows `private(r1, r2)`), one
+                // declared inside the enclosing region (BT's `Pface`) or `threadprivate`
+                // (BT's `cuf`, `buf`).
+                // Only an array's own storage is copied: through a pointer (a parameter
+                // declared as an array too) every thread reaches the same memory.
                 .filter(|r| {
-                    !matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep)
-                        || reason_base_var(unit, f, r).is_none_or(|n| !user_private.contains(n))
+                    !matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep | Code::UnknownWrite)
+                        || reason_base_var(f, r).is_none_or(|s| {
+                            let sym = unit.sym(s);
+                            let own_storage = sym.ty.is_array() && sym.kind != SymKind::Param;
+                            let name = sym.name.as_str();
+                            !(own_storage && (user_private.contains(name) || private.contains(name)))
+                        })
                 })
                 .collect();
             let wrong: Vec<&Reason> = blocking.iter().copied().filter(|r| PROVEN.contains(&r.code)).collect();
@@ -390,21 +459,96 @@ mod tests {
 
     /// The messages of the user-directive checks of `src`.
     fn check(src: &str) -> Vec<String> {
+        check_with_headers(src, &[])
+    }
+
+    /// The same, with local headers `(name, text)` next to `t.c`.
+    fn check_with_headers(src: &str, headers: &[(&str, &str)]) -> Vec<String> {
         use crate::syntax::frontend::parse_source;
         use crate::syntax::preprocess::{MemLoader, PpOptions};
-        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let loader = MemLoader::new(headers.to_vec());
         let fe = parse_source(std::path::Path::new("t.c"), src, &PpOptions::default(), &loader);
+        let inactive = Inactive { text: src, spans: &fe.pre.inactive };
         let sums = crate::effects::summary::summarize(&fe.unit);
         let mut out = Vec::new();
         for f in &fe.unit.functions {
             let v = crate::parallel::function_verdicts(&fe.unit, f, &sums);
             out.extend(
-                check_user_directives(&fe.unit, f, &v)
+                check_user_directives(&fe.unit, f, &v, &inactive)
                     .into_iter()
                     .map(|d| format!("{} {}", d.code, d.message)),
             );
         }
         out
+    }
+
+    /// NPB BT: scratch arrays `threadprivate` in a header, a local array of the region passed
+    /// by address: each thread has its own, so their reuse by every iteration is no race.
+    #[test]
+    fn arrays_of_each_thread_are_no_race() {
+        let header = "static double cuf[64];\n#pragma omp threadprivate(cuf)\n";
+        let src = "#include \"h.h\"\n\
+            double out[64][64];\n\
+            static void fill(double *p) { for (int m = 0; m < 4; m++) p[m] = m; }\n\
+            void f(void) {\n\
+            #pragma omp parallel\n\
+            {\n\
+              int i, k; double face[2][4];\n\
+            #pragma omp for\n\
+              for (i = 0; i < 64; i++) {\n\
+                for (k = 0; k < 32; k++) cuf[k] = i * k;\n\
+                fill(&face[0][0]);\n\
+                for (k = 0; k < 64; k++) out[i][k] = cuf[k] + face[0][1];\n\
+              }\n\
+            }\n\
+            }\n";
+        assert_eq!(check_with_headers(src, &[("h.h", header)]), Vec::<String>::new());
+        // Without `threadprivate` the iterations share `cuf` (they read elements 32..63 that
+        // no iteration writes, so it cannot be made private).
+        let shared = check_with_headers(src, &[("h.h", "static double cuf[64];\n")]);
+        assert!(shared.iter().any(|m| m.starts_with("PPO120") && m.contains("cuf")), "{shared:?}");
+        // Nor `face` when it is declared outside the region.
+        let outside = src
+            .replace("int i, k; double face[2][4];", "int i, k;")
+            .replace("void f(void) {\n", "double face[2][4];\nvoid f(void) {\n");
+        let shared = check_with_headers(&outside, &[("h.h", header)]);
+        assert!(shared.iter().any(|m| m.starts_with("PPO120") && m.contains("face")), "{shared:?}");
+    }
+
+    /// A parameter declared as an array is a pointer: each thread's copy of it reaches the same
+    /// memory, so a dependence through it stays a race in an orphaned `omp for`.
+    #[test]
+    fn pointer_parameters_are_shared_memory() {
+        let src = "void sweep(int n, double v[][8]) {\n\
+            int i, m;\n\
+            #pragma omp for\n\
+              for (i = 1; i < n; i++)\n\
+                for (m = 0; m < 8; m++) v[i][m] += v[i - 1][m];\n\
+            }\n";
+        let out = check(src);
+        assert!(out.iter().any(|m| m.starts_with("PPO120")), "{out:?}");
+    }
+
+    /// NPB LU's pipelined sweep: each iteration waits on a flag (`flush`, compiled only with
+    /// OpenMP); ppo does not model that, so it says it cannot check instead of a race.
+    #[test]
+    fn flag_synchronization_is_a_note() {
+        let src = "int flag[64];\n\
+            void sweep(int n, double v[][8]) {\n\
+            int i, m;\n\
+            #pragma omp for nowait\n\
+              for (i = 1; i < n; i++) {\n\
+            #if defined(_OPENMP)\n\
+                while (flag[i - 1] == 0) {\n\
+            #pragma omp flush(flag)\n\
+                }\n\
+            #endif\n\
+                for (m = 0; m < 8; m++) v[i][m] += v[i - 1][m];\n\
+              }\n\
+            }\n";
+        let out = check(src);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert!(out[0].starts_with("PPO122") && out[0].contains("synchronize"), "{out:?}");
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn Sour
     let mut unit = lower_chunks(&compacted.text, &compacted.map, &chunks, &pre.header_sites);
     unit.distinct_params = crate::effects::summary::distinct_param_pairs(&unit);
     unit.param_objects = crate::effects::summary::param_objects(&unit);
+    unit.header_pragmas = pre.header_pragmas.clone();
     // A header's syntax errors are not this file's: its declarations that did parse are kept.
     if !pre.header_sites.is_empty() {
         let sites = &pre.header_sites;

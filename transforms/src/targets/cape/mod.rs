@@ -71,15 +71,15 @@ pub struct Translation {
     pub has_main: bool,
 }
 
-/// Translate the OpenMP constructs of `text` (the file `name`, whose front end gave `unit`,
-/// `lines` and the `#pragma`s of its local headers, and whose analysis is `report`) into CAPE.
+/// Translate the OpenMP constructs of `text` (the file `name`, whose front end gave `unit`
+/// (with the `#pragma`s of its local headers) and `lines`, and whose analysis is `report`)
+/// into CAPE.
 /// A file without regions, globals or `main` gets no edit.
 pub fn translate(
     name: &str,
     text: &str,
     unit: &TranslationUnit,
     lines: &LineIndex,
-    header_pragmas: &[String],
     report: &FileReport,
 ) -> Translation {
     let mut out = Translation::default();
@@ -94,7 +94,7 @@ pub fn translate(
         out.refused.push(d);
         return out;
     }
-    let tp = threadprivate(unit, header_pragmas);
+    let tp = analysis::parallel::ompcheck::threadprivate(unit);
     let mut counter = 0usize;
     let races: Vec<(u32, String)> = report
         .diagnostics
@@ -328,23 +328,6 @@ fn static_locals(unit: &TranslationUnit) -> Vec<Edit> {
         }
     }
     out
-}
-
-/// The variables of the `#pragma omp threadprivate(…)` directives of the file and of its
-/// local headers (NPB BT declares its scratch arrays threadprivate in `header.h`).
-fn threadprivate(unit: &TranslationUnit, header_pragmas: &[String]) -> Vec<String> {
-    unit.pragmas
-        .iter()
-        .map(|p| p.text.as_str())
-        .chain(header_pragmas.iter().map(String::as_str))
-        .filter_map(|t| {
-            let t = t.trim_start().trim_start_matches('#').trim_start();
-            let t = t.strip_prefix("pragma").unwrap_or(t);
-            Directive::parse(t)
-        })
-        .filter(|d| d.is(&["threadprivate"]))
-        .flat_map(|d| d.vars("threadprivate-name"))
-        .collect()
 }
 
 /// The error for a file that defines `main` where the front end sees none (a K&R or

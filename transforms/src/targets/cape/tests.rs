@@ -9,7 +9,7 @@ fn cape(src: &str) -> (Translation, String) {
     let loader = MemLoader::default();
     let report = analyze_source(path, src, &AnalyzeOptions::default(), &loader);
     let fe = analysis::syntax::frontend::parse_source(path, src, &PpOptions::default(), &loader);
-    let t = translate("t.c", src, &fe.unit, &fe.lines, &fe.pre.header_pragmas, &report);
+    let t = translate("t.c", src, &fe.unit, &fe.lines, &report);
     let out = crate::edit::apply(src, &t.edits).expect("edits apply");
     (t, out)
 }
@@ -169,7 +169,7 @@ fn an_unparsable_main_leaves_the_file_as_it_is() {
     let loader = MemLoader::default();
     let report = analyze_source(path, hdr, &AnalyzeOptions::default(), &loader);
     let fe = analysis::syntax::frontend::parse_source(path, hdr, &PpOptions::default(), &loader);
-    assert!(translate("g.h", hdr, &fe.unit, &fe.lines, &[], &report).edits.is_empty());
+    assert!(translate("g.h", hdr, &fe.unit, &fe.lines, &report).edits.is_empty());
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn threadprivate_globals_of_a_header_are_not_registered() {
     let src = "#include \"tp.h\"\nint main(void) { return (int)(scratch[0] + shared_v[0]); }\n";
     let report = analyze_source(path, src, &AnalyzeOptions::default(), &loader);
     let fe = analysis::syntax::frontend::parse_source(path, src, &PpOptions::default(), &loader);
-    let t = translate("t.c", src, &fe.unit, &fe.lines, &fe.pre.header_pragmas, &report);
+    let t = translate("t.c", src, &fe.unit, &fe.lines, &report);
     let out = crate::edit::apply(src, &t.edits).unwrap();
     assert!(!out.contains("cape_register(&scratch"), "{out}");
     assert!(out.contains("cape_register(&shared_v"), "{out}");
