@@ -206,6 +206,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
     // Loops parallel only as worksharing loops of a hoisted region, with the reason a region
     // of their own would not repay.
     let mut pending: Vec<(usize, Reason)> = Vec::new();
+    let shapes = region::HostShapes::new(unit, f, facts);
     for (k, info) in infos.iter().enumerate() {
         let lg = &legal[k];
         let is_legal = lg.reasons.is_empty();
@@ -221,7 +222,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                 });
             } else if let Some(r) = unprofitable(unit, f, infos, k, lg, &facts.thresholds) {
                 // Cheap enough inside a region hoisted around the parent: decided below.
-                if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, k) {
+                if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, &shapes, k) {
                     pending.push((k, r));
                 } else {
                     reasons.push(r);
@@ -291,7 +292,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             region_only: false,
         });
     }
-    region::hoist_regions(unit, f, facts, &mut out);
+    region::hoist_regions(unit, f, facts, &shapes, &mut out);
     for (k, r) in pending {
         if out[k].member_of.is_some() {
             out[k].region_only = true;
