@@ -154,6 +154,16 @@ pub struct FunctionReport {
     pub tx: crate::opt::txfacts::FunctionTx,
 }
 
+impl FunctionReport {
+    /// The loop whose hosted region has loop `id` as a worksharing loop, with that region.
+    pub fn host_of(&self, id: &str) -> Option<(&LoopReport, &HostedRegionReport)> {
+        self.loops.iter().find_map(|h| {
+            let region = h.parallel.hosted_region.as_ref()?;
+            region.members.iter().any(|m| m == id).then_some((h, region))
+        })
+    }
+}
+
 /// Sizes of the data-flow results (the full chains are available through the library).
 #[derive(Clone, Debug, Serialize)]
 pub struct DataFlowStats {
