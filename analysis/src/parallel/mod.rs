@@ -70,7 +70,8 @@ pub struct LoopVerdict {
     pub overlap_pairs: Vec<(String, String)>,
     /// The loop runs once per iteration of a sequential loop and its size is known only at
     /// run time: the C condition, part of its `if(...)` clause, under which its work repays a
-    /// parallel region (`fftblock * d[0] > 8191`). Profitability only, never legality.
+    /// parallel region (`fftblock * d[0] > 8191`). Profitability only, never legality. None
+    /// with `region_only`: such a loop never gets a region of its own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub work_check: Option<String>,
     /// Number of perfectly nested loops collapsed (1 = no collapse clause).
@@ -294,14 +295,16 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
     }
     region::hoist_regions(unit, f, facts, &shapes, &mut out);
     for (k, r) in pending {
-        if out[k].member_of.is_some() {
-            out[k].region_only = true;
-            out[k].reasons.push(r);
+        let v = &mut out[k];
+        // Never a region of its own, so no size test of one: its region's `if` carries the
+        // test, and its worksharing directive has none.
+        v.work_check = None;
+        if v.member_of.is_some() {
+            v.region_only = true;
         } else {
-            out[k].parallelize = false;
-            out[k].work_check = None;
-            out[k].reasons.push(r);
+            v.parallelize = false;
         }
+        v.reasons.push(r);
     }
     out
 }

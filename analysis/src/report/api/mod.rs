@@ -333,6 +333,14 @@ pub struct VerdictReport {
     pub worksharing: Option<String>,
 }
 
+impl VerdictReport {
+    /// Parallel only as a worksharing loop of the region hoisted around its parent
+    /// (`LoopVerdict::region_only`): no directive of its own.
+    pub fn region_only(&self) -> bool {
+        self.parallelize && self.directive.is_none()
+    }
+}
+
 /// A parallel region hoisted around a sequential loop.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HostedRegionReport {
