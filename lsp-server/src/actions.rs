@@ -227,31 +227,16 @@ impl ActionProvider for ParallelizeLoop {
                     }
                     // A worksharing loop of a hoisted region comes with the region and the
                     // region's other loops: alone, `omp for` would run on one thread.
-                    let region = ps.and_then(|ps| {
-                        ps.regions.iter().find(|r| {
-                            fr.loops.iter().any(|h| {
-                                h.id == r.loop_id
-                                    && h.parallel
-                                        .hosted_region
-                                        .as_ref()
-                                        .is_some_and(|hr| hr.members.contains(&l.id))
-                            })
-                        })
+                    let region = fr.host_of(&l.id).and_then(|(h, hr)| {
+                        ps.and_then(|ps| ps.regions.iter().find(|r| r.loop_id == h.id)).map(|r| (r, hr))
                     });
                     let (what, edits) = match region {
-                        Some(r) => {
-                            let members = fr
-                                .loops
-                                .iter()
-                                .find(|h| h.id == r.loop_id)
-                                .and_then(|h| h.parallel.hosted_region.as_ref())
-                                .map(|hr| hr.members.clone())
-                                .unwrap_or_default();
+                        Some((r, hr)) => {
                             let mut edits = vec![r.edit.clone()];
                             edits.extend(
                                 ps.into_iter()
                                     .flat_map(|ps| &ps.placed)
-                                    .filter(|q| members.contains(&q.loop_id))
+                                    .filter(|q| hr.members.contains(&q.loop_id))
                                     .map(|q| q.edit.clone()),
                             );
                             (format!("{} around {}, {} here", r.directive, r.loop_id, p.directive), edits)

@@ -59,28 +59,34 @@ pub fn loop_at<'a>(
 
 /// The verdict of a loop in a few words, from the typed verdict (the hover has the
 /// directive): `parallel · collapse(2) · reduction(+: s)`, `parallel · tbb::parallel_reduce`,
-/// `parallel (your directive is kept)`, `sequential: PPO101 … (+2 more)`.
-pub fn lens_title(facts: &Facts, l: &LoopReport) -> String {
+/// `parallel in the region of f#1`, `parallel (your directive is kept)`,
+/// `sequential: PPO101 … (+2 more)`.
+pub fn lens_title(facts: &Facts, f: &FunctionReport, l: &LoopReport) -> String {
     let ps = facts.outcome.ps.as_ref();
     title_of(
         facts,
+        f,
         l,
         ps.and_then(|ps| ps.placed.iter().find(|p| p.loop_id == l.id)),
         ps.and_then(|ps| ps.skipped.iter().find(|s| s.loop_id == l.id)),
     )
 }
 
-/// [`lens_title`], given what PS did with the loop.
+/// [`lens_title`], given what PS did with the loop (of function `f`).
 fn title_of(
     facts: &Facts,
+    f: &FunctionReport,
     l: &LoopReport,
     placed: Option<&transforms::targets::openmp::Placed>,
     skipped: Option<&transforms::targets::openmp::Skipped>,
 ) -> String {
     let v = &l.parallel;
+    // A loop parallel only in the region hoisted around its parent is named by that region:
+    // it has no directive of its own.
+    let region = v.region_only().then(|| f.host_of(&l.id)).flatten().map(|(h, _)| h.id.as_str());
     if placed.is_some() {
         let target = facts.outcome.ps.as_ref().map_or(Target::OpenMp, |ps| ps.target);
-        return parallel_title(v, target);
+        return parallel_title(v, target, region);
     }
     if let Some(s) = skipped {
         return if s.user_directive {
@@ -102,10 +108,11 @@ fn title_of(
             None => String::new(),
         }
     };
-    match &v.directive {
-        Some(_) => parallel_title(v, Target::OpenMp),
-        None if v.legal => format!("parallel, not annotated: {}", first(&reasons)),
-        None => format!("sequential: {}", first(&reasons)),
+    match (&v.directive, region) {
+        (Some(_), _) => parallel_title(v, Target::OpenMp, None),
+        (None, Some(h)) => format!("parallel only in the region of {h}, not annotated: {}", first(&reasons)),
+        (None, None) if v.legal => format!("parallel, not annotated: {}", first(&reasons)),
+        (None, None) => format!("sequential: {}", first(&reasons)),
     }
 }
 
@@ -113,11 +120,15 @@ fn title_of(
 /// (`private: 7 variables`).
 const LENS_VARS: usize = 3;
 
-/// `parallel` and the facts of the verdict that shape the parallel loop, joined by ` · `:
+/// `parallel` (`parallel in the region of f#1` for a loop parallel only in the region hoisted
+/// around `f#1`) and the facts of the verdict that shape the parallel loop, joined by ` · `:
 /// the TBB construct, `collapse(2)`, `schedule(dynamic)` (OpenMP only), the data sharing,
 /// the run-time tests.
-fn parallel_title(v: &VerdictReport, target: Target) -> String {
-    let mut parts = vec!["parallel".to_string()];
+fn parallel_title(v: &VerdictReport, target: Target, region: Option<&str>) -> String {
+    let mut parts = vec![match region {
+        Some(h) => format!("parallel in the region of {h}"),
+        None => "parallel".to_string(),
+    }];
     if target == Target::Tbb {
         let construct =
             if v.sharing.reductions.is_empty() { "tbb::parallel_for" } else { "tbb::parallel_reduce" };
@@ -231,9 +242,14 @@ pub fn code_lenses(a: &Analysis, uri: &Url) -> Vec<CodeLens> {
     }
     facts
         .loops()
-        .map(|(_, l)| {
-            let title =
-                title_of(facts, l, placed.get(l.id.as_str()).copied(), skipped.get(l.id.as_str()).copied());
+        .map(|(f, l)| {
+            let title = title_of(
+                facts,
+                f,
+                l,
+                placed.get(l.id.as_str()).copied(),
+                skipped.get(l.id.as_str()).copied(),
+            );
             CodeLens {
                 range: a.lines.range(&a.text, &l.header),
                 command: Some(Command {
@@ -680,13 +696,16 @@ mod tests {
             worksharing: None,
         };
         assert_eq!(
-            parallel_title(&v, Target::OpenMp),
+            parallel_title(&v, Target::OpenMp, None),
             "parallel · collapse(2) · schedule(dynamic) · private: 7 variables · \
              lastprivate(conditional: y) · linear(k:2) · reduction(max: h[0:64]) · run-time size test · \
              run-time overlap test: a, b vs c"
         );
+        // A loop parallel only in the region hoisted around f#1 names it.
+        assert!(parallel_title(&v, Target::OpenMp, Some("f#1"))
+            .starts_with("parallel in the region of f#1 · collapse(2) · schedule(dynamic)"));
         // TBB: the construct, no OpenMP schedule.
-        assert!(parallel_title(&v, Target::Tbb)
+        assert!(parallel_title(&v, Target::Tbb, None)
             .starts_with("parallel · tbb::parallel_reduce · collapse(2) · private"));
     }
 

@@ -62,11 +62,11 @@ pub fn grows_with_index(unit: &TranslationUnit, f: &Function, l: StmtId, index: 
     false
 }
 
-/// Whether C expression `e` reads a variable named in `names` (a whole word that is not a
-/// member name nor a number).
-pub fn reads_any_name(e: &str, names: &[String]) -> bool {
+/// The words of C expression `e` that may name variables: whole identifiers that are not a
+/// member name (`p->n`, `s.n`) nor part of a number (`1.5e3`, `0x1F`).
+fn variable_words(e: &str) -> impl Iterator<Item = &str> {
     let mut start = None;
-    for (i, c) in e.char_indices().chain(std::iter::once((e.len(), ' '))) {
+    e.char_indices().chain(std::iter::once((e.len(), ' '))).filter_map(move |(i, c)| {
         let ident = c.is_alphanumeric() || c == '_';
         match (ident, start) {
             (true, None) => start = Some(i),
@@ -74,20 +74,20 @@ pub fn reads_any_name(e: &str, names: &[String]) -> bool {
                 start = None;
                 let before = e[..s].trim_end();
                 let word = &e[s..i];
-                if before.ends_with('.')
-                    || before.ends_with("->")
-                    || word.starts_with(|c: char| c.is_ascii_digit())
-                {
-                    continue;
-                }
-                if names.iter().any(|n| n == word) {
-                    return true;
+                let member = before.ends_with('.') || before.ends_with("->");
+                if !member && !word.starts_with(|c: char| c.is_ascii_digit()) {
+                    return Some(word);
                 }
             }
             _ => {}
         }
-    }
-    false
+        None
+    })
+}
+
+/// Whether C expression `e` reads a variable named in `names`.
+pub fn reads_any_name(e: &str, names: &[String]) -> bool {
+    variable_words(e).any(|w| names.iter().any(|n| n == w))
 }
 
 /// The work of one run of a loop nest: iterations of the nest times the statements of its
@@ -168,33 +168,7 @@ pub fn region_work(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], k: 
 /// Whether C expression `e` can be evaluated before loop `l`: every identifier in it names a
 /// parameter, a global, or a local declared in a block around `l`, and none is written in `l`.
 fn computable_before(unit: &TranslationUnit, f: &Function, l: &LoopInfo, e: &str) -> bool {
-    let bytes = e.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let word = &e[start..i];
-            // A member name (`p->n`, `s.n`) is not a variable.
-            let before = e[..start].trim_end();
-            if before.ends_with('.') || before.ends_with("->") {
-                continue;
-            }
-            if l.writes.iter().any(|w| w == word) || !visible_before(unit, f, l.span, word) {
-                return false;
-            }
-        } else if c.is_ascii_digit() {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
-                i += 1;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    true
+    !reads_any_name(e, &l.writes) && variable_words(e).all(|w| visible_before(unit, f, l.span, w))
 }
 
 /// Whether `name` is a parameter of `f`, a local declared before `at` in a block that holds
@@ -251,5 +225,32 @@ mod tests {
         // The call with i, the triangular nest (its inner j loop is not an i loop), the call
         // with a constant.
         assert_eq!(grows(&src), [true, true, false, false]);
+    }
+
+    #[test]
+    fn variable_words_skip_members_and_numbers() {
+        let words: Vec<&str> = variable_words("p->n * s . m + 1.5e3 * 0x1F + nö - _k2").collect();
+        assert_eq!(words, ["p", "s", "nö", "_k2"]);
+        assert!(reads_any_name("(nö - 1) / 2", &["nö".to_string()]));
+        assert!(!reads_any_name("p->nö", &["nö".to_string()]));
+    }
+
+    #[test]
+    fn a_size_written_in_the_nest_is_not_computable_before_it() {
+        // `nö` is a whole identifier: the nest writes it, so its size is not known before it
+        // (a scan of ASCII letters saw `n`, a parameter, and called it computable).
+        let src = "double a[100][100];\n\
+                   void f(int n, int m) { int nö = n;\n\
+                   for (int j = 0; j < m; j++) { nö = j; for (int i = 0; i < nö; i++) a[j][i] = 0; }\n\
+                   for (int j = 0; j < m; j++) for (int i = 0; i < nö; i++) a[j][i] = 0; }\n";
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
+        let unit = &fe.unit;
+        let f = &unit.functions[0];
+        let infos = crate::flow::loops::loop_infos(unit, f);
+        assert_eq!(region_work(unit, f, &infos, 0), RegionWork::Unbounded);
+        assert_eq!(
+            region_work(unit, f, &infos, 2),
+            RegionWork::Symbolic { factors: vec!["m".into(), "nö".into()], scale: 1 }
+        );
     }
 }

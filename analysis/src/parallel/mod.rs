@@ -70,7 +70,8 @@ pub struct LoopVerdict {
     pub overlap_pairs: Vec<(String, String)>,
     /// The loop runs once per iteration of a sequential loop and its size is known only at
     /// run time: the C condition, part of its `if(...)` clause, under which its work repays a
-    /// parallel region (`fftblock * d[0] > 8191`). Profitability only, never legality.
+    /// parallel region (`fftblock * d[0] > 8191`). Profitability only, never legality. None
+    /// with `region_only`: such a loop never gets a region of its own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub work_check: Option<String>,
     /// Number of perfectly nested loops collapsed (1 = no collapse clause).
@@ -212,6 +213,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
     // Loops parallel only as worksharing loops of a hoisted region, with the reason a region
     // of their own would not repay.
     let mut pending: Vec<(usize, Reason)> = Vec::new();
+    let shapes = region::HostShapes::new(unit, f, facts);
     for (k, info) in infos.iter().enumerate() {
         let lg = &legal[k];
         let is_legal = lg.reasons.is_empty();
@@ -227,7 +229,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                 });
             } else if let Some(r) = unprofitable(unit, f, infos, k, lg, &facts.thresholds) {
                 // Cheap enough inside a region hoisted around the parent: decided below.
-                if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, k) {
+                if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, &shapes, k) {
                     pending.push((k, r));
                 } else {
                     reasons.push(r);
@@ -297,16 +299,18 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             region_only: false,
         });
     }
-    region::hoist_regions(unit, f, facts, &mut out);
+    region::hoist_regions(unit, f, facts, &shapes, &mut out);
     for (k, r) in pending {
-        if out[k].member_of.is_some() {
-            out[k].region_only = true;
-            out[k].reasons.push(r);
+        let v = &mut out[k];
+        // Never a region of its own, so no size test of one: its region's `if` carries the
+        // test, and its worksharing directive has none.
+        v.work_check = None;
+        if v.member_of.is_some() {
+            v.region_only = true;
         } else {
-            out[k].parallelize = false;
-            out[k].work_check = None;
-            out[k].reasons.push(r);
+            v.parallelize = false;
         }
+        v.reasons.push(r);
     }
     out
 }

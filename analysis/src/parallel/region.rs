@@ -15,8 +15,9 @@
 //!   join the region's condition when the host writes nothing they read.
 //!
 //! The region's `if` clause weighs the work of one run of the members against a barrier
-//! (`Thresholds::min_barrier_work`, about a quarter of a fork and a join): members of unknown work (calls) always repay it;
-//! symbolic sizes are tested before the host, so they must not read what the host writes.
+//! (`Thresholds::min_barrier_work`, about a quarter of a fork and a join): members of
+//! unknown work (calls) always repay it; symbolic sizes are tested before the host, so they
+//! must not read what the host writes.
 
 use crate::flow::loops::{LoopInfo, LoopKind, TripCount};
 use crate::ir::{ExprKind, Function, StmtKind, TranslationUnit};
@@ -37,11 +38,34 @@ pub struct HostedRegion {
     pub condition: Option<String>,
 }
 
+/// The member loops of every loop of a function that has the shape of a host
+/// ([`host_shape`]), by index into `facts.infos`: computed once per function, asked by
+/// [`barrier_repays`] for each candidate and by [`hoist_regions`] for each host.
+pub(crate) struct HostShapes(Vec<Option<Vec<usize>>>);
+
+impl HostShapes {
+    /// The shapes of the loops of `f`; none at all when the rules that weigh a region are
+    /// off (`Thresholds::region_costs`): no region is hoisted then.
+    pub(crate) fn new(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts) -> Self {
+        let n = facts.infos.len();
+        if !facts.thresholds.region_costs {
+            return HostShapes(vec![None; n]);
+        }
+        HostShapes((0..n).map(|l| host_shape(unit, f, facts, l)).collect())
+    }
+
+    /// The member loops of loop `l`, when it has the shape of a host.
+    fn members(&self, l: usize) -> Option<&[usize]> {
+        self.0[l].as_deref()
+    }
+}
+
 /// Mark every loop of `out` that can host the region of its parallelized body loops.
 pub(crate) fn hoist_regions(
     unit: &TranslationUnit,
     f: &Function,
     facts: &VerdictFacts,
+    shapes: &HostShapes,
     out: &mut [LoopVerdict],
 ) {
     if !facts.thresholds.region_costs {
@@ -51,7 +75,7 @@ pub(crate) fn hoist_regions(
         if out[l].parallelize {
             continue;
         }
-        let Some(region) = host(unit, f, facts, out, l) else { continue };
+        let Some(region) = host(unit, f, facts, shapes, out, l) else { continue };
         for v in out.iter_mut().filter(|v| region.members.contains(&v.id)) {
             v.member_of = Some(facts.infos[l].id.clone());
         }
@@ -63,6 +87,7 @@ fn host(
     unit: &TranslationUnit,
     f: &Function,
     facts: &VerdictFacts,
+    shapes: &HostShapes,
     out: &[LoopVerdict],
     l: usize,
 ) -> Option<HostedRegion> {
@@ -74,14 +99,14 @@ fn host(
         }
         up = infos[p].parent;
     }
-    let members = host_shape(unit, f, facts, l)?;
-    for &k in &members {
+    let members = shapes.members(l)?;
+    for &k in members {
         let v = &out[k];
         if !v.parallelize || compiler_guard(&v.sharing).is_some() {
             return None;
         }
     }
-    let work = region_condition(unit, f, facts, &infos[l], &members)?;
+    let work = region_condition(unit, f, facts, &infos[l], members)?;
     // The members' overlap tests (PPO105) hold for the whole region when the host changes
     // none of what they read: evaluated once, before it, with the size test.
     let mut tests: Vec<&String> = Vec::new();
@@ -118,11 +143,17 @@ fn host(
 /// barrier (a size tested before the parent, or a constant). The verdicts keep such a loop
 /// parallel until [`hoist_regions`] decides; one left outside a region goes back to
 /// sequential.
-pub(crate) fn barrier_repays(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, k: usize) -> bool {
+pub(crate) fn barrier_repays(
+    unit: &TranslationUnit,
+    f: &Function,
+    facts: &VerdictFacts,
+    shapes: &HostShapes,
+    k: usize,
+) -> bool {
     let infos = facts.infos;
     let info = &infos[k];
     let Some(p) = info.parent else { return false };
-    if !info.children.is_empty() || !info.calls.is_empty() || host_shape(unit, f, facts, p).is_none() {
+    if !info.children.is_empty() || !info.calls.is_empty() || shapes.members(p).is_none() {
         return false;
     }
     if matches!(info.trip_count, TripCount::Const(n) if n < facts.thresholds.min_trip_count) {

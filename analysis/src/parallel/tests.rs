@@ -57,6 +57,18 @@ fn nests_inside_sequential_loops_repay_their_region() {
 }
 
 #[test]
+fn a_loop_parallel_only_in_its_region_has_no_size_test() {
+    // `n` iterations per channel: too little for a region per channel, enough for a barrier.
+    let v = verdicts("double a[4096], g[3], c[3][4096];\nvoid f(int n) { int ch, i;\n for (ch = 0; ch < 3; ch++)\n  for (i = 0; i < n; i++)\n   c[ch][i] = a[i] * g[ch];\n}");
+    let region = v[0].hosted.as_ref().expect("a hosted region");
+    assert_eq!(region.condition.as_deref(), Some("n > 4095"));
+    assert!(v[1].parallelize && v[1].region_only, "{v:?}");
+    assert_eq!(v[1].member_of.as_deref(), Some(v[0].id.as_str()));
+    assert_eq!(v[1].work_check, None);
+    assert_eq!(v[1].worksharing_clauses(), "");
+}
+
+#[test]
 fn reductions() {
     let v = verdicts("double f(double *a, int n) { int i; double s = 0, m = 0;\n for (i = 0; i < n; i++) { s += a[i]; if (a[i] > m) m = a[i]; } return s + m; }");
     assert!(v[0].legal, "{:?}", v[0].reasons);

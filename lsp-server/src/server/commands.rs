@@ -41,7 +41,7 @@ impl Backend {
             "loop": l.id,
             "function": f.name,
             "line": l.range.line,
-            "verdict": feedback::lens_title(&facts, l),
+            "verdict": feedback::lens_title(&facts, f, l),
             "markdown": md,
         }))
     }

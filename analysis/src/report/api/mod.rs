@@ -154,6 +154,16 @@ pub struct FunctionReport {
     pub tx: crate::opt::txfacts::FunctionTx,
 }
 
+impl FunctionReport {
+    /// The loop whose hosted region has loop `id` as a worksharing loop, with that region.
+    pub fn host_of(&self, id: &str) -> Option<(&LoopReport, &HostedRegionReport)> {
+        self.loops.iter().find_map(|h| {
+            let region = h.parallel.hosted_region.as_ref()?;
+            region.members.iter().any(|m| m == id).then_some((h, region))
+        })
+    }
+}
+
 /// Sizes of the data-flow results (the full chains are available through the library).
 #[derive(Clone, Debug, Serialize)]
 pub struct DataFlowStats {
@@ -321,6 +331,14 @@ pub struct VerdictReport {
     /// replaces `directive` when the region is placed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worksharing: Option<String>,
+}
+
+impl VerdictReport {
+    /// Parallel only as a worksharing loop of the region hoisted around its parent
+    /// (`LoopVerdict::region_only`): no directive of its own.
+    pub fn region_only(&self) -> bool {
+        self.parallelize && self.directive.is_none()
+    }
 }
 
 /// A parallel region hoisted around a sequential loop.

@@ -130,7 +130,7 @@ fn render_loop(s: &mut String, l: &LoopReport) {
         Some(d) => {
             let _ = writeln!(s, "{p}parallel: {d}");
         }
-        None if v.parallelize => {
+        None if v.region_only() => {
             let why: Vec<String> = v.reasons.iter().map(|r| format!("{} {}", r.code, r.message)).collect();
             let _ = writeln!(s, "{p}parallel, only inside the hosted region: {}", why.join("; "));
         }
