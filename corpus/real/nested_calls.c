@@ -5,6 +5,8 @@
  * call, or run on one thread). smooth is called from a sequential time-step loop: its own
  * loop keeps its directive. norm2 is reached through two levels of calls from a parallel
  * loop (scale_all -> scale_row -> norm2 is not a loop call; rows -> row_norm -> norm2 is).
+ * relax_block's plane sweep would host one region around its row loops, but blocks calls
+ * it from a parallel loop over the blocks: neither the region nor the rows get a directive.
  */
 #include <stdio.h>
 
@@ -51,6 +53,26 @@ static void smooth(void)
             b[i][j] = (a[i - 1][j] + a[i][j] + a[i + 1][j]) / 3.0;
 }
 
+#define NB 8
+#define P 6
+#define Q 6000
+
+static double blk3[NB][P][Q];
+
+static void relax_block(double (*g)[Q])
+{
+    for (int p = 1; p < P; p++) {
+        for (int q = 0; q < Q; q++)
+            g[p][q] = 0.5 * (g[p - 1][q] + g[p][q]);
+    }
+}
+
+static void blocks(void)
+{
+    for (int bk = 0; bk < NB; bk++)
+        relax_block(blk3[bk]);
+}
+
 int main(void)
 {
     for (int i = 0; i < N; i++)
@@ -64,11 +86,17 @@ int main(void)
         t += b[N / 2][M / 2];
         a[N / 2][M / 2] = b[N / 2][M / 2] + 1.0;
     }
+    for (int bk = 0; bk < NB; bk++)
+        for (int p = 0; p < P; p++)
+            for (int q = 0; q < Q; q++)
+                blk3[bk][p][q] = 0.001 * ((bk * 7 + p * 13 + q) % 97);
+    blocks();
     double s = 0.0;
     for (int i = 0; i < N; i++)
         s += nrm[i];
     printf("norms %.6e\n", s);
     printf("trace %.6e\n", t);
     printf("b %.6e\n", b[17][23]);
+    printf("blocks %.6e %.6e\n", blk3[0][P - 1][17], blk3[NB - 1][P - 1][Q - 1]);
     return 0;
 }

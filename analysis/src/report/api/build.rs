@@ -61,7 +61,7 @@ pub(crate) fn assemble(
 
 /// Never a parallel region inside another: a loop of a function that a parallelized loop
 /// calls, directly or through other functions, gets no directive of its own (`PPO113`, the
-/// caller's loop runs it in parallel). A nested region would fork a team per call, or run
+/// caller's loop runs it in parallel) and hosts no region. A nested region would fork a team per call, or run
 /// with one thread. Demotions only grow, so the rounds end; a loop demoted in one round no
 /// longer marks its callees in the next.
 pub(super) fn no_nested_regions(functions: &mut [FunctionReport]) {
@@ -91,10 +91,16 @@ pub(super) fn no_nested_regions(functions: &mut [FunctionReport]) {
         let mut changed = false;
         for (f, u) in functions.iter_mut().zip(&under) {
             let Some((id, header, call)) = u else { continue };
+            // A hoisted region there would be nested as well: its host stays a plain
+            // sequential loop and its members are demoted with the others below.
+            for l in f.loops.iter_mut() {
+                l.parallel.hosted_region = None;
+            }
             for l in f.loops.iter_mut().filter(|l| l.parallel.parallelize) {
                 let v = &mut l.parallel;
                 v.parallelize = false;
                 v.directive = None;
+                v.worksharing = None;
                 v.reasons.push(ReasonReport {
                     code: Code::InnerOfParallel,
                     message: format!("inside parallelized loop {id}, through the call to {call}"),
