@@ -13,7 +13,7 @@
 //! of this machine for the thread count the programs will run with (`OMP_NUM_THREADS`, else
 //! every CPU this process may use) unless the thresholds are given explicitly.
 
-use crate::compile::{Artifact, CompileJob};
+use crate::compile::{version_line, Artifact, CompileJob};
 use crate::local::allowed_cpus;
 use crate::process::{self, Limits, Outcome};
 use crate::tuning::session::machine;
@@ -220,7 +220,7 @@ pub fn measure(
         machine: machine(),
         cpus: allowed_cpus().len().max(1),
         threads: ran,
-        compiler: compiler_version(compiler),
+        compiler: version_line(compiler).unwrap_or_else(|| compiler.to_string()),
         flags: all_flags.join(" "),
         measured_at,
         stmt_ns,
@@ -230,15 +230,6 @@ pub fn measure(
         min_barrier_work: 0,
     }
     .with_thresholds())
-}
-
-fn compiler_version(compiler: &str) -> String {
-    Command::new(compiler)
-        .arg("--version")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string))
-        .unwrap_or_else(|| compiler.to_string())
 }
 
 /// The cache file: `$PPO_CACHE_DIR/calibration.json`, else under `$XDG_CACHE_HOME/ppo` or

@@ -62,6 +62,13 @@ pub fn find_tool(tool: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(tool)).find(|p| is_exe(p))
 }
 
+/// `tool --version`'s first line; `None` when the tool is missing or prints nothing.
+pub fn version_line(tool: &str) -> Option<String> {
+    let path = find_tool(tool)?;
+    let out = Command::new(path).arg("--version").output().ok()?;
+    String::from_utf8_lossy(&out.stdout).lines().next().map(str::to_string)
+}
+
 impl CompileJob<'_> {
     /// Compile `src` into `out`. Errors: the compiler is missing, could not run, timed out,
     /// or rejected the source (then with the first error's file:line and the whole

@@ -3,7 +3,7 @@
 //! session's figures.
 
 use super::runs::Learned;
-use crate::compile::find_tool;
+use crate::compile::{find_tool, version_line};
 use std::collections::HashMap;
 use transforms::ls::perf::{LoopMeasurement, PerfContext};
 use transforms::ls::{LogDb, LogError};
@@ -34,13 +34,10 @@ pub fn machine() -> String {
 
 /// `gcc --version`'s first line.
 pub fn compiler() -> String {
-    let Some(gcc) = find_tool("gcc") else { return "gcc (not found)".into() };
-    std::process::Command::new(gcc)
-        .arg("--version")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string))
-        .unwrap_or_else(|| "gcc".into())
+    if find_tool("gcc").is_none() {
+        return "gcc (not found)".into();
+    }
+    version_line("gcc").unwrap_or_else(|| "gcc".into())
 }
 
 /// The context of measurements made with `flags`, `arguments` on `cores` threads here.
