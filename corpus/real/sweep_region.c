@@ -9,7 +9,7 @@
  *   of one region, whose size test (`n * n`) is evaluated once, before the time loop.
  * - last_plane: the sweep's index is read after the loop: each thread would keep its own
  *   copy, so no region is hoisted; the inner loop keeps a region of its own.
- * - with_update: a statement between the loops runs once per time step: no region hoisted.
+ * - with_update: the statement between the loops runs in a `single` block of the region.
  * - smooth: the time step of relax on pointer parameters that other files may bind to
  *   overlapping arrays: each nest needs a run-time overlap test, and both tests join the
  *   region's size test, evaluated once before the time loop (nothing in it moves p or q).

@@ -233,6 +233,7 @@ impl ActionProvider for ParallelizeLoop {
                     let (what, edits) = match region {
                         Some((r, hr)) => {
                             let mut edits = vec![r.edit.clone()];
+                            edits.extend(r.inner.iter().cloned());
                             edits.extend(
                                 ps.into_iter()
                                     .flat_map(|ps| &ps.placed)

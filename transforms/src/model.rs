@@ -268,7 +268,9 @@ impl Ps {
         self.placed
             .iter()
             .chain(&self.regions)
-            .flat_map(|p| std::iter::once(p.edit.clone()).chain(p.end_edit.clone()))
+            .flat_map(|p| {
+                std::iter::once(p.edit.clone()).chain(p.end_edit.clone()).chain(p.inner.iter().cloned())
+            })
             .chain(self.file_edits.iter().cloned())
             .collect()
     }

@@ -149,7 +149,9 @@ pub fn ps(
         if let Some(r) = regions_by_id.get(l.id.as_str()) {
             let mut e = Event::new(Stage::Ps, action::INSERT_REGION).with_loop(&l).text(r.directive.clone());
             if diffs {
-                e = e.diff(diff::unified(name, text, lines, std::slice::from_ref(&r.edit)));
+                let edits: Vec<Edit> =
+                    std::iter::once(r.edit.clone()).chain(r.inner.iter().cloned()).collect();
+                e = e.diff(diff::unified(name, text, lines, &edits));
             }
             events.push(e);
         }

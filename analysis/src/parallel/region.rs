@@ -10,9 +10,18 @@
 //!   `goto` out or `exit`, and no enclosing loop is parallelized;
 //! - its header calls nothing and assigns only its index, a local whose address is not
 //!   taken and that is dead after the loop (each thread keeps a private copy);
-//! - its body holds only parallelized loops (and empty statements) without a run-time
-//!   compiler guard, each of them a direct child of the host; their run-time overlap tests
-//!   join the region's condition when the host writes nothing they read.
+//! - its body holds parallelized loops without a run-time compiler guard, each of them a
+//!   child of the host (directly or inside nested blocks without declarations); their
+//!   run-time overlap tests join the region's condition when the host writes nothing they
+//!   read;
+//! - the other statements of its body (`rho0 = rho; d = 0.0;`, `alpha = rho0 / d;` between
+//!   NPB CG's vector loops) are *serial runs*: expressions and `if`s over them, calling only
+//!   library functions, writing no declared-in-body variable (there is none) nor the host's
+//!   index. Each run of consecutive ones becomes one `#pragma omp single` block: one thread
+//!   runs it, and the barrier at its end (with the one ending each `omp for`) orders it with
+//!   the loops around, so every variable it writes is shared and seen by all threads, and a
+//!   member's reduction into such a variable (`d = 0.0;` then `reduction(+:d)`) starts from
+//!   the value the single stored.
 //!
 //! The region's `if` clause weighs the work of one run of the members against a barrier
 //! (`Thresholds::min_barrier_work`, about a quarter of a fork and a join): members of
@@ -20,7 +29,7 @@
 //! must not read what the host writes.
 
 use crate::flow::loops::{LoopInfo, LoopKind, TripCount};
-use crate::ir::{ExprKind, Function, StmtKind, TranslationUnit};
+use crate::ir::{ExprId, ExprKind, Function, Span, StmtId, StmtKind, SymId, TranslationUnit, UnOp};
 use crate::parallel::cost::{reads_any_name, region_work, RegionWork};
 use crate::parallel::sharing::compiler_guard;
 use crate::parallel::{LoopVerdict, VerdictFacts};
@@ -36,12 +45,24 @@ pub struct HostedRegion {
     /// The region's `if(...)` condition: the members' work repays it (absent: always).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
+    /// The serial runs of the host's body, in source order, each from the start of its first
+    /// statement to the end of its last: one `#pragma omp single` block each.
+    #[serde(skip)]
+    pub singles: Vec<Span>,
+}
+
+/// A host's body: its member loops (indices into the loop infos) and its serial runs (the
+/// first and last statement of each).
+#[derive(Clone, Debug, Default)]
+struct Shape {
+    members: Vec<usize>,
+    runs: Vec<Vec<StmtId>>,
 }
 
 /// The member loops of every loop of a function that has the shape of a host
 /// ([`host_shape`]), by index into `facts.infos`: computed once per function, asked by
 /// [`barrier_repays`] for each candidate and by [`hoist_regions`] for each host.
-pub(crate) struct HostShapes(Vec<Option<Vec<usize>>>);
+pub(crate) struct HostShapes(Vec<Option<Shape>>);
 
 impl HostShapes {
     /// The shapes of the loops of `f`; none at all when the rules that weigh a region are
@@ -56,7 +77,12 @@ impl HostShapes {
 
     /// The member loops of loop `l`, when it has the shape of a host.
     fn members(&self, l: usize) -> Option<&[usize]> {
-        self.0[l].as_deref()
+        self.0[l].as_ref().map(|s| s.members.as_slice())
+    }
+
+    /// The serial runs of loop `l`'s body, when it has the shape of a host.
+    fn runs(&self, l: usize) -> &[Vec<StmtId>] {
+        self.0[l].as_ref().map_or(&[], |s| s.runs.as_slice())
     }
 }
 
@@ -131,11 +157,93 @@ fn host(
         _ => false,
     };
     let index = infos[l].counted.as_ref()?.var_name.clone();
+    let mut private = if declared { Vec::new() } else { vec![index] };
+    let mut singles = Vec::new();
+    for run in shapes.runs(l) {
+        match replicated(unit, f, facts, l, run) {
+            Some(vars) => {
+                private.extend(vars.into_iter().filter(|v| !private.contains(v)).collect::<Vec<_>>())
+            }
+            None => singles
+                .push(Span { start: f.stmt(run[0]).span.start, end: f.stmt(run[run.len() - 1]).span.end }),
+        }
+    }
     Some(HostedRegion {
-        private: if declared { Vec::new() } else { vec![index] },
+        private,
         members: members.iter().map(|&k| infos[k].id.clone()).collect(),
         condition,
+        singles,
     })
+}
+
+/// The variables of a serial run of host `l` when every thread can run it itself, on
+/// private copies, instead of one thread in a `single` (no barrier): the run only assigns
+/// (`=`) local scalars that are dead after the host and at the top of its body (a private
+/// copy starts undefined) and assigned nowhere else in it, from the host's index,
+/// constants, scalars the host never writes and the run's earlier results (NPB SP's
+/// `i1 = i + 1; i2 = i + 2;`). It reads no memory: another thread may already be writing it
+/// in the next member loop.
+fn replicated(
+    unit: &TranslationUnit,
+    f: &Function,
+    facts: &VerdictFacts,
+    l: usize,
+    run: &[StmtId],
+) -> Option<Vec<String>> {
+    let host = &facts.infos[l];
+    let index = host.counted.as_ref()?.var;
+    let blocks = facts.cfg.loops.iter().find(|x| x.stmt == host.stmt)?;
+    let mut assigned: Vec<SymId> = Vec::new();
+    let mut own: Vec<ExprId> = Vec::new();
+    for &s in run {
+        let StmtKind::Expr(e) = f.stmt(s).kind else { return None };
+        let ExprKind::Assign { op: None, lhs, rhs } = &f.expr(e).kind else { return None };
+        let v = f.as_var(*lhs)?;
+        let sym = unit.sym(v);
+        if v == index || sym.address_taken || sym.is_global_storage() || !sym.ty.is_scalar() {
+            return None;
+        }
+        // Dead after the host, and at the top of each iteration (a private copy starts
+        // undefined).
+        let live = |b| facts.cfg.is_reachable(b) && facts.liveness.is_live_in(b, v);
+        if live(blocks.exit) || live(blocks.header) {
+            return None;
+        }
+        for x in f.exprs_under(*rhs) {
+            match &f.expr(x).kind {
+                ExprKind::Var(r) => {
+                    let same = *r == index || assigned.contains(r);
+                    if !same && host.writes.iter().any(|w| *w == unit.sym(*r).name) {
+                        return None;
+                    }
+                }
+                ExprKind::Int(_)
+                | ExprKind::Float(_)
+                | ExprKind::Char(_)
+                | ExprKind::EnumConst(..)
+                | ExprKind::Binary(..)
+                | ExprKind::Unary(UnOp::Neg | UnOp::Plus | UnOp::Not | UnOp::BitNot, _)
+                | ExprKind::Cast { .. } => {}
+                _ => return None,
+            }
+        }
+        assigned.push(v);
+        own.push(e);
+    }
+    // Assigned nowhere else in the host (its members included).
+    let elsewhere = f
+        .stmts_under(host.stmt)
+        .into_iter()
+        .flat_map(|s| f.stmt_exprs(s))
+        .flat_map(|e| f.exprs_under(e))
+        .filter(|x| !own.contains(x))
+        .any(|x| match &f.expr(x).kind {
+            ExprKind::Assign { lhs: t, .. } | ExprKind::IncDec { operand: t, .. } => {
+                f.as_var(*t).is_some_and(|v| assigned.contains(&v))
+            }
+            _ => false,
+        });
+    (!elsewhere).then(|| assigned.iter().map(|&v| unit.sym(v).name.clone()).collect())
 }
 
 /// Whether a region hoisted around the parent of innermost loop `k` would run `k` for less
@@ -170,7 +278,7 @@ pub(crate) fn barrier_repays(
 /// The member loops (indices into `facts.infos`) when loop `l` has the shape of a host:
 /// a counted `for` without jumps out, whose header calls nothing and assigns only its
 /// private, dead-after index, and whose body is only loops.
-fn host_shape(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, l: usize) -> Option<Vec<usize>> {
+fn host_shape(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, l: usize) -> Option<Shape> {
     let infos = facts.infos;
     let info = &infos[l];
     let counted = info.counted.as_ref()?;
@@ -202,21 +310,78 @@ fn host_shape(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, l: usi
             }
         }
     }
-    let stmts = match &f.stmt(*body).kind {
-        StmtKind::Compound(v) => v.clone(),
-        _ => vec![*body],
-    };
-    let mut members = Vec::new();
-    for s in stmts {
-        match f.stmt(s).kind {
-            StmtKind::Empty => continue,
-            StmtKind::For { .. } => {
-                members.push(info.children.iter().copied().find(|&c| infos[c].stmt == s)?)
-            }
-            _ => return None,
+    let mut shape = Shape::default();
+    let mut run = Vec::new();
+    body_shape(unit, f, facts, info, counted.var, *body, &mut shape, &mut run)?;
+    end_run(&mut shape, &mut run);
+    (!shape.members.is_empty()).then_some(shape)
+}
+
+/// Adds statement `s` of a host's body to `shape`: a child loop is a member, a nested block
+/// is walked (it ends the current serial run), a serial statement extends `run`.
+#[allow(clippy::too_many_arguments)]
+fn body_shape(
+    unit: &TranslationUnit,
+    f: &Function,
+    facts: &VerdictFacts,
+    host: &LoopInfo,
+    index: SymId,
+    s: StmtId,
+    shape: &mut Shape,
+    run: &mut Vec<StmtId>,
+) -> Option<()> {
+    match &f.stmt(s).kind {
+        StmtKind::Empty => {}
+        StmtKind::For { .. } => {
+            end_run(shape, run);
+            shape.members.push(host.children.iter().copied().find(|&c| facts.infos[c].stmt == s)?);
         }
+        StmtKind::Compound(v) => {
+            end_run(shape, run);
+            for &t in v {
+                body_shape(unit, f, facts, host, index, t, shape, run)?;
+            }
+            end_run(shape, run);
+        }
+        StmtKind::Expr(_) | StmtKind::If { .. } if serial(unit, f, index, s) => run.push(s),
+        _ => return None,
     }
-    (!members.is_empty()).then_some(members)
+    Some(())
+}
+
+fn end_run(shape: &mut Shape, run: &mut Vec<StmtId>) {
+    if !run.is_empty() {
+        shape.runs.push(std::mem::take(run));
+    }
+}
+
+/// A statement one thread can run for all (in a `single`): expressions and `if`s over them,
+/// with calls to library functions only, and no write of the host's `index`.
+fn serial(unit: &TranslationUnit, f: &Function, index: SymId, s: StmtId) -> bool {
+    let exprs_ok = |e| {
+        f.exprs_under(e).into_iter().all(|x| match &f.expr(x).kind {
+            ExprKind::Call { callee, .. } => match &f.expr(*callee).kind {
+                ExprKind::FuncName(n) => {
+                    unit.func_by_name(n).is_none() && crate::ir::libc::lookup(n).is_some()
+                }
+                _ => false,
+            },
+            ExprKind::Assign { lhs: t, .. } | ExprKind::IncDec { operand: t, .. } => {
+                f.as_var(*t) != Some(index)
+            }
+            ExprKind::StmtExpr(_) => false,
+            _ => true,
+        })
+    };
+    match &f.stmt(s).kind {
+        StmtKind::Empty => true,
+        StmtKind::Expr(e) => exprs_ok(*e),
+        StmtKind::If { cond, then, els } => {
+            exprs_ok(*cond) && serial(unit, f, index, *then) && els.is_none_or(|e| serial(unit, f, index, e))
+        }
+        StmtKind::Compound(v) => v.iter().all(|&t| serial(unit, f, index, t)),
+        _ => false,
+    }
 }
 
 /// The region's condition: `Some(None)` when it always repays a barrier per run of the
@@ -230,7 +395,9 @@ fn region_condition(
     members: &[usize],
 ) -> Option<Option<String>> {
     let min = facts.thresholds.min_barrier_work;
-    let mut tests = Vec::new();
+    // The symbolic works, the largest scale kept per product of factors: `n > 1365` already
+    // holds whenever `n > 4095` does.
+    let mut works: Vec<RegionWork> = Vec::new();
     for &m in members {
         match region_work(unit, f, facts.infos, m) {
             RegionWork::Unbounded => return Some(None),
@@ -240,12 +407,16 @@ fn region_condition(
                 if work.reads_any(&host.writes) {
                     return None;
                 }
-                match work.condition(min) {
-                    None => return Some(None),
-                    Some(c) if !tests.contains(&c) => tests.push(c),
-                    Some(_) => {}
-                }
+                merge_work(&mut works, work);
             }
+        }
+    }
+    let mut tests = Vec::new();
+    for work in &works {
+        match work.condition(min) {
+            None => return Some(None),
+            Some(c) if !tests.contains(&c) => tests.push(c),
+            Some(_) => {}
         }
     }
     match tests.len() {
@@ -253,4 +424,18 @@ fn region_condition(
         1 => Some(tests.pop()),
         _ => Some(Some(tests.iter().map(|t| format!("({t})")).collect::<Vec<_>>().join(" || "))),
     }
+}
+
+/// Adds symbolic `work` to `works`, or raises the scale of the one with the same factors.
+fn merge_work(works: &mut Vec<RegionWork>, work: RegionWork) {
+    let RegionWork::Symbolic { factors, scale } = &work else { return works.push(work) };
+    for w in works.iter_mut() {
+        if let RegionWork::Symbolic { factors: g, scale: s } = w {
+            if g == factors {
+                *s = (*s).max(*scale);
+                return;
+            }
+        }
+    }
+    works.push(work);
 }

@@ -38,12 +38,12 @@ fn triangular_nests_are_dynamic_sparse_rows_static() {
 #[test]
 fn nests_inside_sequential_loops_repay_their_region() {
     // NPB FT's copy loops: `fftblock * d0` elements per run of a sequential `k` loop.
-    let v = verdicts("int fftblock; double x[64][64][64], y[64][64];\nvoid f(int d0, int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < fftblock; j++)\n   for (i = 0; i < d0; i++)\n    y[i][j] = x[k][j][i];\n  y[0][0] = y[0][1] * y[1][0];\n } }");
+    let v = verdicts("int fftblock; double x[64][64][64], y[64][64];\nvoid tick(void);\nvoid f(int d0, int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < fftblock; j++)\n   for (i = 0; i < d0; i++)\n    y[i][j] = x[k][j][i];\n  tick();\n } }");
     assert!(v[1].parallelize, "{:?}", v[1].reasons);
     assert_eq!(v[1].work_check.as_deref(), Some("fftblock * d0 > 16383"));
     assert_eq!(v[1].clauses(), "private(i) if(fftblock * d0 > 16383)");
     // The same nest with constant sizes: 16 x 256 copies per run is too little.
-    let v = verdicts("double x[64][64][256], y[256][16];\nvoid f(int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < 16; j++)\n   for (i = 0; i < 256; i++)\n    y[i][j] = x[k][j][i];\n  y[0][0] = y[0][1] * y[1][0];\n } }");
+    let v = verdicts("double x[64][64][256], y[256][16];\nvoid tick(void);\nvoid f(int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < 16; j++)\n   for (i = 0; i < 256; i++)\n    y[i][j] = x[k][j][i];\n  tick();\n } }");
     assert!(!v[1].parallelize);
     assert_eq!(codes_of(&v[1]), [Code::NotProfitable]);
     // A size computed in the sequential loop is tested where the region starts; a
@@ -66,6 +66,30 @@ fn a_loop_parallel_only_in_its_region_has_no_size_test() {
     assert_eq!(v[1].member_of.as_deref(), Some(v[0].id.as_str()));
     assert_eq!(v[1].work_check, None);
     assert_eq!(v[1].worksharing_clauses(), "");
+}
+
+#[test]
+fn statements_between_hosted_loops_run_in_a_single_or_on_private_copies() {
+    // NPB CG: scalars set between the loops from what they compute: `single` blocks.
+    let src = "double p[4096], q[4096];\ndouble f(int n, int it) { int t, j; double d = 0, a = 0;\n for (t = 0; t < it; t++) {\n  d = 0.0;\n  for (j = 0; j < n; j++) d = d + p[j] * q[j];\n  a = 1.0 / d;\n  for (j = 0; j < n; j++) p[j] = p[j] * a;\n }\n return d; }";
+    let v = verdicts(src);
+    let region = v[0].hosted.as_ref().expect("a hosted region");
+    assert_eq!(region.private, ["t"]);
+    assert_eq!(region.singles.len(), 2, "{region:?}");
+    assert_eq!(v[1].worksharing_clauses(), "reduction(+:d)");
+    // NPB SP: plane indices from the sweep's index only: private copies, no `single`.
+    let v = verdicts("double u[64][4096];\nvoid f(int n) { int i, i1, j;\n for (i = 0; i < 62; i++) {\n  i1 = i + 1;\n  for (j = 0; j < n; j++) u[i1][j] = u[i1][j] - u[i][j];\n } }");
+    let region = v[0].hosted.as_ref().expect("a hosted region");
+    assert_eq!(region.private, ["i", "i1"]);
+    assert!(region.singles.is_empty(), "{region:?}");
+    // A value read at the top of the next step before it is assigned stays shared.
+    let v = verdicts("double u[64][4096];\nvoid f(int n) { int i, j; double s = 1;\n for (i = 0; i < 62; i++) {\n  for (j = 0; j < n; j++) u[i + 1][j] = u[i][j] * s;\n  s = 0.5 * s;\n } }");
+    let region = v[0].hosted.as_ref().expect("a hosted region");
+    assert_eq!(region.private, ["i"]);
+    assert_eq!(region.singles.len(), 1, "{region:?}");
+    // A call to a function of the file between the loops: no region.
+    let v = verdicts("double u[64][4096];\nint c;\nvoid bump(void) { c++; }\nvoid f(int n) { int i, j;\n for (i = 0; i < 62; i++) {\n  for (j = 0; j < n; j++) u[i + 1][j] = u[i][j] * 2;\n  bump();\n } }");
+    assert!(v.iter().all(|l| l.hosted.is_none()), "{v:?}");
 }
 
 #[test]

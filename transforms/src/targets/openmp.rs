@@ -32,6 +32,9 @@ pub struct Placed {
     pub edit: Edit,
     /// An instrumented loop's closing insertion after its end (`ppo_tune_end(ID); }`).
     pub end_edit: Option<Edit>,
+    /// A hoisted region's insertions inside its host: the `#pragma omp single` line and
+    /// braces around each serial run of the body.
+    pub inner: Vec<Edit>,
 }
 
 /// A loop whose directive tuning decided (chosen variant and evidence).
@@ -149,6 +152,7 @@ pub fn plan_tuned(
                 compiled_if,
                 edit: Edit::insert(ls as u32, format!("{prefix}{indented}\n")),
                 end_edit,
+                inner: Vec::new(),
             });
         }
     }
@@ -247,6 +251,11 @@ pub fn hoist_regions(
                 continue;
             }
             let Ok((ls, prefix)) = insertion_point(text, index, l) else { continue };
+            let Some(inner) =
+                region.singles.iter().map(|g| single_block(text, index, g)).collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
             for (m, ws, (start, indent)) in parts {
                 let p = Placed {
                     loop_id: m.id.clone(),
@@ -255,6 +264,7 @@ pub fn hoist_regions(
                     compiled_if: None,
                     edit: Edit::insert(start, format!("{indent}{ws}\n")),
                     end_edit: None,
+                    inner: Vec::new(),
                 };
                 match placed.iter_mut().find(|q| q.loop_id == m.id) {
                     Some(q) => *q = p,
@@ -268,11 +278,41 @@ pub fn hoist_regions(
                 compiled_if: None,
                 edit: Edit::insert(ls as u32, format!("{prefix}{}\n", region.directive)),
                 end_edit: None,
+                inner: inner.into_iter().flatten().collect(),
             });
         }
     }
     placed.sort_by_key(|p| p.edit.start);
     regions
+}
+
+/// The two insertions that make the statements of range `g` one `#pragma omp single` block:
+/// the directive and `{` on lines of their own before its first line, `}` on a line of its
+/// own after its last. `None` when the range does not start its line, shares its last line with code,
+/// or holds a preprocessor line (braces must not cross one).
+fn single_block(text: &str, index: &LineIndex, g: &analysis::report::api::Range) -> Option<[Edit; 2]> {
+    let ls = index.start_of_line(g.line)?;
+    let prefix = text.get(ls..ls + g.column as usize - 1)?;
+    if !prefix.chars().all(|c| c == ' ' || c == '\t') {
+        return None;
+    }
+    let end = index.start_of_line(g.end_line)? + g.end_column as usize - 1;
+    let next = index.start_of_line(g.end_line + 1)?;
+    let rest = text.get(end..next)?.trim();
+    let closed_comment = rest.starts_with("/*") && rest.ends_with("*/") && rest.matches("*/").count() == 1;
+    if !(rest.is_empty() || rest.starts_with("//") || closed_comment) {
+        return None;
+    }
+    if text.get(ls..next)?.lines().any(|l| l.trim_start().starts_with('#')) {
+        return None;
+    }
+    // The `}` goes at the end of the last line (before its line break), not at the start
+    // of the next one, where a member's directive may be inserted too.
+    let eol = text.get(..next)?.trim_end_matches(['\n', '\r']).len();
+    Some([
+        Edit::insert(ls as u32, format!("{prefix}#pragma omp single\n{prefix}{{\n")),
+        Edit::insert(eol as u32, format!("\n{prefix}}}")),
+    ])
 }
 
 /// Whether `text` has a preprocessor conditional line (`#if`, `#ifdef`, `#ifndef`, `#elif`,
@@ -326,5 +366,23 @@ mod tests {
         assert!(super::has_conditional_lines("for (;;) {\n#else\n  for (;;) {\n#endif\n x; }\n}"));
         assert!(super::has_conditional_lines("  # ifdef X\n"));
         assert!(!super::has_conditional_lines("for (;;) {\n#pragma unroll\n x; }\n#define A 1\n"));
+    }
+
+    #[test]
+    fn single_blocks_take_whole_lines() {
+        use analysis::report::api::Range;
+        let block = |text: &str, end_line: u32, end_column: u32| {
+            let index = analysis::ir::lines::LineIndex::new(text);
+            let g = Range { line: 2, column: 3, end_line, end_column };
+            super::single_block(text, &index, &g).and_then(|edits| crate::edit::apply(text, &edits))
+        };
+        let text = "{\n  a = 1;\n  b = 2; // two\n  for (;;) x();\n}\n";
+        assert_eq!(
+            block(text, 3, 9).as_deref(),
+            Some("{\n  #pragma omp single\n  {\n  a = 1;\n  b = 2; // two\n  }\n  for (;;) x();\n}\n")
+        );
+        // Code after the run on its last line, a preprocessor line inside it: no block.
+        assert_eq!(block("{\n  a = 1; for (;;) x();\n}\n", 2, 9), None);
+        assert_eq!(block("{\n  a = 1;\n#ifdef X\n  b = 2;\n#endif\n}\n", 4, 9), None);
     }
 }

@@ -455,6 +455,7 @@ pub(super) fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerd
             hosted_region: v.hosted.as_ref().map(|h| HostedRegionReport {
                 directive: crate::parallel::sharing::parallel_region(&h.private, h.condition.as_deref()),
                 members: h.members.clone(),
+                singles: h.singles.iter().map(|s| range(fe, *s)).collect(),
             }),
             worksharing: v
                 .member_of

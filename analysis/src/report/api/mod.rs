@@ -348,6 +348,10 @@ pub struct HostedRegionReport {
     pub directive: String,
     /// The member loops (ids), each with its `worksharing` directive.
     pub members: Vec<String>,
+    /// The statements of the host's body between its members that one thread runs for all:
+    /// each range becomes a `#pragma omp single` block.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub singles: Vec<Range>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -146,6 +146,9 @@ fn render_loop(s: &mut String, l: &LoopReport) {
     }
     if let Some(r) = &v.hosted_region {
         let _ = writeln!(s, "{p}hosts one parallel region ({}): {}", r.members.join(", "), r.directive);
+        for g in &r.singles {
+            let _ = writeln!(s, "{p}  #pragma omp single: lines {}-{}", g.line, g.end_line);
+        }
     }
     if let Some(w) = &v.worksharing {
         let _ = writeln!(s, "{p}in the hosted region: {w}");

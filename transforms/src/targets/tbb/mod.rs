@@ -226,6 +226,7 @@ pub fn ps(
                 compiled_if: None,
                 edit: t.edit.clone(),
                 end_edit: None,
+                inner: Vec::new(),
             })
             .collect(),
         skipped: plan
