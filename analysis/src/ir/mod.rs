@@ -791,6 +791,10 @@ pub struct TranslationUnit {
     /// call binds the pointer parameter into (see `summary::param_objects`).
     #[serde(skip)]
     pub param_objects: Vec<Vec<Option<Vec<SymId>>>>,
+    /// Which pointer cell types are injective: distinct cells hold disjoint blocks (see
+    /// `effects::tables`).
+    #[serde(skip)]
+    pub table_cells: crate::effects::tables::TableCells,
 }
 
 /// A function body's contributions to unit-wide state.

@@ -35,6 +35,7 @@ pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn Sour
     let chunks = parse_chunks(&compacted.text);
     let t2 = Instant::now();
     let mut unit = lower_chunks(&compacted.text, &compacted.map, &chunks, &pre.header_sites);
+    unit.table_cells = crate::effects::tables::table_cells(&unit);
     unit.distinct_params = crate::effects::summary::distinct_param_pairs(&unit);
     unit.param_objects = crate::effects::summary::param_objects(&unit);
     unit.header_pragmas = pre.header_pragmas.clone();
