@@ -35,8 +35,8 @@ static void smooth(double ***in, double ***out, int n) {
                                 in[i][j][k - 1] + in[i][j][k + 1]) / 6.0;
 }
 
-/* Called with the same table for both parameters: `dst[i][j][k]` reads the value just
- * written at `src[i - 1][j][k]`, a real dependence. */
+/* Called with the same table twice: `dst[i][j][k]` reads `src[i - 1][j][k]`, written by the
+ * previous i iteration, a real dependence carried by the i loop (the j loop is parallel). */
 static void sweep(double ***src, double ***dst, int n) {
     for (int i = 1; i < n; i++)
         for (int j = 0; j < n; j++)

@@ -136,6 +136,15 @@ fn call_sites<T>(
 /// distinct tables (`psinv(r[k], u[k], …)`). Inside the function, those parameters cannot
 /// alias.
 pub fn distinct_param_pairs(unit: &TranslationUnit) -> Vec<Vec<(u32, u32)>> {
+    table_param_facts(unit).0
+}
+
+/// [`distinct_param_pairs`], and for each function the pairs of pointer parameters of one
+/// type that every call binds either to distinct tables or to the very same pointer value
+/// (`resid(u[k], r[k], r[k])`: the same cell twice): the dependence test may compare their
+/// accesses as accesses to one array.
+#[allow(clippy::type_complexity)]
+pub fn table_param_facts(unit: &TranslationUnit) -> (Vec<Vec<(u32, u32)>>, Vec<Vec<(u32, u32)>>) {
     let sites = call_sites(unit, |caller, g, call, a| arg_loc(unit, caller, g, call, a));
     let mut known = Known {
         pairs: vec![Vec::new(); unit.functions.len()],
@@ -188,7 +197,29 @@ pub fn distinct_param_pairs(unit: &TranslationUnit) -> Vec<Vec<(u32, u32)>> {
     for pairs in &mut known.pairs {
         pairs.sort();
     }
-    known.pairs
+    let mut one = vec![Vec::new(); unit.functions.len()];
+    for (i, f) in unit.functions.iter().enumerate() {
+        let Some(calls) = &sites[i] else { continue };
+        let ty = |k: usize| &unit.sym(f.params[k]).ty;
+        for a in 0..f.params.len() {
+            for b in a + 1..f.params.len() {
+                if !ty(a).is_pointer() || ty(a) != ty(b) || !unit.table_cells.levels_injective(ty(a)) {
+                    continue;
+                }
+                let pair = (a as u32, b as u32);
+                let ok = calls.iter().all(|site| match (site.args.get(a), site.args.get(b)) {
+                    (Some(Some(p)), Some(Some(q))) => {
+                        known.same(site.caller, p, q) || known.distinct(site.caller, p, q)
+                    }
+                    _ => false,
+                });
+                if ok && !known.pairs[i].contains(&pair) {
+                    one[i].push(pair);
+                }
+            }
+        }
+    }
+    (known.pairs, one)
 }
 
 /// What is known of the parameters of each function so far.
@@ -220,6 +251,18 @@ impl Known {
             (Param(_), _) | (_, Param(_)) => false,
             // Different kinds of storage among arrays, fresh locals and cells.
             _ => true,
+        }
+    }
+
+    /// `p` and `q` at one call are the very same pointer value: the same variable, or the
+    /// same cell (the same subscript of the same block). Array locations are not: they
+    /// stand for any row or offset of the array.
+    fn same(&self, caller: Option<FuncId>, p: &Loc, q: &Loc) -> bool {
+        match (p, q) {
+            (Loc::Fresh(a), Loc::Fresh(b)) => a == b,
+            (Loc::Param(a), Loc::Param(b)) => a == b,
+            (Loc::Cell(x, Some(i)), Loc::Cell(y, Some(j))) => i == j && self.same(caller, x, y),
+            _ => false,
         }
     }
 

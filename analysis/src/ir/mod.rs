@@ -787,6 +787,11 @@ pub struct TranslationUnit {
     /// `summary::distinct_param_pairs`).
     #[serde(skip)]
     pub distinct_params: Vec<Vec<(u32, u32)>>,
+    /// Call-site facts, indexed like `functions`: the pairs of pointer parameters of one type
+    /// that every call binds to the same pointer or to distinct tables (see
+    /// `callsite::table_param_facts`).
+    #[serde(skip)]
+    pub one_table_params: Vec<Vec<(u32, u32)>>,
     /// Call-site facts, indexed like `functions` then by parameter: the static arrays every
     /// call binds the pointer parameter into (see `summary::param_objects`).
     #[serde(skip)]
