@@ -107,7 +107,9 @@ impl<'a> AliasOracle<'a> {
         let fid = unit.func_by_name(&f.name);
         let pairs_of = |all: &Vec<Vec<(u32, u32)>>| -> Vec<(SymId, SymId)> {
             fid.and_then(|id| all.get(id.index()))
-                .map(|pairs| pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect())
+                .map(|pairs| {
+                    pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect()
+                })
                 .unwrap_or_default()
         };
         let distinct = pairs_of(&unit.distinct_params);

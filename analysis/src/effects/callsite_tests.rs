@@ -98,3 +98,15 @@ fn tables_whose_rows_may_share_blocks_are_not_distinct() {
     let src = fresh_grids("two(r[k], u[k], 8);").replace("return 0;", "u[0][0][1] = u[0][0][0]; return 0;");
     assert!(pairs(&src, "two").is_empty());
 }
+
+#[test]
+fn the_same_cell_twice_is_one_table() {
+    let src = fresh_grids("two(r[k], r[k], 8); two(u[k], r[k], 8);");
+    let src = format!("void *malloc(unsigned long);\n{src}");
+    let mut u = lower(&src, &SourceMap::identity(src.len() as u32));
+    u.table_cells = crate::effects::tables::table_cells(&u);
+    let (distinct, one) = table_param_facts(&u);
+    let id = u.func_by_name("two").unwrap().index();
+    assert!(distinct[id].is_empty());
+    assert_eq!(one[id], vec![(0, 1)]);
+}
