@@ -208,9 +208,7 @@ pub fn table_param_facts(unit: &TranslationUnit) -> (Vec<Vec<(u32, u32)>>, Vec<V
                 }
                 let pair = (a as u32, b as u32);
                 let ok = calls.iter().all(|site| match (site.args.get(a), site.args.get(b)) {
-                    (Some(Some(p)), Some(Some(q))) => {
-                        known.same(site.caller, p, q) || known.distinct(site.caller, p, q)
-                    }
+                    (Some(Some(p)), Some(Some(q))) => Known::same(p, q) || known.distinct(site.caller, p, q),
                     _ => false,
                 });
                 if ok && !known.pairs[i].contains(&pair) {
@@ -257,11 +255,11 @@ impl Known {
     /// `p` and `q` at one call are the very same pointer value: the same variable, or the
     /// same cell (the same subscript of the same block). Array locations are not: they
     /// stand for any row or offset of the array.
-    fn same(&self, caller: Option<FuncId>, p: &Loc, q: &Loc) -> bool {
+    fn same(p: &Loc, q: &Loc) -> bool {
         match (p, q) {
             (Loc::Fresh(a), Loc::Fresh(b)) => a == b,
             (Loc::Param(a), Loc::Param(b)) => a == b,
-            (Loc::Cell(x, Some(i)), Loc::Cell(y, Some(j))) => i == j && self.same(caller, x, y),
+            (Loc::Cell(x, Some(i)), Loc::Cell(y, Some(j))) => i == j && Known::same(x, y),
             _ => false,
         }
     }

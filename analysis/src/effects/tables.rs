@@ -260,13 +260,11 @@ impl Cx<'_> {
                         None => self.out.opaque = true,
                     }
                 }
-                ExprKind::IncDec { operand, .. } => {
-                    if f.as_var(*operand).is_none() {
-                        match self.type_of(f, *operand) {
-                            Some(t) if t.is_pointer() => self.out.share(&t),
-                            Some(_) => {}
-                            None => self.out.opaque = true,
-                        }
+                ExprKind::IncDec { operand, .. } if f.as_var(*operand).is_none() => {
+                    match self.type_of(f, *operand) {
+                        Some(t) if t.is_pointer() => self.out.share(&t),
+                        Some(_) => {}
+                        None => self.out.opaque = true,
                     }
                 }
                 ExprKind::Unary(UnOp::AddrOf, x) => match self.type_of(f, *x) {
