@@ -23,6 +23,10 @@
 //!   (`TranslationUnit::param_objects`) and the other an array of static storage not among
 //!   them (FT's `evolve(u0, u1, …)` against the file-scope `ex`).
 //!
+//! Parameters that every call binds either to the same pointer or to distinct tables
+//! ([`AliasOracle::one_array`]) may alias, but the dependence test compares their accesses
+//! as if they were one array instead of assuming the worst.
+//!
 //! Everything else may alias: pointers of unknown provenance (globals, locals assigned from
 //! other pointers or by pointer arithmetic, variables whose address is taken), and a global
 //! array against a parameter (the caller may pass it).
@@ -55,6 +59,8 @@ pub struct AliasOracle<'a> {
     fresh: FxHashMap<SymId, bool>,
     /// Parameters every call binds to distinct objects.
     distinct: Vec<(SymId, SymId)>,
+    /// Parameters every call binds to the same pointer or to distinct tables.
+    one_table: Vec<(SymId, SymId)>,
     /// Parameters every call binds into one of these arrays of static storage.
     bound: FxHashMap<SymId, Vec<SymId>>,
     /// Per pointer variable: the variables its assigned values are computed from.
@@ -99,17 +105,22 @@ impl<'a> AliasOracle<'a> {
             }
         }
         let fid = unit.func_by_name(&f.name);
-        let distinct = fid
-            .and_then(|id| unit.distinct_params.get(id.index()))
-            .map(|pairs| pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect())
-            .unwrap_or_default();
+        let pairs_of = |all: &Vec<Vec<(u32, u32)>>| -> Vec<(SymId, SymId)> {
+            fid.and_then(|id| all.get(id.index()))
+                .map(|pairs| {
+                    pairs.iter().map(|&(a, b)| (f.params[a as usize], f.params[b as usize])).collect()
+                })
+                .unwrap_or_default()
+        };
+        let distinct = pairs_of(&unit.distinct_params);
+        let one_table = pairs_of(&unit.one_table_params);
         let bound = fid
             .and_then(|id| unit.param_objects.get(id.index()))
             .map(|objs| {
                 f.params.iter().zip(objs).filter_map(|(&p, o)| o.as_ref().map(|o| (p, o.clone()))).collect()
             })
             .unwrap_or_default();
-        AliasOracle { unit, fresh, distinct, bound, sources }
+        AliasOracle { unit, fresh, distinct, one_table, bound, sources }
     }
 
     /// Some value assigned to `q` in the function is computed, directly or through other
@@ -145,6 +156,15 @@ impl<'a> AliasOracle<'a> {
                 _ => Storage::Other,
             },
         }
+    }
+
+    /// `p` and `q` (parameters the function never reassigns) are, at every call, either the
+    /// very same pointer or distinct tables (`resid(u[k], r[k], r[k])`): the dependence test
+    /// may compare their accesses as accesses to one array (same subscripts, same element).
+    pub fn one_array(&self, p: SymId, q: SymId) -> bool {
+        self.storage(p) == Storage::Param
+            && self.storage(q) == Storage::Param
+            && self.one_table.iter().any(|&(a, b)| (a, b) == (p, q) || (a, b) == (q, p))
     }
 
     /// `None` when `p` and `q` (different variables) cannot designate overlapping memory,

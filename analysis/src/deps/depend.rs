@@ -320,6 +320,32 @@ pub fn loop_dependences_with_calls(
                 );
             let Some((w, o)) = pair else { continue };
             if let Some(why) = alias.may_alias(p, q) {
+                if alias.one_array(p, q) {
+                    // The same pointer or disjoint tables: test the pairs as one array.
+                    for (i, a) in refs.iter().enumerate().filter(|(_, r)| r.base == p) {
+                        for (j, b) in refs.iter().enumerate().filter(|(_, r)| r.base == q) {
+                            if !a.write && !b.write {
+                                continue;
+                            }
+                            let (i, j) = if i <= j { (i, j) } else { (j, i) };
+                            let (a, b) = (&refs[i], &refs[j]);
+                            let nl = common_levels(a, b);
+                            if !testable(a, b) {
+                                let mut d = mk(DepKind::Unknown, i, j, nl);
+                                d.reason = non_affine_reason(a, b);
+                                graph.add_edge(NodeIndex::new(i), NodeIndex::new(j), d);
+                                continue;
+                            }
+                            match test_pair(&nest, a, b, false) {
+                                PairTest::Independent(t) => independent.push((i, j, t)),
+                                PairTest::Dependent { vectors, distance, by } => {
+                                    add_edges(&nest, &mut graph, &mk, i, j, nl, &vectors, &distance, by);
+                                }
+                            }
+                        }
+                    }
+                    continue;
+                }
                 let (s, t) = if w <= o { (w, o) } else { (o, w) };
                 let mut d = mk(DepKind::MayAlias, s, t, common_levels(&refs[s], &refs[t]));
                 d.reason = why;

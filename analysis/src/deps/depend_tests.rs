@@ -523,3 +523,61 @@ fn serializes_to_json() {
     assert_eq!(j["dependences"][0]["distance"][0], 1);
     assert_eq!(j["nest"]["refs"][0]["dims"][0]["affine"]["text"], "i - 1");
 }
+
+/// Dependences of the first loop of function `func`, with the unit-wide table and call-site
+/// facts computed as the front end does.
+fn deps_in(src: &str, func: &str) -> LoopDeps {
+    let mut u = lower(src, &SourceMap::identity(src.len() as u32));
+    u.table_cells = crate::effects::tables::table_cells(&u);
+    (u.distinct_params, u.one_table_params) = crate::effects::callsite::table_param_facts(&u);
+    let f = u.func(u.func_by_name(func).unwrap());
+    let l = loop_infos(&u, f)[0].stmt;
+    loop_dependences(&u, f, l).unwrap()
+}
+
+/// Two two-level tables of fresh rows; `CALLS` binds them to `g(x, y)`.
+const TABLES: &str = "void *malloc(unsigned long);
+static void g(double **x, double **y, int n) {
+  for (int i = 1; i < n; i++) for (int j = 0; j < n; j++) BODY;
+}
+int main(void) {
+  double **a = (double **)malloc(8 * sizeof(double *));
+  double **b = (double **)malloc(8 * sizeof(double *));
+  for (int i = 0; i < 8; i++) { a[i] = (double *)malloc(8 * sizeof(double)); b[i] = (double *)malloc(8 * sizeof(double)); }
+  CALLS;
+  return 0;
+}";
+
+fn tables(body: &str, calls: &str) -> LoopDeps {
+    deps_in(&TABLES.replace("BODY", body).replace("CALLS", calls), "g")
+}
+
+#[test]
+fn rows_of_a_jagged_table_are_dimensions() {
+    let d = tables("x[i][j] = x[i][j] + y[i][j]", "g(a, b, 8)");
+    assert!(d.nest.refs.iter().all(|r| r.dims.len() == 2), "{:#?}", d.nest.refs);
+    assert!(par(&d, 1) && par(&d, 2));
+    // A carried dependence on the rows is found, not assumed.
+    let d = tables("x[i][j] = x[i - 1][j]", "g(a, b, 8)");
+    assert_eq!(only(&d).level, Some(1));
+}
+
+#[test]
+fn rows_that_may_share_a_block_are_not_dimensions() {
+    let src = TABLES.replace("BODY", "x[i][j] = y[i][j]").replace("CALLS", "a[1] = a[0]; g(a, b, 8)");
+    let d = deps_in(&src, "g");
+    assert!(!par(&d, 1));
+}
+
+#[test]
+fn the_same_table_twice_is_tested_as_one_array() {
+    // `g(a, a)` and `g(a, b)`: x and y are the same pointer or distinct tables.
+    let d = tables("x[i][j] = 2 * y[i][j]", "g(a, a, 8); g(a, b, 8)");
+    assert!(par(&d, 1) && par(&d, 2));
+    let d = tables("x[i][j] = y[i - 1][j]", "g(a, a, 8); g(a, b, 8)");
+    assert!(!par(&d, 1));
+    assert!(par(&d, 2));
+    // `g(a[1] ...)` is not the same pointer as `a`: nothing is known.
+    let d = tables("x[i][j] = 2 * y[i][j]", "g(a, a + 1, 8)");
+    assert!(!par(&d, 1));
+}

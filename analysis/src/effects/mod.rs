@@ -6,8 +6,10 @@
 //! internal control flow (`&&`, `||`, `?:`) into several items; the sub-expressions evaluated
 //! by another item are skipped through the `skip` predicate.
 
+pub mod callsite;
 pub mod mustwrite;
 pub mod summary;
+pub mod tables;
 
 use crate::ir::*;
 

@@ -504,7 +504,7 @@ pub fn summarize(unit: &TranslationUnit) -> Summaries {
     combine(unit, &local_summaries(unit))
 }
 
-fn func_names(unit: &TranslationUnit) -> HashMap<&str, FuncId> {
+pub(crate) fn func_names(unit: &TranslationUnit) -> HashMap<&str, FuncId> {
     let mut by_name: HashMap<&str, FuncId> = HashMap::new();
     for (i, f) in unit.functions.iter().enumerate() {
         by_name.entry(f.name.as_str()).or_insert(FuncId(i as u32));
@@ -541,128 +541,7 @@ impl Local {
     }
 }
 
-/// Call-site alias facts: for each function (indexed like `unit.functions`), the pairs of
-/// pointer parameters that every call in the file binds to distinct objects — two different
-/// arrays of static storage (`conj_grad(colidx, rowstr, x, z, a, …)` with file-scope arrays),
-/// whole or through an element's address or a row. Only for a `static` function whose name
-/// is used for nothing but calls (no other file, no function pointer can call it) and that
-/// is called at least once. Inside it, those parameters cannot alias.
-pub fn distinct_param_pairs(unit: &TranslationUnit) -> Vec<Vec<(u32, u32)>> {
-    let mut out = vec![Vec::new(); unit.functions.len()];
-    let sites = call_site_objects(unit);
-    for (i, f) in unit.functions.iter().enumerate() {
-        let Some(calls) = &sites[i] else { continue };
-        let ptr: Vec<usize> =
-            (0..f.params.len()).filter(|&k| unit.sym(f.params[k]).ty.is_pointer()).collect();
-        for (x, &a) in ptr.iter().enumerate() {
-            for &b in &ptr[x + 1..] {
-                let distinct = calls.iter().all(|args| match (args.get(a), args.get(b)) {
-                    (Some(Some(p)), Some(Some(q))) => p != q,
-                    _ => false,
-                });
-                if distinct {
-                    out[i].push((a as u32, b as u32));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Call-site facts, indexed like `unit.functions`, then by parameter: the arrays of static
-/// storage that the calls bind a pointer parameter to, when every call binds it into one
-/// (`evolve(u0, u1, …)` with `static dcomplex u1[…]`). Same conditions as
-/// [`distinct_param_pairs`]; inside the function, the parameter reaches nothing else.
-pub fn param_objects(unit: &TranslationUnit) -> Vec<Vec<Option<Vec<SymId>>>> {
-    let sites = call_site_objects(unit);
-    unit.functions
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            (0..f.params.len())
-                .map(|k| {
-                    let calls = sites[i].as_ref()?;
-                    let mut objs: Vec<SymId> =
-                        calls.iter().map(|args| args.get(k).copied().flatten()).collect::<Option<_>>()?;
-                    objs.sort();
-                    objs.dedup();
-                    unit.sym(f.params[k]).ty.is_pointer().then_some(objs)
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// For each function that only calls can reach (a `static` function, called at least once,
-/// its name used for nothing but calls), the object of static storage each argument of each
-/// call points into (`None` where it is not one).
-#[allow(clippy::type_complexity)]
-fn call_site_objects(unit: &TranslationUnit) -> Vec<Option<Vec<Vec<Option<SymId>>>>> {
-    let by_name = func_names(unit);
-    // Per function: the object of each argument at each call; None once it escapes.
-    let mut sites: Vec<Option<Vec<Vec<Option<SymId>>>>> = vec![Some(Vec::new()); unit.functions.len()];
-    for g in unit.functions.iter().chain(unit.global_init.iter()) {
-        let mut callees: HashSet<ExprId> = HashSet::new();
-        for (k, e) in g.exprs.iter().enumerate() {
-            let ExprKind::Call { callee, args } = &e.kind else { continue };
-            callees.insert(*callee);
-            let Some(n) = callee_name(g, ExprId(k as u32)) else { continue };
-            let Some(&fid) = by_name.get(n) else { continue };
-            if let Some(v) = &mut sites[fid.index()] {
-                v.push(args.iter().map(|&a| static_object(unit, g, a)).collect());
-            }
-        }
-        for (k, e) in g.exprs.iter().enumerate() {
-            if let ExprKind::FuncName(n) = &e.kind {
-                if !callees.contains(&ExprId(k as u32)) {
-                    if let Some(&fid) = by_name.get(n.as_str()) {
-                        sites[fid.index()] = None;
-                    }
-                }
-            }
-        }
-    }
-    for (f, site) in unit.functions.iter().zip(&mut sites) {
-        if !f.is_static || site.as_ref().is_some_and(|c| c.is_empty()) {
-            *site = None;
-        }
-    }
-    sites
-}
-
-/// The array of static storage an argument points into (`x`, `&x[i][0]`, `x[i]` for a row,
-/// `x + k`), if it is one. A pointer loaded from an array of pointers (`ptrs[0]`) is not.
-fn static_object(unit: &TranslationUnit, f: &Function, a: ExprId) -> Option<SymId> {
-    let strip = |mut e: ExprId| {
-        while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
-            e = *expr;
-        }
-        e
-    };
-    let mut e = strip(a);
-    while let ExprKind::Binary(BinOp::Add | BinOp::Sub, x, _) = &f.expr(e).kind {
-        e = strip(*x);
-    }
-    let (mut cur, addr) = match &f.expr(e).kind {
-        ExprKind::Unary(UnOp::AddrOf, x) => (strip(*x), true),
-        _ => (e, false),
-    };
-    let mut depth = 0usize;
-    while let ExprKind::Index { base, .. } = &f.expr(cur).kind {
-        depth += 1;
-        cur = strip(*base);
-    }
-    let ExprKind::Var(s) = &f.expr(cur).kind else { return None };
-    let sym = unit.sym(*s);
-    let mut rank = 0usize;
-    let mut t = &sym.ty;
-    while let Type::Array { elem, .. } = t {
-        rank += 1;
-        t = elem;
-    }
-    let inside = if addr { depth <= rank } else { depth < rank };
-    (sym.is_global_storage() && rank > 0 && inside).then_some(*s)
-}
+pub use crate::effects::callsite::{distinct_param_pairs, param_objects};
 
 /// The summaries of every function from their local summaries (`locals` indexed like
 /// `unit.functions`), bottom-up over the call graph.

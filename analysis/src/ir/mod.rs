@@ -787,10 +787,19 @@ pub struct TranslationUnit {
     /// `summary::distinct_param_pairs`).
     #[serde(skip)]
     pub distinct_params: Vec<Vec<(u32, u32)>>,
+    /// Call-site facts, indexed like `functions`: the pairs of pointer parameters of one type
+    /// that every call binds to the same pointer or to distinct tables (see
+    /// `callsite::table_param_facts`).
+    #[serde(skip)]
+    pub one_table_params: Vec<Vec<(u32, u32)>>,
     /// Call-site facts, indexed like `functions` then by parameter: the static arrays every
     /// call binds the pointer parameter into (see `summary::param_objects`).
     #[serde(skip)]
     pub param_objects: Vec<Vec<Option<Vec<SymId>>>>,
+    /// Which pointer cell types are injective: distinct cells hold disjoint blocks (see
+    /// `effects::tables`).
+    #[serde(skip)]
+    pub table_cells: crate::effects::tables::TableCells,
 }
 
 /// A function body's contributions to unit-wide state.

@@ -35,7 +35,8 @@ pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn Sour
     let chunks = parse_chunks(&compacted.text);
     let t2 = Instant::now();
     let mut unit = lower_chunks(&compacted.text, &compacted.map, &chunks, &pre.header_sites);
-    unit.distinct_params = crate::effects::summary::distinct_param_pairs(&unit);
+    unit.table_cells = crate::effects::tables::table_cells(&unit);
+    (unit.distinct_params, unit.one_table_params) = crate::effects::callsite::table_param_facts(&unit);
     unit.param_objects = crate::effects::summary::param_objects(&unit);
     unit.header_pragmas = pre.header_pragmas.clone();
     // A header's syntax errors are not this file's: its declarations that did parse are kept.

@@ -401,7 +401,13 @@ impl RefWalker<'_> {
                 }
                 let bk = &f.expr(*base).kind;
                 let base_is_array = self.type_of(*base).is_some_and(|t| t.is_array());
-                if matches!(bk, ExprKind::Index { .. }) && base_is_array {
+                // A row of a jagged table: a cell of an injective pointer type, so distinct
+                // rows are disjoint blocks and the table is an array of unknown extents.
+                let table_row = || {
+                    self.type_of(*base)
+                        .is_some_and(|t| t.is_pointer() && self.unit.table_cells.is_injective(&t))
+                };
+                if matches!(bk, ExprKind::Index { .. }) && (base_is_array || table_row()) {
                     let (s, mut v) = self.decompose(*base)?;
                     v.push(SubSrc::Expr(*index));
                     return Some((s, v));

@@ -202,6 +202,8 @@ impl IncrState {
         // Facts over every call site: an edit in any function may change them.
         if unit.distinct_params.iter().any(|p| !p.is_empty())
             || unit.param_objects.iter().flatten().any(|o| o.is_some())
+            || unit.table_cells.in_use()
+            || unit.one_table_params.iter().any(|p| !p.is_empty())
         {
             ineligible.get_or_insert("call-site alias facts");
         }
