@@ -26,7 +26,9 @@
 //! The region's `if` clause weighs the work of one run of the members against a barrier
 //! (`Thresholds::min_barrier_work`, about a quarter of a fork and a join): members of
 //! unknown work (calls) always repay it; symbolic sizes are tested before the host, so they
-//! must not read what the host writes.
+//! must not read what the host writes, and the host must not be inside another loop (when
+//! the test fails, the members still run as worksharing loops of a one-thread team, whose
+//! overhead a tiny member run repeated by an outer loop does not repay).
 
 use crate::flow::loops::{LoopInfo, LoopKind, TripCount};
 use crate::ir::{ExprId, ExprKind, Function, Span, StmtId, StmtKind, SymId, TranslationUnit, UnOp};
@@ -133,6 +135,13 @@ fn host(
         }
     }
     let work = region_condition(unit, f, facts, &infos[l], members)?;
+    // A size test that fails still runs the members as worksharing loops of a one-thread
+    // team: a few library calls per member run. Inside another loop (NPB FT's butterflies,
+    // a region per `i` around 16-point members) that costs more than the members' work;
+    // there the members keep their own verdicts.
+    if work.is_some() && infos[l].parent.is_some() {
+        return None;
+    }
     // The members' overlap tests (PPO105) hold for the whole region when the host changes
     // none of what they read: evaluated once, before it, with the size test.
     let mut tests: Vec<&String> = Vec::new();
