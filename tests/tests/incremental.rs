@@ -107,6 +107,20 @@ fn edits(text: &str, r: &FileReport) -> Vec<(String, String)> {
             out.push((format!("{name}: add I/O"), at(*open, "\n  printf(\"ppo\\n\");")));
             out.push((format!("{name}: add an exit"), at(*open, "\n  if (0) exit(1);")));
         }
+        // A call put inside a loop: the callee's loops now pay a region per call.
+        let mut pos = *open;
+        for line in body.split_inclusive('\n') {
+            let t = line.trim_start();
+            if t.trim_end().ends_with(';') && callee_names.iter().any(|c| t.starts_with(&format!("{c}("))) {
+                let p = pos + (line.len() - t.len());
+                out.push((
+                    format!("{name}: call `{}` in a loop", t.trim_end()),
+                    at(p, "for (int ppo_rep = 0; ppo_rep < 3; ppo_rep++) "),
+                ));
+                break;
+            }
+            pos += line.len();
+        }
         // A syntax error.
         out.push((format!("{name}: syntax error"), at(*open, "\n  int = ;")));
         // A global's address taken.

@@ -61,6 +61,12 @@ pub struct FunctionSummary {
     pub opaque: bool,
     /// In a cycle of the call graph (calls itself directly or through others).
     pub recursive: bool,
+    /// May run many times per run of the program: called inside a loop of a function of the
+    /// file, called by such a function, or recursive. Its loops then pay their parallel
+    /// region once per call, as a nested loop pays it once per iteration of its parent
+    /// (not in the JSON).
+    #[serde(skip)]
+    pub repeated: bool,
     /// The functions of the file it calls directly, by name, sorted (not in the JSON).
     #[serde(skip)]
     pub callees: Vec<String>,
@@ -187,6 +193,8 @@ pub struct Local {
     opaque: bool,
     /// (callee, origins of each pointer-ish argument)
     calls: Vec<(FuncId, Vec<Origins>)>,
+    /// The callees of the file called inside a loop (its header included).
+    calls_in_loops: BTreeSet<FuncId>,
 }
 
 impl Local {
@@ -423,6 +431,7 @@ impl FnCx<'_> {
         if f.exprs.iter().any(|e| matches!(e.kind, ExprKind::Error)) {
             l.opaque = true;
         }
+        let loops: Vec<Span> = f.stmts.iter().filter(|s| s.kind.is_loop()).map(|s| s.span).collect();
         let mut o = Origins::new();
         for r in roots {
             acc.clear();
@@ -443,7 +452,12 @@ impl FnCx<'_> {
                 l.touch(&o, m.write);
             }
             for &c in &acc.calls {
+                let before = l.calls.len();
                 self.call(c, &mut l);
+                let at = f.expr(c).span;
+                if l.calls.len() > before && loops.iter().any(|sp| sp.contains(at)) {
+                    l.calls_in_loops.insert(l.calls[before].0);
+                }
             }
         }
         l
@@ -593,6 +607,7 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
             sums[n.index()].recursive = recursive;
         }
     }
+    mark_repeated(&mut sums, locals);
     for (s, l) in sums.iter_mut().zip(locals) {
         s.callees = l.callees().map(|c| unit.functions[c.index()].name.clone()).collect();
         s.callees.sort();
@@ -617,6 +632,31 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
         funcs: sums,
         by_name: by_name.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         decaying: OnceLock::new(),
+    }
+}
+
+/// Sets [`FunctionSummary::repeated`]: recursive functions and those called inside a loop,
+/// then, to a fixed point, every function a repeated one calls.
+fn mark_repeated(sums: &mut [FunctionSummary], locals: &[Local]) {
+    let mut work: Vec<usize> = Vec::new();
+    let mark = |i: usize, sums: &mut [FunctionSummary], work: &mut Vec<usize>| {
+        if !sums[i].repeated {
+            sums[i].repeated = true;
+            work.push(i);
+        }
+    };
+    for i in 0..sums.len() {
+        if sums[i].recursive {
+            mark(i, sums, &mut work);
+        }
+        for c in &locals[i].calls_in_loops {
+            mark(c.index(), sums, &mut work);
+        }
+    }
+    while let Some(i) = work.pop() {
+        for c in locals[i].callees() {
+            mark(c.index(), sums, &mut work);
+        }
     }
 }
 
@@ -792,6 +832,20 @@ mod tests {
         assert_eq!(u.unknown_callees, vec!["mystery"]);
         assert!(s.get("fp").unwrap().calls_unknown);
         assert!(s.get("w").unwrap().calls_unknown);
+    }
+
+    #[test]
+    fn repeated_functions() {
+        let s = sums(
+            "double x[8];\nvoid leaf(void) { x[0] += 1; }\nvoid mid(void) { leaf(); }\n\
+             void once(void) { x[1] = 2; }\nvoid hdr(void) { x[2] = 3; }\nint cond(void) { return x[3] > 0; }\n\
+             int rec(int n) { return n ? rec(n - 1) : 0; }\n\
+             int main(void) { once(); for (int t = 0; t < 9; t++) mid(); while (cond()) hdr(); return rec(3); }\n",
+        );
+        let r = |n: &str| s.get(n).unwrap().repeated;
+        // In a loop's body or condition, through a caller in a loop, or recursive.
+        assert!(r("mid") && r("leaf") && r("cond") && r("hdr") && r("rec"));
+        assert!(!r("once") && !r("main"));
     }
 
     #[test]

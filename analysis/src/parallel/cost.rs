@@ -120,11 +120,32 @@ impl RegionWork {
         if per_unit <= 1 {
             return None;
         }
-        let simple = |e: &str| e.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '[' | ']' | '.'));
+        let simple = |e: &str| {
+            e.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '[' | ']' | '.')) || parenthesized(e)
+        };
         let product: Vec<String> =
             factors.iter().map(|e| if simple(e) { e.clone() } else { format!("({e})") }).collect();
         Some(format!("{} > {}", product.join(" * "), per_unit - 1))
     }
+}
+
+/// `e` is one parenthesized expression: `(a * b)`, not `(a) * (b)`.
+fn parenthesized(e: &str) -> bool {
+    if !e.starts_with('(') {
+        return false;
+    }
+    let mut depth = 0i32;
+    for (i, c) in e.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 {
+            return i == e.len() - 1;
+        }
+    }
+    false
 }
 
 /// The work of one run of loop `infos[k]` of `f`: a chain of loops (each holding at most one
@@ -225,6 +246,18 @@ mod tests {
         // The call with i, the triangular nest (its inner j loop is not an i loop), the call
         // with a constant.
         assert_eq!(grows(&src), [true, true, false, false]);
+    }
+
+    #[test]
+    fn size_tests_parenthesize_each_factor_once() {
+        let w = RegionWork::Symbolic {
+            factors: vec!["(d[0] * d[1])".into(), "n - 2".into(), "m".into()],
+            scale: 2,
+        };
+        assert_eq!(w.condition(4096).as_deref(), Some("(d[0] * d[1]) * (n - 2) * m > 2047"));
+        let w = RegionWork::Symbolic { factors: vec!["(a) - (b)".into()], scale: 1 };
+        assert_eq!(w.condition(100).as_deref(), Some("((a) - (b)) > 99"));
+        assert_eq!(RegionWork::Const(5).condition(100), None);
     }
 
     #[test]

@@ -214,6 +214,9 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
     // of their own would not repay.
     let mut pending: Vec<(usize, Reason)> = Vec::new();
     let shapes = region::HostShapes::new(unit, f, facts);
+    // The function may run many times (called inside a loop): its outermost loops pay their
+    // region once per call, as nested loops pay theirs once per iteration of the parent.
+    let repeated = facts.summaries.get(&f.name).is_some_and(|s| s.repeated);
     for (k, info) in infos.iter().enumerate() {
         let lg = &legal[k];
         let is_legal = lg.reasons.is_empty();
@@ -227,7 +230,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                     spans: vec![infos[p].header_span],
                     vars: Vec::new(),
                 });
-            } else if let Some(r) = unprofitable(unit, f, infos, k, lg, &facts.thresholds) {
+            } else if let Some(r) = unprofitable(unit, f, infos, k, lg, &facts.thresholds, repeated) {
                 // Cheap enough inside a region hoisted around the parent: decided below.
                 if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, &shapes, k) {
                     pending.push((k, r));
@@ -274,13 +277,14 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                 cur = c;
             }
         }
-        // A nest inside a sequential loop whose size is known only at run time: parallel
-        // only when it is large enough to repay its region.
-        let work_check = if parallelize && facts.thresholds.region_costs && info.parent.is_some() {
-            region_work(unit, f, infos, k).condition(facts.thresholds.min_region_work)
-        } else {
-            None
-        };
+        // A nest inside a sequential loop (or in a function called inside one) whose size is
+        // known only at run time: parallel only when it is large enough to repay its region.
+        let work_check =
+            if parallelize && facts.thresholds.region_costs && runs_repeatedly(infos, k, repeated) {
+                region_work(unit, f, infos, k).condition(facts.thresholds.min_region_work)
+            } else {
+                None
+            };
         let overlap = lg.runtime_check.as_ref().filter(|_| is_legal);
         out.push(LoopVerdict {
             stmt: info.stmt,
@@ -396,6 +400,31 @@ fn outside_subscripts(t: &str) -> String {
     out
 }
 
+/// Runs of the enclosing loops of `infos[k]` that bound how many parallel regions of unknown
+/// work a loop may start (NPB CG's `for (it = 1; it <= NITER; it++)`, 15 to 100 runs): a few
+/// microseconds each, negligible however small the loop turns out to be.
+const FEW_RUNS: u64 = 128;
+
+/// How many times the enclosing loops of `infos[k]` run it per call of the function: the
+/// product of their constant trip counts (1 for an outermost loop); `None` when one of them
+/// is not constant.
+fn enclosing_runs(infos: &[LoopInfo], k: usize) -> Option<u64> {
+    let mut runs: u64 = 1;
+    let mut cur = infos[k].parent;
+    while let Some(p) = cur {
+        let TripCount::Const(n) = infos[p].trip_count else { return None };
+        runs = runs.saturating_mul(n);
+        cur = infos[p].parent;
+    }
+    Some(runs)
+}
+
+/// Whether loop `k` may start its parallel region many times per run of the program: inside
+/// a loop that iterates more than once, or in a function called inside a loop (`repeated`).
+fn runs_repeatedly(infos: &[LoopInfo], k: usize, repeated: bool) -> bool {
+    repeated || enclosing_runs(infos, k) != Some(1)
+}
+
 fn unprofitable(
     unit: &TranslationUnit,
     f: &Function,
@@ -403,6 +432,7 @@ fn unprofitable(
     k: usize,
     lg: &Legal,
     th: &Thresholds,
+    repeated: bool,
 ) -> Option<Reason> {
     let info = &infos[k];
     if let TripCount::Const(n) = info.trip_count {
@@ -421,7 +451,7 @@ fn unprofitable(
     // `ny` points (NPB FT's fftz2: 18x slower), a stencil line under sequential planes (MG).
     // (A body that calls functions may do any amount of work per iteration.)
     if th.region_costs
-        && info.parent.is_some()
+        && !matches!(enclosing_runs(infos, k), Some(r) if r <= FEW_RUNS)
         && info.children.is_empty()
         && info.calls.is_empty()
         && !matches!(info.trip_count, TripCount::Const(_))
@@ -433,13 +463,18 @@ fn unprofitable(
 vars: Vec::new(),
         });
     }
-    if th.region_costs && info.parent.is_some() {
+    if th.region_costs && runs_repeatedly(infos, k, repeated) {
         if let RegionWork::Const(w) = region_work(unit, f, infos, k) {
             if w < th.min_region_work {
+                let place = if enclosing_runs(infos, k) != Some(1) {
+                    "inside a sequential loop, a parallel region per run of this loop"
+                } else {
+                    "in a function called inside a loop, a parallel region per call"
+                };
                 return Some(Reason {
                     code: Code::NotProfitable,
                     message: format!(
-                        "inside a sequential loop, a parallel region per run of this loop for {w} statement executions: less work than starting the region"
+                        "{place} for {w} statement executions: less work than starting the region"
                     ),
                     spans: vec![info.header_span],
                     vars: Vec::new(),

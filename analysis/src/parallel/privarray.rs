@@ -54,11 +54,14 @@ pub struct PrivateArray {
     pub spans: Vec<Span>,
 }
 
-/// An inclusive element range `[lo, hi]` over loop-invariant symbols.
+/// The elements `lo, lo + stride, …, hi` over loop-invariant symbols (`stride` 1: the
+/// inclusive range `[lo, hi]`; 0: the single element `lo`). A reference whose indices move
+/// it by multiples of `stride` (`x1[2*j1 - d1]`) stays on that lattice.
 #[derive(Clone, Debug)]
 struct Section {
     lo: Affine,
     hi: Affine,
+    stride: u64,
 }
 
 /// `a <= b` proven (constant difference).
@@ -71,8 +74,15 @@ fn lt(a: &Affine, b: &Affine) -> bool {
 }
 
 impl Section {
+    /// Every element of `o` is one of `self` (proven: constant differences).
     fn contains(&self, o: &Section) -> bool {
-        le(&self.lo, &o.lo) && le(&o.hi, &self.hi)
+        let aligned = self.stride <= 1
+            || (o.stride.is_multiple_of(self.stride)
+                && o.lo
+                    .sub(&self.lo)
+                    .and_then(|d| d.as_const())
+                    .is_some_and(|d| d.rem_euclid(self.stride as i64) == 0));
+        aligned && le(&self.lo, &o.lo) && le(&o.hi, &self.hi)
     }
     fn disjoint(&self, o: &Section) -> bool {
         lt(&self.hi, &o.lo) || lt(&o.hi, &self.lo)
@@ -153,22 +163,38 @@ fn privatizable(
     let mut must: Vec<Must> = Vec::new();
     let mut every: Vec<Section> = Vec::new();
     let mut writes: Vec<Section> = Vec::new();
-    let mut reads: Vec<(Vec<StmtId>, Section)> = Vec::new();
+    let mut reads: Vec<(Vec<StmtId>, Section, &ArrayRef)> = Vec::new();
+    // Single elements written whenever statement `pos` of block `block` runs, at indices
+    // fixed in that block (`cuf[i] = …` in the body of the `i` loop): a later statement of
+    // the block reading the same element reads that value.
+    let mut points: Vec<(StmtId, usize, &ArrayRef)> = Vec::new();
     for r in refs {
         let path = path_to(f, *body, r.stmt)?;
         // `exact(…, t)`: the callee writes a constant range of `t` in full, like a store.
-        let called = uses
-            .call_must_write(r.expr)
-            .map(|(lo, hi)| Section { lo: Affine::constant(lo), hi: Affine::constant(hi) });
+        let called = uses.call_must_write(r.expr).map(|(lo, hi)| Section {
+            lo: Affine::constant(lo),
+            hi: Affine::constant(hi),
+            stride: 1,
+        });
         let (sec, contiguous) = match called.clone() {
             Some(sec) if r.write => (sec, true),
             _ => section(infos, nest, r)?,
         };
         if !r.write {
-            reads.push((path, sec));
+            reads.push((path, sec, r));
             continue;
         }
         writes.push(sec.clone());
+        if called.is_none() && plain_store(f, r) {
+            for d in 0..path.len() - 1 {
+                let StmtKind::Compound(v) = &f.stmt(path[d]).kind else { continue };
+                let anchor = path[d + 1];
+                let Some(pos) = v.iter().position(|&c| c == anchor) else { continue };
+                if unconditional(f, infos, anchor, r.stmt) && fixed_inside(f, nest, r, anchor) {
+                    points.push((path[d], pos, r));
+                }
+            }
+        }
         if !(contiguous && (called.is_some() || plain_store(f, r))) {
             continue;
         }
@@ -196,13 +222,15 @@ fn privatizable(
         return None;
     }
     let mut first = false;
-    for (path, sec) in &reads {
-        let covered = must.iter().any(|m| {
-            let Some(d) = path.iter().position(|&s| s == m.block) else { return false };
-            let StmtKind::Compound(v) = &f.stmt(m.block).kind else { return false };
-            path.get(d + 1).and_then(|c| v.iter().position(|x| x == c)).is_some_and(|p| p > m.pos)
-                && m.sec.contains(sec)
-        });
+    // The read at `path` lies after statement `pos` of `block`.
+    let after = |path: &[StmtId], block: StmtId, pos: usize| {
+        let Some(d) = path.iter().position(|&s| s == block) else { return false };
+        let StmtKind::Compound(v) = &f.stmt(block).kind else { return false };
+        path.get(d + 1).and_then(|c| v.iter().position(|x| x == c)).is_some_and(|p| p > pos)
+    };
+    for (path, sec, r) in &reads {
+        let covered = must.iter().any(|m| after(path, m.block, m.pos) && m.sec.contains(sec))
+            || points.iter().any(|&(block, pos, w)| after(path, block, pos) && same_element(w, r));
         if covered {
             continue;
         }
@@ -311,7 +339,9 @@ fn section(infos: &[LoopInfo], nest: &Nest, r: &ArrayRef) -> Option<(Section, bo
     }
     let (mut lo, mut hi) = (rest.clone(), rest.clone());
     let mut varying = 0usize;
-    let mut unit_stride = true;
+    // The gcd of the index steps' moves: every element lies on that lattice from `lo`.
+    let mut stride = 0u64;
+    let mut unit_step = true;
     for (k, &c) in coeffs.iter().enumerate().skip(1) {
         if c == 0 {
             continue;
@@ -328,9 +358,13 @@ fn section(infos: &[LoopInfo], nest: &Nest, r: &ArrayRef) -> Option<(Section, bo
         lo = lo.add(&a.scale(c)?)?;
         hi = hi.add(&b.scale(c)?)?;
         varying += 1;
-        unit_stride &= c.abs() == 1 && nl.step.abs() == 1;
+        unit_step &= nl.step.abs() == 1;
+        stride = gcd(stride, c.unsigned_abs().checked_mul(nl.step.unsigned_abs())?);
     }
-    Some((Section { lo, hi }, varying <= 1 && unit_stride))
+    // One index of step 1 (its last value is the bound) moving it by `stride` writes every
+    // element of the lattice once per pass.
+    let complete = varying <= 1 && unit_step;
+    Some((Section { lo, hi, stride }, complete))
 }
 
 /// The smallest and largest index of the inner loop `nl`: affine over symbols, or with
@@ -402,7 +436,8 @@ impl Joinable for Section {
         true
     }
     fn join(self, o: Self) -> Self {
-        Section { lo: self.lo, hi: o.hi }
+        let stride = joined_stride(&self, &o).unwrap_or(1);
+        Section { lo: self.lo, hi: o.hi, stride }
     }
 }
 
@@ -417,6 +452,21 @@ impl Joinable for Must {
     }
     fn join(self, o: Self) -> Self {
         Must { block: self.block, pos: self.pos.max(o.pos), sec: self.sec.join(o.sec) }
+    }
+}
+
+/// The stride of two sections joined end to end: both on the same lattice (single
+/// elements side by side make a range).
+fn joined_stride(a: &Section, b: &Section) -> Option<u64> {
+    let s = a.stride.max(b.stride).max(1);
+    ([0, s].contains(&a.stride) && [0, s].contains(&b.stride)).then_some(s)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
 }
 
@@ -438,7 +488,8 @@ fn abutting<T: Joinable>(v: &[T]) -> Option<(usize, usize)> {
             if a == b || !v[a].joins(&v[b]) {
                 continue;
             }
-            let next = v[a].sec().hi.add_const(1);
+            let Some(step) = joined_stride(v[a].sec(), v[b].sec()) else { continue };
+            let next = v[a].sec().hi.add_const(step as i64);
             if next.is_some_and(|n| n.sub(&v[b].sec().lo).and_then(|d| d.as_const()) == Some(0)) {
                 return Some((a, b));
             }
@@ -460,6 +511,37 @@ fn path_to(f: &Function, from: StmtId, target: StmtId) -> Option<Vec<StmtId>> {
 
 /// Every inner loop whose index moves the reference `r` lies inside statement `anchor`: one
 /// run of `anchor` writes the whole section.
+/// The one-dimensional affine reference `r` names one element whenever statement `anchor`
+/// runs: no loop whose index it reads lies inside `anchor`.
+fn fixed_inside(f: &Function, nest: &Nest, r: &ArrayRef, anchor: StmtId) -> bool {
+    let [Subscript::Affine { coeffs, .. }] = r.dims.as_slice() else { return false };
+    let under = f.stmts_under(anchor);
+    coeffs
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c != 0)
+        .all(|(k, _)| r.chain.get(k).is_some_and(|&li| !under.contains(&nest.loops[li].stmt)))
+}
+
+/// Two one-dimensional affine references name the same element at the same values of the
+/// indices: the same coefficients of the same loops and the same invariant part (whose
+/// symbols the nest does not write: see [`section`]).
+fn same_element(a: &ArrayRef, b: &ArrayRef) -> bool {
+    let ([Subscript::Affine { coeffs: ca, rest: ra, .. }], [Subscript::Affine { coeffs: cb, rest: rb, .. }]) =
+        (a.dims.as_slice(), b.dims.as_slice())
+    else {
+        return false;
+    };
+    let coeff = |c: &[i64], k: usize| c.get(k).copied().unwrap_or(0);
+    ra == rb
+        && !a.delinearized
+        && !b.delinearized
+        && (0..ca.len().max(cb.len())).all(|k| {
+            let (x, y) = (coeff(ca, k), coeff(cb, k));
+            x == y && (x == 0 || a.chain.get(k) == b.chain.get(k))
+        })
+}
+
 fn varies_only_inside(f: &Function, nest: &Nest, r: &ArrayRef, anchor: StmtId) -> bool {
     let [Subscript::Affine { coeffs, .. }] = r.dims.as_slice() else { return false };
     let under = f.stmts_under(anchor);
@@ -513,6 +595,41 @@ mod tests {
     }
 
     #[test]
+    fn element_read_after_its_write_in_the_same_iteration_is_covered() {
+        // NPB BT's exact_rhs: `cuf[i]` is written, read at once, and the whole row is read by
+        // the next loop.
+        let v = clauses(
+            "static double cuf[64], g[64][64], h[64][64];\nvoid f(int n) { int i, j; double s;\n for (j = 0; j < n; j++) { for (i = 0; i < 64; i++) { cuf[i] = g[j][i] * 2.0; s = cuf[i] + 1.0; h[j][i] = s; } for (i = 1; i < 63; i++) h[j][i] += cuf[i - 1] - cuf[i + 1]; } }",
+        );
+        assert_eq!(v[0], (true, "private(i, s) firstprivate(cuf) lastprivate(cuf)".into(), String::new()));
+        // A different element, or the element read before its write, stays carried.
+        let v = clauses(
+            "static double cuf[64], g[64][64], h[64][64];\nvoid f(int n) { int i, j;\n for (j = 0; j < n; j++) { for (i = 0; i < 63; i++) { cuf[i] = g[j][i]; h[j][i] = cuf[i + 1]; } } }",
+        );
+        assert!(!v[0].0, "{v:?}");
+        let v = clauses(
+            "static double cuf[64], g[64][64], h[64][64];\nvoid f(int n) { int i, j;\n for (j = 0; j < n; j++) { for (i = 0; i < 64; i++) { h[j][i] = cuf[i]; cuf[i] = g[j][i]; } } }",
+        );
+        assert!(!v[0].0, "{v:?}");
+    }
+
+    #[test]
+    fn rows_written_on_a_lattice_cover_reads_on_it() {
+        // NPB MG's rprj3: x1[2*j1 - d] for each j1, then x1[i1] and x1[i1 + 2] on the same
+        // lattice.
+        let src = |read: &str| {
+            format!(
+                "static double r[64][128], s[64][64];\nvoid f(int n, int d) {{ int j2, j1, i1; double x1[130];\n for (j2 = 1; j2 < n; j2++) {{\n  for (j1 = 1; j1 < 60; j1++) {{ i1 = 2*j1 - d; x1[i1] = r[j2][i1]; }}\n  for (j1 = 1; j1 < 59; j1++) {{ i1 = 2*j1 - d; s[j2][j1] = {read}; }} }} }}"
+            )
+        };
+        let v = clauses(&src("x1[i1] + x1[i1 + 2]"));
+        assert_eq!(v[0].1, "private(i1, j1, x1)", "{v:?}");
+        // Off the lattice (x1[i1 + 1] was never written this iteration), or past its end.
+        assert!(!clauses(&src("x1[i1] + x1[i1 + 1]"))[0].0);
+        assert!(!clauses(&src("x1[i1 + 4]"))[0].0);
+    }
+
+    #[test]
     fn read_only_elements_make_it_firstprivate() {
         let v = clauses(
             "double a[100], b[100];\nvoid f(int n) { int i; double c[3] = {1, 2, 3};\n for (i = 0; i < n; i++) { c[0] = a[i]; b[i] = c[0] * c[1] + c[2]; } }",
@@ -559,7 +676,8 @@ mod tests {
             "double a[100], b[100];\nvoid f(int n) { int i, r; double c[2];\n for (r = 0; r < 3; r++) { for (i = 0; i < n; i++) { c[0] = a[i]; b[i] = c[0]; } a[r] = c[0]; } }",
         );
         assert!(!v[0].0, "{v:?}");
-        assert_eq!(v[1].1, "firstprivate(c) lastprivate(c)");
+        // (Three runs of `n` iterations: a region each when `n` is large enough.)
+        assert_eq!(v[1].1, "firstprivate(c) lastprivate(c) if(n > 8191)");
     }
 
     const SCRATCH: &str = "static int gp[3];\nstatic double cv[64], lhs[64][64][64], us[64][64][64];\n";

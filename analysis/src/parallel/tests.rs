@@ -58,8 +58,9 @@ fn nests_inside_sequential_loops_repay_their_region() {
 
 #[test]
 fn a_loop_parallel_only_in_its_region_has_no_size_test() {
-    // `n` iterations per channel: too little for a region per channel, enough for a barrier.
-    let v = verdicts("double a[4096], g[3], c[3][4096];\nvoid f(int n) { int ch, i;\n for (ch = 0; ch < 3; ch++)\n  for (i = 0; i < n; i++)\n   c[ch][i] = a[i] * g[ch];\n}");
+    // `n` iterations per step: too little for a region per step (200 of them, each reading
+    // the previous one), enough for a barrier.
+    let v = verdicts("double g[200], c[200][4096];\nvoid f(int n) { int ch, i;\n for (ch = 1; ch < 200; ch++)\n  for (i = 0; i < n; i++)\n   c[ch][i] = c[ch - 1][i] * g[ch];\n}");
     let region = v[0].hosted.as_ref().expect("a hosted region");
     assert_eq!(region.condition.as_deref(), Some("n > 4095"));
     assert!(v[1].parallelize && v[1].region_only, "{v:?}");
@@ -404,4 +405,39 @@ fn histogram_array_reduction() {
     );
     assert!(v[0].legal, "{:?}", v[0].reasons);
     assert_eq!(v[0].clauses(), "reduction(+:h)");
+}
+
+#[test]
+fn indices_derived_once_per_iteration_are_affine_subscripts() {
+    // NPB MG's `i1 = 2*j1 - d1`, BT's `ip1 = i + 1`: assigned once, before the references.
+    let g = "static double x[512], y[512], z[512];\n";
+    let legal = |body: &str| {
+        let v = verdicts(&format!("{g}void f(int n, int d) {{ int j, k, i1;\n {body} }}"));
+        (v[0].legal, v[0].clauses())
+    };
+    assert_eq!(
+        legal("for (j = 1; j < n; j++) { i1 = 2*j - d; x[i1] = y[j]; x[i1 + 1] = y[j]; }"),
+        (true, "private(i1)".into())
+    );
+    assert_eq!(
+        legal("for (j = 1; j < n; j++) { int ip1 = j + 1; x[ip1] = y[j] + z[ip1]; }"),
+        (true, String::new())
+    );
+    // Read before the assignment of this iteration: the previous iteration's value.
+    assert!(!legal("for (j = 1; j < n; j++) { x[i1] = y[j]; i1 = 2*j - d; }").0);
+    // Assigned conditionally, twice, from a value the loop changes, or from an index that
+    // runs after it.
+    assert!(!legal("for (j = 1; j < n; j++) { if (y[j] > 0) i1 = j; x[i1] = y[j]; }").0);
+    assert!(!legal("for (j = 1; j < n; j++) { i1 = j; x[i1] = y[j]; i1 = j + 1; x[i1] = z[j]; }").0);
+    assert!(!legal("k = 0; for (j = 1; j < n; j++) { k = k + 2; i1 = k; x[i1] = y[j]; }").0);
+    assert!(!legal("k = 0; for (j = 1; j < n; j++) { i1 = k; for (k = 0; k < 2; k++) x[i1] = y[j]; }").0);
+    // A `goto` could jump past the assignment.
+    assert!(!legal("for (j = 1; j < n; j++) { i1 = j; if (y[j] > 1) goto out; x[i1] = y[j]; out: ; }").0);
+    // Assigned in two loops of the nest (MG's rprj3): each loop's references see their own.
+    let v = verdicts(&format!(
+        "{g}void f(int n, int d) {{ int j, k, i1;\n for (j = 1; j < n; j++) {{\n  for (k = 1; k < n; k++) {{ i1 = 2*k - d; x[i1] = y[k]; }}\n  for (k = 1; k < n; k++) {{ i1 = 2*k - d; z[k] = x[i1] + x[i1 + 2]; }} }} }}"
+    ));
+    assert!(v[1].legal && v[2].legal, "{v:?}");
+    // (The second loop reads `x[i1 + 2]`, which the first wrote: carried by `j`.)
+    assert!(!v[0].legal || v[0].clauses().contains("x"), "{v:?}");
 }

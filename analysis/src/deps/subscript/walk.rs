@@ -543,6 +543,22 @@ impl RefWalker<'_> {
                     continue;
                 }
             }
+            // A local the nest assigns once from the indices (`ip1 = i + 1`, `i1 = 2*j1 - d1`):
+            // its value at this reference.
+            if let [k] = m.as_slice() {
+                if pos(*k).is_none() && self.written.contains(k) {
+                    if let Some(e) = self.derived(*k) {
+                        let d = self.lin(e, c)?;
+                        for (o, x) in l.coeffs.iter_mut().zip(&d.coeffs) {
+                            *o = o.checked_add(*x).ok_or("overflow")?;
+                        }
+                        l.rest = l.rest.add(&d.rest).ok_or("overflow")?;
+                        l.mult.extend(d.mult);
+                        l.prods.extend(d.prods);
+                        continue;
+                    }
+                }
+            }
             let idx: Vec<usize> = m.iter().filter_map(|&s| pos(s)).collect();
             m.iter().try_for_each(|&s| check(s))?;
             match (idx.len(), m.len()) {
@@ -568,6 +584,93 @@ impl RefWalker<'_> {
             }
         }
         Ok(l)
+    }
+}
+
+impl RefWalker<'_> {
+    /// The value of the local integer `s` at the reference being built, when the nest
+    /// assigns it exactly once, `s = e;` or `int s = e;`, as a statement of a block that
+    /// holds the reference in a later statement: every run of the reference follows the
+    /// assignment in the same run of the block. `e` reads only indices of loops around the
+    /// block and values the nest never writes, so it has the same value at the reference.
+    /// (No `goto` in the function and no `case` label in the block: nothing jumps past the
+    /// assignment.)
+    fn derived(&self, s: SymId) -> Option<ExprId> {
+        let (unit, f) = (self.unit, self.f);
+        let sym = unit.sym(s);
+        // A signed `int` or wider: the assignment converts without wrapping (as the indices'
+        // arithmetic is taken not to overflow).
+        let wide = matches!(
+            sym.ty,
+            Type::Int { kind: IntKind::Int | IntKind::Long | IntKind::LongLong, signed: true }
+        );
+        if sym.is_global_storage() || sym.address_taken || sym.is_volatile || !wide {
+            return None;
+        }
+        let cur = f.stmt(self.cur?).span;
+        let root = self.loops.first()?;
+        if f.stmts.iter().any(|st| matches!(st.kind, StmtKind::Goto(_))) {
+            return None;
+        }
+        // Writes of `s` inside a span: assignments, `++`/`--`, declarations with a value.
+        let writes_in = |span: Span| {
+            let decls = f
+                .stmts
+                .iter()
+                .filter(|st| span.contains(st.span))
+                .filter_map(|st| match &st.kind {
+                    StmtKind::Decl(ds) => Some(ds.iter().filter(|d| d.sym == s && d.init.is_some()).count()),
+                    _ => None,
+                })
+                .sum::<usize>();
+            decls
+                + f.exprs
+                    .iter()
+                    .filter(|e| span.contains(e.span))
+                    .filter(|e| match &e.kind {
+                        ExprKind::Assign { lhs, .. } => f.as_var(*lhs) == Some(s),
+                        ExprKind::IncDec { operand, .. } => f.as_var(*operand) == Some(s),
+                        _ => false,
+                    })
+                    .count()
+        };
+        // `s = e;` or `int s = e;`, the value it gives.
+        let value = |st: StmtId| match &f.stmt(st).kind {
+            StmtKind::Decl(ds) => match ds.as_slice() {
+                [d] if d.sym == s => d.init,
+                _ => None,
+            },
+            StmtKind::Expr(e) => match &f.expr(*e).kind {
+                ExprKind::Assign { op: None, lhs, rhs } if f.as_var(*lhs) == Some(s) => Some(*rhs),
+                _ => None,
+            },
+            _ => None,
+        };
+        // A block of the nest around the reference whose only write of `s` is an earlier
+        // statement of its own.
+        // (Spans nest: a statement holds the reference when its span holds the reference's.)
+        let (d, e) = f.stmts.iter().find_map(|b| {
+            let StmtKind::Compound(v) = &b.kind else { return None };
+            if !root.span.contains(b.span) || !b.span.contains(cur) {
+                return None;
+            }
+            let at = v.iter().position(|&c| f.stmt(c).span.contains(cur))?;
+            let (d, e) = v[..at].iter().find_map(|&c| value(c).map(|e| (c, e)))?;
+            let jumps =
+                f.stmts.iter().any(|c| matches!(c.kind, StmtKind::Case { .. }) && b.span.contains(c.span));
+            (writes_in(b.span) == 1 && !jumps).then_some((d, e))
+        })?;
+        let def_span = f.stmt(d).span;
+        let p = poly(unit, f, e, 0)?;
+        let fixed = p.terms.iter().flat_map(|(_, m)| m).all(|&x| {
+            let mut indexed = self.loops.iter().filter(|l| l.var == Some(x)).peekable();
+            if indexed.peek().is_none() {
+                return !self.written.contains(&x);
+            }
+            // An index of a loop around the assignment (not of one run after it).
+            indexed.any(|l| l.span.contains(def_span))
+        });
+        fixed.then_some(e)
     }
 }
 

@@ -336,7 +336,10 @@ pub fn analyze_incremental(
     let changed: Vec<bool> =
         (0..n).map(|i| summaries.of(FuncId(i as u32)) != &prev_report.functions[i].summary).collect();
     for (i, l) in locals.iter().enumerate() {
-        if l.callees().any(|c| changed[c.index()]) {
+        // A function now called inside a loop (or no longer) weighs its loops' regions anew.
+        if l.callees().any(|c| changed[c.index()])
+            || summaries.of(FuncId(i as u32)).repeated != prev_report.functions[i].summary.repeated
+        {
             dirty.insert(i);
         }
     }
