@@ -6,7 +6,7 @@
  *
  * L21 set_grid: parallel but small-trip (3 iterations): no directive
  * L29 init: parallel, doall [private(j, m) collapse(3)]
- * L40 add: parallel, doall [private(j, m) collapse(3)] -- u += dt * rhs over the whole grid
+ * L40 add: parallel, small-trip -- called once per time step: 48 x 48 x 5 updates per call, less than a region
  * L49 compute_rhs: parallel, doall [private(j, m) collapse(3)] -- bounds read from grid_points, which
  *     the loop does not write
  * L58 sweep: sequential, flow-dep -- u[i] needs u[i-1] of this sweep

@@ -12,8 +12,8 @@
  *   comes from the previous step): private copies would start undefined, so the
  *   assignment runs in a `single` on the shared `s`.
  * - with_call: a function of the file called between the loops (it may start regions of
- *   its own) is not run inside a region: no region is hoisted, and the inner loop alone is
- *   too small for one.
+ *   its own) is not run inside a region: no region is hoisted, and the inner loop gets one
+ *   only under a run-time size test (`if(ny > 16383)`, false for NY = 6000).
  */
 #include <stdio.h>
 
