@@ -100,10 +100,8 @@ fn call_sites<T>(
         .map(|(i, g)| (Some(FuncId(i as u32)), g))
         .chain(unit.global_init.iter().map(|g| (None, g)));
     for (caller, g) in callers {
-        let mut callees: HashSet<ExprId> = HashSet::new();
         for (k, e) in g.exprs.iter().enumerate() {
-            let ExprKind::Call { callee, args } = &e.kind else { continue };
-            callees.insert(*callee);
+            let ExprKind::Call { args, .. } = &e.kind else { continue };
             let call = ExprId(k as u32);
             let Some(n) = callee_name(g, call) else { continue };
             let Some(&fid) = by_name.get(n) else { continue };
@@ -111,13 +109,9 @@ fn call_sites<T>(
                 v.push(Site { caller, args: args.iter().map(|&a| arg(caller, g, call, a)).collect() });
             }
         }
-        for (k, e) in g.exprs.iter().enumerate() {
-            if let ExprKind::FuncName(n) = &e.kind {
-                if !callees.contains(&ExprId(k as u32)) {
-                    if let Some(&fid) = by_name.get(n.as_str()) {
-                        sites[fid.index()] = None;
-                    }
-                }
+        for n in g.function_names_not_called() {
+            if let Some(&fid) = by_name.get(n) {
+                sites[fid.index()] = None;
             }
         }
     }

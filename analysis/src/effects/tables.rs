@@ -164,21 +164,9 @@ pub fn table_cells(unit: &TranslationUnit) -> TableCells {
 fn escaping_functions(unit: &TranslationUnit) -> Vec<bool> {
     let mut out: Vec<bool> = unit.functions.iter().map(|f| !f.is_static).collect();
     for g in unit.functions.iter().chain(unit.global_init.iter()) {
-        let callees: Vec<ExprId> = g
-            .exprs
-            .iter()
-            .filter_map(|e| match &e.kind {
-                ExprKind::Call { callee, .. } => Some(*callee),
-                _ => None,
-            })
-            .collect();
-        for (k, e) in g.exprs.iter().enumerate() {
-            if let ExprKind::FuncName(n) = &e.kind {
-                if !callees.contains(&ExprId(k as u32)) {
-                    if let Some(id) = unit.func_by_name(n) {
-                        out[id.index()] = true;
-                    }
-                }
+        for n in g.function_names_not_called() {
+            if let Some(id) = unit.func_by_name(n) {
+                out[id.index()] = true;
             }
         }
     }

@@ -708,6 +708,25 @@ impl Function {
         }
         out
     }
+    /// The names of functions this body uses other than as the callee of a call (taking
+    /// their address: a pointer may call them from anywhere).
+    pub fn function_names_not_called(&self) -> Vec<&str> {
+        let callees: std::collections::HashSet<ExprId> = self
+            .exprs
+            .iter()
+            .filter_map(|e| match &e.kind {
+                ExprKind::Call { callee, .. } => Some(*callee),
+                _ => None,
+            })
+            .collect();
+        (0..self.exprs.len())
+            .filter(|&k| !callees.contains(&ExprId(k as u32)))
+            .filter_map(|k| match &self.exprs[k].kind {
+                ExprKind::FuncName(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
     /// The variable an lvalue or value expression names directly, if it is a plain variable.
     pub fn as_var(&self, id: ExprId) -> Option<SymId> {
         match &self.expr(id).kind {

@@ -139,18 +139,8 @@ fn callee_refusal(
     }
     // Its address is taken (a use of its name that is not the callee of a call).
     for f in unit.functions.iter().chain(unit.global_init.iter()) {
-        let callees: BTreeSet<ExprId> = f
-            .exprs
-            .iter()
-            .filter_map(|e| match &e.kind {
-                ExprKind::Call { callee, .. } => Some(*callee),
-                _ => None,
-            })
-            .collect();
-        for (i, e) in f.exprs.iter().enumerate() {
-            if matches!(&e.kind, ExprKind::FuncName(n) if n == name) && !callees.contains(&ExprId(i as u32)) {
-                return Some(format!("the address of `{name}` is taken"));
-            }
+        if f.function_names_not_called().contains(&name.as_str()) {
+            return Some(format!("the address of `{name}` is taken"));
         }
     }
     let main_names: BTreeSet<&str> =

@@ -326,8 +326,9 @@ mod tests {
         assert_eq!((g.doalls[0].loop_id.as_str(), g.doalls[0].line), ("scale#0", 3));
         let main = &text[text.find("int main").unwrap()..];
         assert!(main.contains("a[i] = 2.0 * b[i];") && !main.contains("scale("), "{main}");
-        // Recursive: not inlined, PPO307 with the reason.
-        let src = "double a[1000], b[1000];\nvoid scale(int d) {\n  for (int i = 0; i < 1000; i++)\n    a[i] = 2.0 * b[i];\n  if (d > 0)\n    scale(d - 1);\n}\nint main(void) {\n  scale(1);\n  return (int)a[3];\n}\n";
+        // Recursive: not inlined, PPO307 with the reason. (Large enough to repay a region per
+        // call: a recursive function's loops run once per call.)
+        let src = "double a[100000], b[100000];\nvoid scale(int d) {\n  for (int i = 0; i < 100000; i++)\n    a[i] = 2.0 * b[i];\n  if (d > 0)\n    scale(d - 1);\n}\nint main(void) {\n  scale(1);\n  return (int)a[3];\n}\n";
         let (g, text) = generated(src);
         assert_eq!(g.refused[0].code, Code::MpiOutsideMain);
         assert_eq!(g.refused[0].loop_id.as_deref(), Some("scale#0"));
