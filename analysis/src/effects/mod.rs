@@ -8,6 +8,7 @@
 
 pub mod callsite;
 pub mod mustwrite;
+pub mod pointidx;
 pub mod summary;
 pub mod tables;
 

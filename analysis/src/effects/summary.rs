@@ -74,6 +74,10 @@ pub struct FunctionSummary {
     /// read ([`crate::effects::mustwrite`]; not in the JSON).
     #[serde(skip)]
     pub must_write_params: Vec<crate::effects::mustwrite::MustWrite>,
+    /// Pointer parameters reached at one element only, indexed by another parameter
+    /// ([`crate::effects::pointidx`]; not in the JSON).
+    #[serde(skip)]
+    pub point_params: Vec<crate::effects::pointidx::PointParam>,
     /// No writes to globals, parameter memory or unknown memory, no io, allocation,
     /// randomness, exit, hidden state, unknown calls or opaque code.
     pub pure: bool,
@@ -583,11 +587,12 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
         .collect();
 
     // Callees first (tarjan_scc yields components in reverse topological order).
-    for scc in tarjan_scc(&g) {
+    let sccs = tarjan_scc(&g);
+    for scc in &sccs {
         let recursive = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
         loop {
             let mut changed = false;
-            for &n in &scc {
+            for &n in scc {
                 let i = n.index();
                 let mut s = sums[i].clone();
                 for (callee, origins) in &locals[i].calls {
@@ -603,9 +608,21 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
                 break;
             }
         }
-        for &n in &scc {
+        for &n in scc {
             sums[n.index()].recursive = recursive;
         }
+    }
+    // Point parameters, callees first; none in recursive functions.
+    for scc in &sccs {
+        let i = scc[0].index();
+        if sums[i].recursive || sums[i].writes_params.is_empty() && sums[i].reads_params.is_empty() {
+            continue;
+        }
+        let found = {
+            let callee = |n: &str| by_name.get(n).map(|&c| sums[c.index()].point_params.as_slice());
+            crate::effects::pointidx::point_params(unit, &unit.functions[i], &callee)
+        };
+        sums[i].point_params = found;
     }
     mark_repeated(&mut sums, locals);
     for (s, l) in sums.iter_mut().zip(locals) {

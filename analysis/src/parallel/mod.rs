@@ -419,6 +419,19 @@ fn enclosing_runs(infos: &[LoopInfo], k: usize) -> Option<u64> {
     Some(runs)
 }
 
+/// Whether no loop around `infos[k]` can change what its bounds read: every run of it has
+/// the same trip count.
+fn bounds_fixed_in_enclosing(infos: &[LoopInfo], k: usize) -> bool {
+    let mut cur = infos[k].parent;
+    while let Some(p) = cur {
+        if !infos[k].fixed_under.contains(&infos[p].stmt) {
+            return false;
+        }
+        cur = infos[p].parent;
+    }
+    true
+}
+
 /// Whether loop `k` may start its parallel region many times per run of the program: inside
 /// a loop that iterates more than once, or in a function called inside a loop (`repeated`).
 fn runs_repeatedly(infos: &[LoopInfo], k: usize, repeated: bool) -> bool {
@@ -450,11 +463,22 @@ fn unprofitable(
     // (`k = rowstr[j] .. rowstr[j + 1]`, NPB CG: 7x slower than sequential), a butterfly of
     // `ny` points (NPB FT's fftz2: 18x slower), a stencil line under sequential planes (MG).
     // (A body that calls functions may do any amount of work per iteration.)
+    //
+    // Except directly under the one loop of a function called once (a time step, Rodinia's
+    // particle filter: `for (x = 0; x < Nparticles; x++)` in `for (k = 1; k < Nfr; k++)`),
+    // when that loop cannot change the trip count: every run has the same size, so the size
+    // test below (`if(Nparticles > …)`) gives the same answer in every step, and a test
+    // answering no costs a tenth of a region once per step, not once per innermost line.
+    let time_step = !repeated
+        && info.depth == 2
+        && matches!(info.trip_count, TripCount::Symbolic(_))
+        && bounds_fixed_in_enclosing(infos, k);
     if th.region_costs
         && !matches!(enclosing_runs(infos, k), Some(r) if r <= FEW_RUNS)
         && info.children.is_empty()
         && info.calls.is_empty()
         && !matches!(info.trip_count, TripCount::Const(_))
+        && !time_step
     {
         return Some(Reason {
             code: Code::NotProfitable,

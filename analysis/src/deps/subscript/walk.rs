@@ -145,8 +145,16 @@ impl RefWalker<'_> {
                 continue;
             }
             match self.arg_region(a) {
-                Some((base, mut srcs, open)) => {
+                Some((base, mut srcs, mut open)) => {
                     self.address(s, a);
+                    // A callee that reaches one element, at an index another argument gives
+                    // (`randn(seed, x)`: `seed[x]`), of a row of scalars the argument starts.
+                    let point =
+                        sum.point_params.iter().find(|m| m.param == k).and_then(|m| args.get(m.index));
+                    if let Some(&at) = point.filter(|_| open == 1 && self.starts_row(a)) {
+                        srcs.push(SubSrc::Expr(at));
+                        open = 0;
+                    }
                     srcs.extend((0..open).map(|_| SubSrc::Unknown(CALL_REGION.into())));
                     let text = format!("{} (through the call to {name})", expr_to_c(self.unit, self.f, a));
                     for w in [false, true] {
@@ -223,6 +231,13 @@ impl RefWalker<'_> {
             return None;
         }
         Some((base, srcs, open))
+    }
+
+    /// `a` designates the start of a row of scalars, without a cast: a variable or a
+    /// subscripted row (`r[i]` of `double r[N][M]`), not `&a[i][k]`.
+    fn starts_row(&self, a: ExprId) -> bool {
+        matches!(self.f.expr(a).kind, ExprKind::Var(_) | ExprKind::Index { .. })
+            && self.type_of(a).and_then(|t| t.element().cloned()).is_some_and(|t| t.is_scalar())
     }
 
     /// `&x`: the subscripts are evaluated, the element is not accessed.
