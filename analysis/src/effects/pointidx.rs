@@ -95,7 +95,7 @@ fn index_of<'a>(
                     if var(arg) != Some(p) {
                         continue;
                     }
-                    let pp = callee_name(f, id).and_then(|n| callee(n))?;
+                    let pp = callee_name(f, id).and_then(callee)?;
                     let m = pp.iter().find(|m| m.param == a)?;
                     let q = var(*args.get(m.index)?)?;
                     if !agree(q) {
