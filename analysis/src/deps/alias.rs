@@ -65,6 +65,9 @@ pub struct AliasOracle<'a> {
     bound: FxHashMap<SymId, Vec<SymId>>,
     /// Per pointer variable: the variables its assigned values are computed from.
     sources: FxHashMap<SymId, Vec<SymId>>,
+    /// Per local pointer: the array object every value assigned to it points into
+    /// (`rec = sandbox + i * LEN`), `None` when some value does not.
+    within: FxHashMap<SymId, Option<SymId>>,
 }
 
 impl<'a> AliasOracle<'a> {
@@ -78,12 +81,26 @@ impl<'a> AliasOracle<'a> {
                 sources.entry(s).or_default().extend(vars);
             }
         };
+        let mut within: FxHashMap<SymId, Option<SymId>> = FxHashMap::default();
+        let mut into = |s: SymId, value: Option<ExprId>| {
+            if unit.sym(s).ty.is_pointer() {
+                let root = value.and_then(|v| array_root(unit, f, v));
+                let e = within.entry(s).or_insert(root);
+                if *e != root {
+                    *e = None;
+                }
+            }
+        };
         for ex in &f.exprs {
             match &ex.kind {
                 ExprKind::Assign { op, lhs, rhs } => {
                     if let Some(s) = f.as_var(*lhs) {
                         note(s, op.is_none() && is_alloc(f, *rhs));
                         source(s, *rhs);
+                        // `p += k` moves inside the same object.
+                        if op.is_none() {
+                            into(s, Some(*rhs));
+                        }
                     }
                 }
                 ExprKind::IncDec { operand, .. } => {
@@ -100,6 +117,7 @@ impl<'a> AliasOracle<'a> {
                     if let Some(i) = d.init {
                         note(d.sym, is_alloc(f, i));
                         source(d.sym, i);
+                        into(d.sym, Some(i));
                     }
                 }
             }
@@ -120,7 +138,7 @@ impl<'a> AliasOracle<'a> {
                 f.params.iter().zip(objs).filter_map(|(&p, o)| o.as_ref().map(|o| (p, o.clone()))).collect()
             })
             .unwrap_or_default();
-        AliasOracle { unit, fresh, distinct, one_table, bound, sources }
+        AliasOracle { unit, fresh, distinct, one_table, bound, sources, within }
     }
 
     /// Some value assigned to `q` in the function is computed, directly or through other
@@ -170,6 +188,16 @@ impl<'a> AliasOracle<'a> {
     /// `None` when `p` and `q` (different variables) cannot designate overlapping memory,
     /// else why they may: the sentence the dependence report and the transformations show.
     pub fn may_alias(&self, p: SymId, q: SymId) -> Option<String> {
+        // A local pointer into one array object is that object.
+        let (rp, rq) = (self.array_pointed(p), self.array_pointed(q));
+        if (rp.is_some() || rq.is_some()) && (rp.unwrap_or(p), rq.unwrap_or(q)) != (p, q) {
+            let (x, y) = (rp.unwrap_or(p), rq.unwrap_or(q));
+            if x == y {
+                let (np, nq) = (&self.unit.sym(p).name, &self.unit.sym(q).name);
+                return Some(format!("`{np}` and `{nq}` point into the same array"));
+            }
+            return self.may_alias(x, y);
+        }
         use Storage::*;
         let (sp, sq) = (self.storage(p), self.storage(q));
         // A pointer computed from a `restrict` one is based on it: C lets both reach the same
@@ -206,6 +234,46 @@ impl<'a> AliasOracle<'a> {
             (Param, Param) => format!("`{np}` and `{nq}` are pointer parameters without `restrict`"),
             _ => format!("`{np}` and `{nq}` may point to the same storage"),
         })
+    }
+
+    /// The array object a local pointer always points into: every value assigned to it is
+    /// the array, a pointer into it plus an offset, or the address of one of its elements,
+    /// and nothing takes the pointer's address.
+    fn array_pointed(&self, p: SymId) -> Option<SymId> {
+        let sym = self.unit.sym(p);
+        if sym.kind != SymKind::Local || sym.is_static || sym.address_taken {
+            return None;
+        }
+        self.within.get(&p).copied().flatten()
+    }
+}
+
+/// The array object (not a parameter) `e` points into: `a`, `a + k`, `k + a`, `a - k`,
+/// `&a[i][j]`, casts aside.
+fn array_root(unit: &TranslationUnit, f: &Function, e: ExprId) -> Option<SymId> {
+    match &f.expr(e).kind {
+        ExprKind::Cast { expr, .. } => array_root(unit, f, *expr),
+        ExprKind::Var(s) => {
+            let sy = unit.sym(*s);
+            (sy.ty.is_array() && sy.kind != SymKind::Param).then_some(*s)
+        }
+        // The integer side has no array to point into: exactly one side does.
+        ExprKind::Binary(BinOp::Add, x, y) => match (array_root(unit, f, *x), array_root(unit, f, *y)) {
+            (Some(a), None) | (None, Some(a)) => Some(a),
+            _ => None,
+        },
+        ExprKind::Binary(BinOp::Sub, x, _) => array_root(unit, f, *x),
+        ExprKind::Unary(UnOp::AddrOf, inner) => {
+            let mut x = *inner;
+            while let ExprKind::Index { base, .. } = &f.expr(x).kind {
+                x = *base;
+            }
+            if x == *inner {
+                return None;
+            }
+            array_root(unit, f, x)
+        }
+        _ => None,
     }
 }
 

@@ -306,7 +306,7 @@ pub fn loop_dependences_with_calls(
         for &q in &bases[x + 1..] {
             // A write through one base and an access through the other whose types may
             // overlap (C's aliasing rule: a store of a `double` never changes an `int`).
-            let ty = |r: &ArrayRef| crate::effects::object_type(unit, f, r.expr);
+            let ty = |r: &ArrayRef| ref_type(unit, f, r);
             let overlap = |a: &ArrayRef, b: &ArrayRef| match (ty(a), ty(b)) {
                 (Some(x), Some(y)) => crate::ir::aliasing::types_may_alias(unit, &x, &y),
                 _ => true,
@@ -435,6 +435,20 @@ fn add_edges(
         d.reason = by.to_string();
         graph.add_edge(NodeIndex::new(s), NodeIndex::new(t), d);
     }
+}
+
+/// The type of the objects a reference accesses: its base's type less one level per
+/// dimension (a call's region `b[*]` through `double *b` is `double`s, though the reference's
+/// expression is the argument `b`), else the type of its lvalue (a delinearized `a[i*n + j]`).
+fn ref_type(unit: &TranslationUnit, f: &Function, r: &ArrayRef) -> Option<Type> {
+    let mut t = unit.sym(r.base).ty.clone();
+    for _ in 0..r.dims.len() {
+        match t.element() {
+            Some(e) => t = e.clone(),
+            None => return crate::effects::object_type(unit, f, r.expr),
+        }
+    }
+    Some(t)
 }
 
 #[cfg(test)]

@@ -460,12 +460,17 @@ fn copies_before(unit: &TranslationUnit, g: &Function, call: ExprId) -> HashMap<
     defs
 }
 
-/// Call-site facts, indexed like `unit.functions`, then by parameter: the arrays of static
-/// storage that the calls bind a pointer parameter to, when every call binds it into one
-/// (`evolve(u0, u1, …)` with `static dcomplex u1[…]`). Same conditions as
-/// [`distinct_param_pairs`]; inside the function, the parameter reaches nothing else.
+/// Call-site facts, indexed like `unit.functions`, then by parameter: the arrays that the
+/// calls bind a pointer parameter to, when every call binds it into one — of static storage
+/// (`evolve(u0, u1, …)` with `static dcomplex u1[…]`) or an automatic array of the caller
+/// (Rodinia nn's `float dist[…]` in `main`), which is no array of static storage either.
+/// Same conditions as [`distinct_param_pairs`]; inside the function, the parameter reaches
+/// nothing else.
 pub fn param_objects(unit: &TranslationUnit) -> Vec<Vec<Option<Vec<SymId>>>> {
-    let sites = call_sites(unit, |_, g, _, a| static_object(unit, g, a));
+    let sites = call_sites(unit, |_, g, _, a| {
+        static_object(unit, g, a)
+            .or_else(|| (!has_side_effects(g, a)).then(|| local_array(unit, g, a)).flatten())
+    });
     unit.functions
         .iter()
         .enumerate()

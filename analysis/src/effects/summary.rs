@@ -275,6 +275,13 @@ impl FnCx<'_> {
                 union_into(out, &[Origin::Local]);
             }
             ExprKind::Unary(UnOp::AddrOf, a) => self.address_origin(*a, out, depth + 1),
+            // A row (`a[i]` of `double a[N][M]`): into the array. (An element that holds a
+            // pointer, `ptrs[i]`, is a load: unknown.)
+            ExprKind::Index { base, .. }
+                if crate::effects::object_type(unit, f, e).is_some_and(|t| t.is_array()) =>
+            {
+                self.origin(*base, out, depth + 1)
+            }
             ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
                 self.origin(*a, out, depth + 1);
                 self.origin(*b, out, depth + 1);

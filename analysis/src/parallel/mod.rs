@@ -234,7 +234,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                 // Cheap enough inside a region hoisted around the parent: decided below.
                 if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, &shapes, k) {
                     pending.push((k, r));
-                } else {
+                } else if !time_step_loop(infos, k, repeated) {
                     reasons.push(r);
                 }
             }
@@ -419,6 +419,23 @@ fn enclosing_runs(infos: &[LoopInfo], k: usize) -> Option<u64> {
     Some(runs)
 }
 
+/// An innermost loop directly under the one loop of a function called once (a time step,
+/// Rodinia's particle filter: `for (x = 0; x < Nparticles; x++)` in `for (k = 1; k < Nfr;
+/// k++)`), whose trip count that loop cannot change: every run has the same size, so its
+/// size test (`if(Nparticles > …)`) gives the same answer in every step, and a test
+/// answering no costs a tenth of a region once per step, not once per innermost line. When
+/// no region can be hoisted around the step, such a loop gets its own directive with that
+/// test rather than none.
+fn time_step_loop(infos: &[LoopInfo], k: usize, repeated: bool) -> bool {
+    let info = &infos[k];
+    !repeated
+        && info.depth == 2
+        && info.children.is_empty()
+        && info.calls.is_empty()
+        && matches!(info.trip_count, TripCount::Symbolic(_))
+        && bounds_fixed_in_enclosing(infos, k)
+}
+
 /// Whether no loop around `infos[k]` can change what its bounds read: every run of it has
 /// the same trip count.
 fn bounds_fixed_in_enclosing(infos: &[LoopInfo], k: usize) -> bool {
@@ -462,23 +479,14 @@ fn unprofitable(
     // iteration of the enclosing loop, for work ppo cannot bound — a sparse row
     // (`k = rowstr[j] .. rowstr[j + 1]`, NPB CG: 7x slower than sequential), a butterfly of
     // `ny` points (NPB FT's fftz2: 18x slower), a stencil line under sequential planes (MG).
-    // (A body that calls functions may do any amount of work per iteration.)
-    //
-    // Except directly under the one loop of a function called once (a time step, Rodinia's
-    // particle filter: `for (x = 0; x < Nparticles; x++)` in `for (k = 1; k < Nfr; k++)`),
-    // when that loop cannot change the trip count: every run has the same size, so the size
-    // test below (`if(Nparticles > …)`) gives the same answer in every step, and a test
-    // answering no costs a tenth of a region once per step, not once per innermost line.
-    let time_step = !repeated
-        && info.depth == 2
-        && matches!(info.trip_count, TripCount::Symbolic(_))
-        && bounds_fixed_in_enclosing(infos, k);
+    // (A body that calls functions may do any amount of work per iteration.) Such a loop
+    // may still be a worksharing loop of a region hoisted around its parent, or get a size
+    // test of its own ([`time_step_loop`]).
     if th.region_costs
         && !matches!(enclosing_runs(infos, k), Some(r) if r <= FEW_RUNS)
         && info.children.is_empty()
         && info.calls.is_empty()
         && !matches!(info.trip_count, TripCount::Const(_))
-        && !time_step
     {
         return Some(Reason {
             code: Code::NotProfitable,
@@ -765,39 +773,27 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 rs.push(reason(code, b.message, vec![b.source_span, b.sink_span]).about(bases));
             }
         }
-        // Calls reading memory the loop writes.
-        if call_reads_memory || user_calls {
-            for s in f.stmts_under(info.stmt) {
-                for e in f.stmt_exprs(s) {
-                    for x in f.exprs_under(e) {
-                        let ExprKind::Call { callee, args } = &f.expr(x).kind else { continue };
-                        let cname = match &f.expr(*callee).kind {
-                            ExprKind::FuncName(n) => n.as_str(),
-                            _ => "",
-                        };
-                        // Its accesses are among the array references tested above.
-                        if modelled.contains(&cname) {
-                            continue;
-                        }
-                        for &a in args {
-                            if let Some(v) =
-                                f.exprs_under(a).into_iter().filter_map(|y| f.as_var(y)).find(|v| {
-                                    d.nest.written.contains(v) && !unit.sym(*v).ty.is_scalar()
-                                        || (d.nest.written.contains(v) && unit.sym(*v).ty.is_pointer())
-                                })
-                            {
-                                let name = unit.sym(v).name.clone();
-                                rs.push(
-                                    reason(
-                                        Code::ImpureCall,
-                                        format!("call to {cname} may read {name}, which the loop writes"),
-                                        vec![f.expr(x).span],
-                                    )
-                                    .about([name]),
-                                );
-                            }
-                        }
-                    }
+        // Calls reading memory through arguments that are not a region of a variable, or
+        // through no argument at all (a global pointer): they may read what the loop writes.
+        // (The regions of the other arguments are among the references tested above.)
+        let writes_memory = d.nest.refs.iter().any(|r| r.write) || d.nest.untraced.iter().any(|u| u.1);
+        if writes_memory {
+            for (callee, span, text) in &d.nest.unmapped_reads {
+                rs.push(reason(
+                    Code::ImpureCall,
+                    format!(
+                        "call to {callee} reads memory through `{text}`, which may be memory the loop writes"
+                    ),
+                    vec![*span],
+                ));
+            }
+            for name in &info.calls {
+                if facts.summaries.get(name).is_some_and(|s| s.pure && s.reads_unknown_memory) {
+                    rs.push(reason(
+                        Code::ImpureCall,
+                        format!("call to {name}, which reads memory through pointers it does not receive as arguments, which may be memory the loop writes"),
+                        hs.clone(),
+                    ));
                 }
             }
         }

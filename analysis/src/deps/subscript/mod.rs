@@ -138,6 +138,11 @@ pub struct Nest {
     /// could not all be mapped to a region of a variable: their effects are unknown.
     #[serde(skip)]
     pub unmodeled_calls: Vec<String>,
+    /// Pointer arguments that a call only reads through and that could not be mapped to a
+    /// region of a variable (`f(p->q)`): (callee, span, C text). The call may read whatever
+    /// memory the loop writes.
+    #[serde(skip)]
+    pub unmapped_reads: Vec<(String, Span, String)>,
 }
 
 /// The subscript of a dimension that a call's argument leaves open: the callee may access
@@ -367,6 +372,7 @@ pub fn nest_refs_with_calls(
         chain: Vec::new(),
         sums,
         unmodeled_calls: Vec::new(),
+        unmapped_reads: Vec::new(),
     };
     w.stmt(loop_stmt);
     let mut refs = w.refs;
@@ -382,5 +388,6 @@ pub fn nest_refs_with_calls(
         .collect();
     calls.sort();
     calls.dedup();
-    Some(Nest { loops, refs, calls, written, ivs, quotients, untraced, unmodeled_calls })
+    let unmapped_reads = w.unmapped_reads;
+    Some(Nest { loops, refs, calls, written, ivs, quotients, untraced, unmodeled_calls, unmapped_reads })
 }

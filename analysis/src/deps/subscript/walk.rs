@@ -40,6 +40,7 @@ pub(super) struct RefWalker<'a> {
     /// Summaries to model calls with (see [`nest_refs_with_calls`]).
     pub(super) sums: Option<&'a crate::effects::summary::Summaries>,
     pub(super) unmodeled_calls: Vec<String>,
+    pub(super) unmapped_reads: Vec<(String, Span, String)>,
 }
 
 impl RefWalker<'_> {
@@ -117,29 +118,41 @@ impl RefWalker<'_> {
             ExprKind::Unary(UnOp::AddrOf, a) => self.address(s, *a),
             ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) | ExprKind::StmtExpr(_) => {}
             ExprKind::Call { args, .. } if self.sums.is_some() => {
-                let modelled = crate::effects::callee_name(f, e)
-                    .and_then(|n| self.sums.and_then(|sm| sm.get(n)).map(|x| (n, x)))
-                    .filter(|(_, x)| x.writes_only_through_params());
-                match modelled {
-                    Some((name, sum)) => self.call(s, name, sum, args),
-                    None => f.for_each_child(e, |c| self.expr(s, c)),
+                let name = crate::effects::callee_name(f, e);
+                let user = name.and_then(|n| self.sums.and_then(|sm| sm.get(n)));
+                match (name, user) {
+                    // Writes only through its pointer arguments, or only reads through them.
+                    (Some(name), Some(sum))
+                        if sum.writes_only_through_params() || sum.pure && !sum.reads_params.is_empty() =>
+                    {
+                        let access =
+                            |k: usize| (sum.reads_params.contains(&k), sum.writes_params.contains(&k));
+                        self.call(s, name, &access, &sum.point_params, args)
+                    }
+                    // A library function that reads through some arguments (`strlen(s)`).
+                    (Some(name), None) if crate::ir::libc::lookup(name).is_some_and(|l| l.pure) => {
+                        let lib = crate::ir::libc::lookup(name).expect("just found");
+                        self.call(s, name, &|k| (lib.reads_arg(k), false), &[], args)
+                    }
+                    _ => f.for_each_child(e, |c| self.expr(s, c)),
                 }
             }
             _ => f.for_each_child(e, |c| self.expr(s, c)),
         }
     }
 
-    /// A call to a function that writes only through its pointer parameters: the regions
-    /// of its pointer arguments, read and/or written.
+    /// A call whose only effects on memory are reads and writes through its pointer
+    /// arguments (`access(k)`: argument `k` read, written): the regions of those arguments.
     fn call(
         &mut self,
         s: StmtId,
         name: &str,
-        sum: &crate::effects::summary::FunctionSummary,
+        access: &dyn Fn(usize) -> (bool, bool),
+        points: &[crate::effects::pointidx::PointParam],
         args: &[ExprId],
     ) {
         for (k, &a) in args.iter().enumerate() {
-            let (read, write) = (sum.reads_params.contains(&k), sum.writes_params.contains(&k));
+            let (read, write) = access(k);
             if !read && !write {
                 self.expr(s, a);
                 continue;
@@ -149,8 +162,7 @@ impl RefWalker<'_> {
                     self.address(s, a);
                     // A callee that reaches one element, at an index another argument gives
                     // (`randn(seed, x)`: `seed[x]`), of a row of scalars the argument starts.
-                    let point =
-                        sum.point_params.iter().find(|m| m.param == k).and_then(|m| args.get(m.index));
+                    let point = points.iter().find(|m| m.param == k).and_then(|m| args.get(m.index));
                     if let Some(&at) = point.filter(|_| open == 1 && self.starts_row(a)) {
                         srcs.push(SubSrc::Expr(at));
                         open = 0;
@@ -164,8 +176,13 @@ impl RefWalker<'_> {
                         }
                     }
                 }
-                None => {
+                None if write => {
                     self.unmodeled_calls.push(name.to_string());
+                    self.expr(s, a);
+                }
+                None => {
+                    let f = self.f;
+                    self.unmapped_reads.push((name.to_string(), f.expr(a).span, expr_to_c(self.unit, f, a)));
                     self.expr(s, a);
                 }
             }
@@ -180,8 +197,16 @@ impl RefWalker<'_> {
     fn arg_region(&self, a: ExprId) -> Option<(SymId, Vec<SubSrc>, usize)> {
         let f = self.f;
         let mut a = a;
-        while let ExprKind::Cast { expr, .. } = &f.expr(a).kind {
-            a = *expr;
+        // Casts aside, and a pointer plus an offset (`line + 5`): the callee may reach any
+        // element of the row either way.
+        let pointer = |e: ExprId| self.type_of(e).is_some_and(|t| t.is_pointer() || t.is_array());
+        loop {
+            match &f.expr(a).kind {
+                ExprKind::Cast { expr, .. } => a = *expr,
+                ExprKind::Binary(BinOp::Add | BinOp::Sub, x, _) if pointer(*x) => a = *x,
+                ExprKind::Binary(BinOp::Add, x, y) if pointer(*y) && !pointer(*x) => a = *y,
+                _ => break,
+            }
         }
         let rank = |t: &Type| {
             let mut n = 0;

@@ -219,6 +219,7 @@ impl<'r, 'a> Fuser<'r, 'a> {
             quotients,
             untraced: Vec::new(),
             unmodeled_calls: Vec::new(),
+            unmapped_reads: Vec::new(),
         };
         Ok((nest, owner, context))
     }
