@@ -148,9 +148,23 @@ fn parenthesized(e: &str) -> bool {
     false
 }
 
+/// The work a call to a pure library function (`exp`, `sqrt`, `atof`) counts for, in
+/// statements: bounded, and more than an assignment.
+pub const LIBRARY_CALL_WORK: u64 = 8;
+
+/// Every call of loop `info` (its nested loops included) is to a pure library function that
+/// the unit does not define: work bounded per call, unlike a user function's.
+pub fn cheap_calls(unit: &TranslationUnit, info: &LoopInfo) -> bool {
+    !info.calls_indirect
+        && info
+            .calls
+            .iter()
+            .all(|c| unit.func_by_name(c).is_none() && crate::ir::libc::lookup(c).is_some_and(|l| l.pure))
+}
+
 /// The work of one run of loop `infos[k]` of `f`: a chain of loops (each holding at most one
-/// loop) without calls, whose trip counts are constants or expressions of variables visible
-/// before the loop and not written in it.
+/// loop) calling nothing but pure library functions ([`cheap_calls`]), whose trip counts are
+/// constants or expressions of variables visible before the loop and not written in it.
 pub fn region_work(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], k: usize) -> RegionWork {
     let outer = &infos[k];
     let mut factors = Vec::new();
@@ -158,7 +172,7 @@ pub fn region_work(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], k: 
     let mut cur = k;
     loop {
         let info = &infos[cur];
-        if !info.calls.is_empty() || info.calls_indirect || info.opaque {
+        if !cheap_calls(unit, info) || info.opaque {
             return RegionWork::Unbounded;
         }
         match &info.trip_count {
@@ -176,9 +190,15 @@ pub fn region_work(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], k: 
         StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => *body,
         _ => return RegionWork::Unbounded,
     };
-    let stmts =
-        f.stmts_under(body).into_iter().filter(|&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_))).count();
-    scale = scale.saturating_mul(stmts.max(1) as u64);
+    let under = f.stmts_under(body);
+    let stmts = under.iter().filter(|&&s| !matches!(f.stmt(s).kind, StmtKind::Compound(_))).count() as u64;
+    let calls = under
+        .iter()
+        .flat_map(|&s| f.stmt_exprs(s))
+        .flat_map(|e| f.exprs_under(e))
+        .filter(|&x| matches!(f.expr(x).kind, ExprKind::Call { .. }))
+        .count() as u64;
+    scale = scale.saturating_mul((stmts + LIBRARY_CALL_WORK * calls).max(1));
     if factors.is_empty() {
         RegionWork::Const(scale)
     } else {
@@ -258,6 +278,28 @@ mod tests {
         let w = RegionWork::Symbolic { factors: vec!["(a) - (b)".into()], scale: 1 };
         assert_eq!(w.condition(100).as_deref(), Some("((a) - (b)) > 99"));
         assert_eq!(RegionWork::Const(5).condition(100), None);
+    }
+
+    #[test]
+    fn library_calls_are_bounded_work_and_user_calls_are_not() {
+        let src = "double exp(double);\nstatic double g(double x) { return x * x; }\n\
+                   void f(int n, double *a, double *b) {\n\
+                   for (int i = 0; i < n; i++) b[i] = a[i] * exp(a[i]);\n\
+                   for (int i = 0; i < n; i++) b[i] = g(a[i]);\n\
+                   for (int i = 0; i < 10; i++) b[i] = exp(a[i]); }\n";
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
+        let unit = &fe.unit;
+        let f = unit.functions.iter().find(|f| f.name == "f").unwrap();
+        let infos = crate::flow::loops::loop_infos(unit, f);
+        assert!(cheap_calls(unit, &infos[0]) && !cheap_calls(unit, &infos[1]));
+        // One statement and one call per iteration.
+        let per = 1 + LIBRARY_CALL_WORK;
+        assert_eq!(
+            region_work(unit, f, &infos, 0),
+            RegionWork::Symbolic { factors: vec!["n".into()], scale: per }
+        );
+        assert_eq!(region_work(unit, f, &infos, 1), RegionWork::Unbounded);
+        assert_eq!(region_work(unit, f, &infos, 2), RegionWork::Const(10 * per));
     }
 
     #[test]

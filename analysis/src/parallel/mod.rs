@@ -234,7 +234,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                 // Cheap enough inside a region hoisted around the parent: decided below.
                 if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, &shapes, k) {
                     pending.push((k, r));
-                } else if !time_step_loop(infos, k, repeated) {
+                } else if !time_step_loop(unit, infos, k, repeated) {
                     reasons.push(r);
                 }
             }
@@ -426,12 +426,12 @@ fn enclosing_runs(infos: &[LoopInfo], k: usize) -> Option<u64> {
 /// answering no costs a tenth of a region once per step, not once per innermost line. When
 /// no region can be hoisted around the step, such a loop gets its own directive with that
 /// test rather than none.
-fn time_step_loop(infos: &[LoopInfo], k: usize, repeated: bool) -> bool {
+fn time_step_loop(unit: &TranslationUnit, infos: &[LoopInfo], k: usize, repeated: bool) -> bool {
     let info = &infos[k];
     !repeated
         && info.depth == 2
         && info.children.is_empty()
-        && info.calls.is_empty()
+        && cost::cheap_calls(unit, info)
         && matches!(info.trip_count, TripCount::Symbolic(_))
         && bounds_fixed_in_enclosing(infos, k)
 }
@@ -485,7 +485,7 @@ fn unprofitable(
     if th.region_costs
         && !matches!(enclosing_runs(infos, k), Some(r) if r <= FEW_RUNS)
         && info.children.is_empty()
-        && info.calls.is_empty()
+        && cost::cheap_calls(unit, info)
         && !matches!(info.trip_count, TripCount::Const(_))
     {
         return Some(Reason {

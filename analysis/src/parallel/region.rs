@@ -270,7 +270,10 @@ pub(crate) fn barrier_repays(
     let infos = facts.infos;
     let info = &infos[k];
     let Some(p) = info.parent else { return false };
-    if !info.children.is_empty() || !info.calls.is_empty() || shapes.members(p).is_none() {
+    if !info.children.is_empty()
+        || !crate::parallel::cost::cheap_calls(unit, info)
+        || shapes.members(p).is_none()
+    {
         return false;
     }
     if matches!(info.trip_count, TripCount::Const(n) if n < facts.thresholds.min_trip_count) {
