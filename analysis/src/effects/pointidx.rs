@@ -108,23 +108,13 @@ fn index_of<'a>(
         }
     }
     let q = index?;
-    if uses != explained || !unit.sym(q).ty.is_integer() || written(f, q) || written(f, p) {
+    if uses != explained || !unit.sym(q).ty.is_integer() || f.assigns(q) || f.assigns(p) {
         return None;
     }
     // `&q` anywhere (checked above only once `q` was known).
     let addr_of_q =
         f.exprs.iter().any(|e| matches!(e.kind, ExprKind::Unary(UnOp::AddrOf, x) if var(x) == Some(q)));
     (!addr_of_q).then_some(q)
-}
-
-/// `s` is assigned or incremented in `f`.
-fn written(f: &Function, s: SymId) -> bool {
-    let is = |e: ExprId| matches!(f.expr(e).kind, ExprKind::Var(x) if x == s);
-    f.exprs.iter().any(|e| match &e.kind {
-        ExprKind::Assign { lhs, .. } => is(*lhs),
-        ExprKind::IncDec { operand, .. } => is(*operand),
-        _ => false,
-    })
 }
 
 #[cfg(test)]

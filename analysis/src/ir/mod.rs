@@ -727,6 +727,16 @@ impl Function {
             })
             .collect()
     }
+    /// Whether the body assigns variable `s` itself anywhere (`s = …`, `s += …`, `s++`): a
+    /// parameter that never is still holds what the call passed.
+    pub fn assigns(&self, s: SymId) -> bool {
+        self.exprs.iter().any(|e| match &e.kind {
+            ExprKind::Assign { lhs: x, .. } | ExprKind::IncDec { operand: x, .. } => {
+                self.as_var(*x) == Some(s)
+            }
+            _ => false,
+        })
+    }
     /// The variable an lvalue or value expression names directly, if it is a plain variable.
     pub fn as_var(&self, id: ExprId) -> Option<SymId> {
         match &self.expr(id).kind {

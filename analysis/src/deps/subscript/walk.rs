@@ -120,9 +120,10 @@ impl RefWalker<'_> {
             ExprKind::Call { args, .. } if self.sums.is_some() => {
                 let name = crate::effects::callee_name(f, e);
                 let user = name.and_then(|n| self.sums.and_then(|sm| sm.get(n)));
-                match (name, user) {
+                let library = name.and_then(crate::ir::libc::lookup).filter(|l| l.pure);
+                match (name, user, library) {
                     // Writes only through its pointer arguments, or only reads through them.
-                    (Some(name), Some(sum))
+                    (Some(name), Some(sum), _)
                         if sum.writes_only_through_params() || sum.pure && !sum.reads_params.is_empty() =>
                     {
                         let access =
@@ -130,8 +131,7 @@ impl RefWalker<'_> {
                         self.call(s, name, &access, &sum.point_params, args)
                     }
                     // A library function that reads through some arguments (`strlen(s)`).
-                    (Some(name), None) if crate::ir::libc::lookup(name).is_some_and(|l| l.pure) => {
-                        let lib = crate::ir::libc::lookup(name).expect("just found");
+                    (Some(name), None, Some(lib)) => {
                         self.call(s, name, &|k| (lib.reads_arg(k), false), &[], args)
                     }
                     _ => f.for_each_child(e, |c| self.expr(s, c)),

@@ -73,11 +73,7 @@ fn bound_elsewhere(unit: &TranslationUnit, f: &Function, w: ExprId, s: SymId) ->
     let Some(k) = f.params.iter().position(|&p| p == base) else { return false };
     let objs = unit.func_by_name(&f.name).and_then(|id| unit.param_objects.get(id.index())?.get(k)?.as_ref());
     // The parameter must still hold what the call passed.
-    let reassigned = f.exprs.iter().any(|x| match &x.kind {
-        ExprKind::Assign { lhs, .. } | ExprKind::IncDec { operand: lhs, .. } => f.as_var(*lhs) == Some(base),
-        _ => false,
-    });
-    !reassigned && !unit.sym(base).address_taken && objs.is_some_and(|o| !o.contains(&s))
+    !f.assigns(base) && !unit.sym(base).address_taken && objs.is_some_and(|o| !o.contains(&s))
 }
 
 /// May one of the calls `calls` change variable `s` (see the module's rules)?
