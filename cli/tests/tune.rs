@@ -102,7 +102,13 @@ fn tuning_decides_what_holds_on_any_machine_and_keeps_the_outputs() {
             match want.as_str().unwrap() {
                 "sequential" => {
                     assert!(!parallel, "{file} {id}: {evidence}\n{}", r.stderr);
-                    assert!(evidence.starts_with("sequential: parallel"), "{evidence}");
+                    // Measured slower: the default directive, or (where the static size
+                    // rules already refuse the loop) every parallel variant tried.
+                    assert!(
+                        evidence.starts_with("sequential: parallel")
+                            || evidence.starts_with("sequential: the best parallel version measured"),
+                        "{evidence}"
+                    );
                 }
                 // Two cores at least for a parallel loop to win.
                 _ if cores() < 2 => {}

@@ -1,8 +1,8 @@
 /* called_in_loop.c -- loops of functions called inside a loop (NPB FT's cfftz, whose block
  * copy runs once per line of the 3-D transform): each call pays a parallel region of its
- * own, as a nested loop pays one per iteration of its parent. A nest sized at run time gets
- * an if(...) clause testing its size, a constant nest too small for a region stays
- * sequential, a large one keeps its directive, and a function called once needs no test.
+ * own, as a nested loop pays one per iteration of its parent. A nest too small for a region
+ * stays sequential, constant or bounded by the arrays it copies (NX x BLK here), a large one
+ * keeps its directive, and a function called once needs no test.
  */
 #include <stdio.h>
 
@@ -12,7 +12,7 @@
 static double xa[NX][BLK], ya[NX][BLK], za[NX][BLK];
 static double grid[256][256];
 
-/* Copy a block: n * blk copies per call, known at run time. */
+/* Copy a block: n * blk copies per call, at most NX * BLK. */
 static void copy_block(int n, int blk, double x[NX][BLK], double y[NX][BLK])
 {
     for (int j = 0; j < n; j++)

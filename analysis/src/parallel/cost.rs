@@ -10,7 +10,7 @@
 //! run time.
 
 use crate::flow::loops::{LoopInfo, TripCount};
-use crate::ir::{ExprId, ExprKind, Function, Span, StmtId, StmtKind, SymId, SymKind, TranslationUnit};
+use crate::ir::{ExprId, ExprKind, Function, Span, StmtId, StmtKind, SymId, SymKind, TranslationUnit, Type};
 
 /// Whether expression `e` (or a sub-expression) reads a variable named `name`.
 fn reads(unit: &TranslationUnit, f: &Function, e: ExprId, name: &str) -> bool {
@@ -95,10 +95,13 @@ pub fn reads_any_name(e: &str, names: &[String]) -> bool {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RegionWork {
     Const(u64),
-    /// `factors` (C expressions over values at the nest's entry) multiplied, times `scale`.
+    /// `factors` (C expressions over values at the nest's entry) multiplied, times `scale`;
+    /// at most `at_most` when the extents of the arrays the nest indexes bound its trip
+    /// counts ([`extent_bound`]).
     Symbolic {
         factors: Vec<String>,
         scale: u64,
+        at_most: Option<u64>,
     },
     /// Calls, loops of unknown trip count, or a trip count not computable before the nest:
     /// no estimate.
@@ -112,10 +115,19 @@ impl RegionWork {
         factors.iter().any(|e| reads_any_name(e, names))
     }
 
+    /// Whether the work is certainly less than `min`: a small constant, or a symbolic size
+    /// whose arrays' extents bound it below `min`.
+    pub fn below(&self, min: u64) -> bool {
+        match self {
+            RegionWork::Const(w) | RegionWork::Symbolic { at_most: Some(w), .. } => *w < min,
+            _ => false,
+        }
+    }
+
     /// The C condition "the work is at least `min`" (`fftblock * d[0] > 4095`), or `None`
     /// when the work is not symbolic or always reaches `min`.
     pub fn condition(&self, min: u64) -> Option<String> {
-        let RegionWork::Symbolic { factors, scale } = self else { return None };
+        let RegionWork::Symbolic { factors, scale, .. } = self else { return None };
         let per_unit = min.div_ceil((*scale).max(1));
         if per_unit <= 1 {
             return None;
@@ -170,7 +182,9 @@ pub fn region_work(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], k: 
     let mut factors = Vec::new();
     let mut scale: u64 = 1;
     let mut cur = k;
+    let mut chain = Vec::new();
     loop {
+        chain.push(cur);
         let info = &infos[cur];
         if !cheap_calls(unit, info) || info.opaque {
             return RegionWork::Unbounded;
@@ -202,8 +216,160 @@ pub fn region_work(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], k: 
     if factors.is_empty() {
         RegionWork::Const(scale)
     } else {
-        RegionWork::Symbolic { factors, scale }
+        let at_most = extent_bound(unit, f, infos, &chain).map(|b| b.saturating_mul(scale));
+        RegionWork::Symbolic { factors, scale, at_most }
     }
+}
+
+/// The statements that run whenever statement `s` runs: `s` itself, through nested blocks.
+fn unconditional(f: &Function, s: StmtId) -> Vec<StmtId> {
+    match &f.stmt(s).kind {
+        StmtKind::Compound(list) => list.iter().flat_map(|&c| unconditional(f, c)).collect(),
+        _ => vec![s],
+    }
+}
+
+/// The sub-expressions of `e` evaluated whenever `e` is: not the branches of `?:`, the right
+/// operand of `&&` and `||`, nor the operand of `sizeof`.
+fn evaluated(f: &Function, e: ExprId, out: &mut Vec<ExprId>) {
+    out.push(e);
+    match &f.expr(e).kind {
+        ExprKind::Cond { cond, .. } => evaluated(f, *cond, out),
+        ExprKind::Binary(crate::ir::BinOp::LogAnd | crate::ir::BinOp::LogOr, l, _) => evaluated(f, *l, out),
+        ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) | ExprKind::StmtExpr(_) => {}
+        _ => f.for_each_child(e, |c| evaluated(f, c, out)),
+    }
+}
+
+/// The constant extent of each subscript of variable `v`, outside in: an array's
+/// dimensions. A pointer's own subscript has one only when it is a parameter that every
+/// call binds into known arrays ([`pointer_rows`]); its rows have theirs (a parameter
+/// declared `double x[N][M]` points to rows of `M`).
+fn subscript_extents(unit: &TranslationUnit, v: SymId) -> Vec<Option<u64>> {
+    match &unit.sym(v).ty {
+        Type::Pointer { pointee, .. } => {
+            std::iter::once(pointer_rows(unit, v)).chain(pointee.array_dims()).collect()
+        }
+        ty => ty.array_dims(),
+    }
+}
+
+/// The scalar element type of an array type and its number of elements, when constant.
+fn elements(ty: &Type) -> Option<(&Type, u64)> {
+    let mut n: u64 = 1;
+    let mut t = ty;
+    while let Type::Array { elem, .. } = t {
+        n = n.checked_mul(t.array_dims()[0]?)?;
+        t = elem;
+    }
+    Some((t, n))
+}
+
+/// How many objects of its pointee pointer parameter `p` can reach: every call binds it into
+/// one of a few arrays (`cfftz(…, y0, y1)` with `dcomplex y0[NX][FFTBLOCKPAD]` in each
+/// caller, [`TranslationUnit::param_objects`]), and wherever it points inside one, it
+/// reaches at most that array's size in rows (`NX`).
+fn pointer_rows(unit: &TranslationUnit, p: SymId) -> Option<u64> {
+    let sym = unit.sym(p);
+    let fid = sym.func?;
+    let k = unit.func(fid).params.iter().position(|&q| q == p)?;
+    let objects = unit.param_objects.get(fid.index())?.get(k)?.as_ref()?;
+    let (base, row) = elements(sym.ty.element()?)?;
+    let mut most = None;
+    for &o in objects {
+        let (obase, total) = elements(&unit.sym(o).ty)?;
+        if obase.to_string() != base.to_string() || total % row != 0 {
+            return None;
+        }
+        most = most.max(Some(total / row));
+    }
+    most
+}
+
+/// A bound of the product of the symbolic trip counts of the loop chain `chain` (outermost
+/// first), from the arrays its innermost body indexes on every iteration: a subscript `i`,
+/// `i + c` or `c + i` (`c` not written in the chain) of a dimension of constant extent `D`
+/// takes a different value in each iteration of the loop of `i`, and a program may only
+/// index inside the array, so that loop runs at most `D` times whenever the body runs. NPB
+/// FT's `for (j = 0; j < fftblock; j++) for (i = 0; i < d[0]; i++) y0[i][j] = …` with
+/// `dcomplex y0[NX][FFTBLOCKPAD]` copies at most 256 × 18 elements, whatever `d[0]` and
+/// `fftblock` hold. `None` when a symbolic level has no such subscript, or the body may be
+/// skipped (a `goto`) or left early.
+fn extent_bound(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], chain: &[usize]) -> Option<u64> {
+    let levels: Vec<&LoopInfo> = chain.iter().map(|&c| &infos[c]).collect();
+    if levels.iter().any(|l| l.has_break || l.has_continue || l.has_return || l.has_goto_out || l.calls_exit)
+    {
+        return None;
+    }
+    let body_of = |l: &LoopInfo| match &f.stmt(l.stmt).kind {
+        StmtKind::For { body, .. } => Some(*body),
+        _ => None,
+    };
+    // A `goto` inside the nest may jump over the statements that index the arrays.
+    if f.stmts_under(levels[0].stmt).into_iter().any(|s| matches!(f.stmt(s).kind, StmtKind::Goto(_))) {
+        return None;
+    }
+    // Each inner loop runs whenever its parent's body does.
+    for pair in levels.windows(2) {
+        if !unconditional(f, body_of(pair[0])?).contains(&pair[1].stmt) {
+            return None;
+        }
+    }
+    let ivs: Vec<SymId> = levels.iter().map(|l| l.counted.as_ref().map(|c| c.var)).collect::<Option<_>>()?;
+    let written = &levels[0].writes;
+    let invariant = |e: ExprId| {
+        f.exprs_under(e).into_iter().all(|x| match &f.expr(x).kind {
+            ExprKind::Var(s) => !ivs.contains(s) && !written.contains(&unit.sym(*s).name),
+            ExprKind::Call { .. } | ExprKind::Assign { .. } | ExprKind::IncDec { .. } => false,
+            _ => true,
+        })
+    };
+    let level_of = |e: ExprId| -> Option<usize> {
+        let iv = |x: ExprId| match f.expr(x).kind {
+            ExprKind::Var(s) => ivs.iter().position(|&v| v == s),
+            _ => None,
+        };
+        match &f.expr(e).kind {
+            ExprKind::Var(_) => iv(e),
+            ExprKind::Binary(crate::ir::BinOp::Add, l, r) => {
+                iv(*l).filter(|_| invariant(*r)).or_else(|| iv(*r).filter(|_| invariant(*l)))
+            }
+            ExprKind::Binary(crate::ir::BinOp::Sub, l, r) => iv(*l).filter(|_| invariant(*r)),
+            _ => None,
+        }
+    };
+    let mut bound: Vec<Option<u64>> = vec![None; levels.len()];
+    let mut exprs = Vec::new();
+    for s in unconditional(f, body_of(levels.last()?)?) {
+        if matches!(f.stmt(s).kind, StmtKind::Expr(_) | StmtKind::Decl(_)) {
+            for e in f.stmt_exprs(s) {
+                evaluated(f, e, &mut exprs);
+            }
+        }
+    }
+    for &e in &exprs {
+        // `a[x][y]`: the subscripts outside in, and the variable `a`.
+        let mut subs = Vec::new();
+        let mut cur = e;
+        while let ExprKind::Index { base, index } = &f.expr(cur).kind {
+            subs.push(*index);
+            cur = *base;
+        }
+        let Some(sym) = f.as_var(cur).filter(|_| !subs.is_empty()) else { continue };
+        subs.reverse();
+        for (sub, extent) in subs.iter().zip(subscript_extents(unit, sym)) {
+            if let (Some(l), Some(d)) = (level_of(*sub), extent) {
+                bound[l] = Some(bound[l].map_or(d, |b: u64| b.min(d)));
+            }
+        }
+    }
+    let mut product: u64 = 1;
+    for (l, b) in levels.iter().zip(bound) {
+        if matches!(l.trip_count, TripCount::Symbolic(_)) {
+            product = product.saturating_mul(b?);
+        }
+    }
+    Some(product)
 }
 
 /// Whether C expression `e` can be evaluated before loop `l`: every identifier in it names a
@@ -273,9 +439,10 @@ mod tests {
         let w = RegionWork::Symbolic {
             factors: vec!["(d[0] * d[1])".into(), "n - 2".into(), "m".into()],
             scale: 2,
+            at_most: None,
         };
         assert_eq!(w.condition(4096).as_deref(), Some("(d[0] * d[1]) * (n - 2) * m > 2047"));
-        let w = RegionWork::Symbolic { factors: vec!["(a) - (b)".into()], scale: 1 };
+        let w = RegionWork::Symbolic { factors: vec!["(a) - (b)".into()], scale: 1, at_most: None };
         assert_eq!(w.condition(100).as_deref(), Some("((a) - (b)) > 99"));
         assert_eq!(RegionWork::Const(5).condition(100), None);
     }
@@ -296,7 +463,7 @@ mod tests {
         let per = 1 + LIBRARY_CALL_WORK;
         assert_eq!(
             region_work(unit, f, &infos, 0),
-            RegionWork::Symbolic { factors: vec!["n".into()], scale: per }
+            RegionWork::Symbolic { factors: vec!["n".into()], scale: per, at_most: None }
         );
         assert_eq!(region_work(unit, f, &infos, 1), RegionWork::Unbounded);
         assert_eq!(region_work(unit, f, &infos, 2), RegionWork::Const(10 * per));
@@ -325,7 +492,68 @@ mod tests {
         assert_eq!(region_work(unit, f, &infos, 0), RegionWork::Unbounded);
         assert_eq!(
             region_work(unit, f, &infos, 2),
-            RegionWork::Symbolic { factors: vec!["m".into(), "nö".into()], scale: 1 }
+            RegionWork::Symbolic {
+                factors: vec!["m".into(), "nö".into()],
+                scale: 1,
+                at_most: Some(100 * 100)
+            }
         );
+    }
+
+    #[test]
+    fn array_extents_bound_symbolic_trip_counts() {
+        // A copy into a scratch block of 8 x 18 (NPB FT's `y0[NX][FFTBLOCKPAD]`): at most
+        // 8 * 18 iterations of two statements, whatever `n` and `b` hold. A pointer's own
+        // subscript has no extent; the rows it points to do.
+        let src = "typedef struct { double re, im; } cx;\n\
+                   void f(int n, int b, int o, cx x[][64], double *p) { cx y[8][18]; int i, j;\n\
+                   for (j = 0; j < b; j++) for (i = 0; i < n; i++) { y[i][j].re = x[j + o][i].re; y[i][j].im = 0; }\n\
+                   for (j = 0; j < b; j++) for (i = 0; i < n; i++) x[j][i].re = 1;\n\
+                   for (j = 0; j < b; j++) for (i = 0; i < n; i++) p[i] = y[i - 1][j].re;\n\
+                   for (j = 0; j < b; j++) for (i = 0; i < n; i++) if (i < 8) y[i][j].re = 0;\n\
+                   for (j = 0; j < b; j++) for (i = 0; i < n; i++) { if (i > 7) break; y[i][j].re = 0; } }\n";
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
+        let unit = &fe.unit;
+        let f = &unit.functions[0];
+        let infos = crate::flow::loops::loop_infos(unit, f);
+        let at_most = |k: usize| match region_work(unit, f, &infos, k) {
+            RegionWork::Symbolic { at_most, .. } => at_most,
+            w => panic!("{w:?}"),
+        };
+        assert_eq!(at_most(0), Some(8 * 18 * 2));
+        assert!(region_work(unit, f, &infos, 0).below(16384));
+        // `x[j]`: a pointer's subscript, unbounded; `i` alone is bounded by the row of 64.
+        assert_eq!(at_most(2), None);
+        // `i - 1` is `i` shifted: still one element per iteration.
+        assert_eq!(at_most(4), Some(8 * 18));
+        // A conditional store bounds nothing.
+        assert_eq!(at_most(6), None);
+        // So does one after a `break`.
+        assert!(!region_work(unit, f, &infos, 8).below(16384));
+        assert_eq!(infos.len(), 10);
+        let src = "void f(int n, int b) { double y[8][18]; int i, j;\n\
+                   for (j = 0; j < b; j++) for (i = 0; i < n; i++) { if (i > 7) goto skip; y[i][j] = 0; skip: ; } }\n";
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
+        let f = &fe.unit.functions[0];
+        let infos = crate::flow::loops::loop_infos(&fe.unit, f);
+        assert!(!region_work(&fe.unit, f, &infos, 0).below(16384), "a goto may skip the store");
+    }
+
+    #[test]
+    fn a_pointer_parameter_reaches_the_rows_of_the_arrays_its_calls_bind() {
+        // Every call binds `x` into a local `double [64][18]`: at most 64 rows of 18.
+        let src = "static void copy(int n, int b, double x[][18], double y[][18]) { int i, j;\n\
+                   for (j = 0; j < n; j++) for (i = 0; i < b; i++) x[j][i] = y[j][i]; }\n\
+                   void f(int n, int b) { double s[64][18], t[64][18]; copy(n, b, s, t); copy(n, b, t, s); }\n\
+                   void g(int n, double (*x)[18]) { int i, j; for (j = 0; j < n; j++) for (i = 0; i < 18; i++) x[j][i] = 0; }\n";
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
+        let unit = &fe.unit;
+        let work = |name: &str| {
+            let f = unit.functions.iter().find(|f| f.name == name).unwrap();
+            region_work(unit, f, &crate::flow::loops::loop_infos(unit, f), 0)
+        };
+        assert!(matches!(work("copy"), RegionWork::Symbolic { at_most: Some(w), .. } if w == 64 * 18));
+        // `g` is called from nowhere here: what `x` points into is unknown.
+        assert!(matches!(work("g"), RegionWork::Symbolic { at_most: None, .. }));
     }
 }

@@ -234,7 +234,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                 // Cheap enough inside a region hoisted around the parent: decided below.
                 if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, &shapes, k) {
                     pending.push((k, r));
-                } else if !time_step_loop(unit, infos, k, repeated) {
+                } else if !time_step_loop(unit, f, infos, k, repeated, &facts.thresholds) {
                     reasons.push(r);
                 }
             }
@@ -426,7 +426,14 @@ fn enclosing_runs(infos: &[LoopInfo], k: usize) -> Option<u64> {
 /// answering no costs a tenth of a region once per step, not once per innermost line. When
 /// no region can be hoisted around the step, such a loop gets its own directive with that
 /// test rather than none.
-fn time_step_loop(unit: &TranslationUnit, infos: &[LoopInfo], k: usize, repeated: bool) -> bool {
+fn time_step_loop(
+    unit: &TranslationUnit,
+    f: &Function,
+    infos: &[LoopInfo],
+    k: usize,
+    repeated: bool,
+    th: &Thresholds,
+) -> bool {
     let info = &infos[k];
     !repeated
         && info.depth == 2
@@ -434,6 +441,7 @@ fn time_step_loop(unit: &TranslationUnit, infos: &[LoopInfo], k: usize, repeated
         && cost::cheap_calls(unit, info)
         && matches!(info.trip_count, TripCount::Symbolic(_))
         && bounds_fixed_in_enclosing(infos, k)
+        && !region_work(unit, f, infos, k).below(th.min_region_work)
 }
 
 /// Whether no loop around `infos[k]` can change what its bounds read: every run of it has
@@ -475,10 +483,34 @@ fn unprofitable(
             });
         }
     }
-    // An innermost loop of unknown trip count inside a sequential loop: a parallel region per
-    // iteration of the enclosing loop, for work ppo cannot bound — a sparse row
-    // (`k = rowstr[j] .. rowstr[j + 1]`, NPB CG: 7x slower than sequential), a butterfly of
-    // `ny` points (NPB FT's fftz2: 18x slower), a stencil line under sequential planes (MG).
+    if th.region_costs && runs_repeatedly(infos, k, repeated) {
+        let work = region_work(unit, f, infos, k);
+        if work.below(th.min_region_work) {
+            let place = if enclosing_runs(infos, k) != Some(1) {
+                "inside a sequential loop, a parallel region per run of this loop"
+            } else {
+                "in a function called inside a loop, a parallel region per call"
+            };
+            let size = match work {
+                RegionWork::Symbolic { at_most: Some(w), .. } => format!(
+                    "at most {w} statement executions (the extents of the arrays it indexes bound its trip counts)"
+                ),
+                RegionWork::Const(w) => format!("{w} statement executions"),
+                _ => unreachable!("only a constant or bounded work is below a minimum"),
+            };
+            return Some(Reason {
+                code: Code::NotProfitable,
+                message: format!("{place} for {size}: less work than starting the region"),
+                spans: vec![info.header_span],
+                vars: Vec::new(),
+            });
+        }
+    }
+    // An innermost loop of unknown trip count (and no bound from its arrays, above) inside a
+    // sequential loop: a parallel region per iteration of the enclosing loop, for work ppo
+    // cannot bound — a sparse row (`k = rowstr[j] .. rowstr[j + 1]`, NPB CG: 7x slower than
+    // sequential), a butterfly of `ny` points (NPB FT's fftz2: 18x slower), a stencil line
+    // under sequential planes (MG).
     // (A body that calls functions may do any amount of work per iteration.) Such a loop
     // may still be a worksharing loop of a region hoisted around its parent, or get a size
     // test of its own ([`time_step_loop`]).
@@ -492,27 +524,8 @@ fn unprofitable(
             code: Code::NotProfitable,
             message: "an innermost loop of unknown trip count inside a sequential loop: a parallel region per iteration of the enclosing loop, for work that cannot be bounded".into(),
             spans: vec![info.header_span],
-vars: Vec::new(),
+            vars: Vec::new(),
         });
-    }
-    if th.region_costs && runs_repeatedly(infos, k, repeated) {
-        if let RegionWork::Const(w) = region_work(unit, f, infos, k) {
-            if w < th.min_region_work {
-                let place = if enclosing_runs(infos, k) != Some(1) {
-                    "inside a sequential loop, a parallel region per run of this loop"
-                } else {
-                    "in a function called inside a loop, a parallel region per call"
-                };
-                return Some(Reason {
-                    code: Code::NotProfitable,
-                    message: format!(
-                        "{place} for {w} statement executions: less work than starting the region"
-                    ),
-                    spans: vec![info.header_span],
-                    vars: Vec::new(),
-                });
-            }
-        }
     }
     if info.children.is_empty() && info.calls.is_empty() {
         let body = match &f.stmt(info.stmt).kind {

@@ -676,8 +676,9 @@ mod tests {
             "double a[100], b[100];\nvoid f(int n) { int i, r; double c[2];\n for (r = 0; r < 3; r++) { for (i = 0; i < n; i++) { c[0] = a[i]; b[i] = c[0]; } a[r] = c[0]; } }",
         );
         assert!(!v[0].0, "{v:?}");
-        // (Three runs of `n` iterations: a region each when `n` is large enough.)
-        assert_eq!(v[1].1, "firstprivate(c) lastprivate(c) if(n > 8191)");
+        // (Three runs of at most 100 iterations — `a` and `b` bound `n` — a region each: too
+        // little work for one, however private `c` is.)
+        assert_eq!(v[1], (true, "firstprivate(c) lastprivate(c)".to_string(), "PPO112".to_string()));
     }
 
     const SCRATCH: &str = "static int gp[3];\nstatic double cv[64], lhs[64][64][64], us[64][64][64];\n";

@@ -255,7 +255,8 @@ fn replicated(
     (!elsewhere).then(|| assigned.iter().map(|&v| unit.sym(v).name.clone()).collect())
 }
 
-/// Whether a region hoisted around the parent of innermost loop `k` would run `k` for less
+/// Whether a region hoisted around the parent of innermost loop `k` (or of a nest whose
+/// arrays bound its size) would run `k` for less
 /// than its own region costs: the parent can host a region, and one run of `k` repays a
 /// barrier (a size tested before the parent, or a constant). The verdicts keep such a loop
 /// parallel until [`hoist_regions`] decides; one left outside a region goes back to
@@ -270,7 +271,11 @@ pub(crate) fn barrier_repays(
     let infos = facts.infos;
     let info = &infos[k];
     let Some(p) = info.parent else { return false };
-    if !info.children.is_empty()
+    let work = region_work(unit, f, infos, k);
+    // A nest too small for a region of its own only because its arrays bound its symbolic
+    // size ([`RegionWork::below`]) may still repay a barrier.
+    let bounded_nest = matches!(work, RegionWork::Symbolic { at_most: Some(_), .. });
+    if (!info.children.is_empty() && !bounded_nest)
         || !crate::parallel::cost::cheap_calls(unit, info)
         || shapes.members(p).is_none()
     {
@@ -280,8 +285,9 @@ pub(crate) fn barrier_repays(
         return false;
     }
     let min = facts.thresholds.min_barrier_work;
-    match region_work(unit, f, infos, k) {
-        RegionWork::Const(w) => w >= min,
+    match work {
+        work if work.below(min) => false,
+        RegionWork::Const(_) => true,
         work @ RegionWork::Symbolic { .. } => !work.reads_any(&infos[p].writes),
         RegionWork::Unbounded => false,
     }
@@ -413,8 +419,8 @@ fn region_condition(
     for &m in members {
         match region_work(unit, f, facts.infos, m) {
             RegionWork::Unbounded => return Some(None),
-            RegionWork::Const(w) if w >= min => return Some(None),
-            RegionWork::Const(_) => {}
+            work if work.below(min) => {}
+            RegionWork::Const(_) => return Some(None),
             work @ RegionWork::Symbolic { .. } => {
                 if work.reads_any(&host.writes) {
                     return None;
@@ -440,9 +446,9 @@ fn region_condition(
 
 /// Adds symbolic `work` to `works`, or raises the scale of the one with the same factors.
 fn merge_work(works: &mut Vec<RegionWork>, work: RegionWork) {
-    let RegionWork::Symbolic { factors, scale } = &work else { return works.push(work) };
+    let RegionWork::Symbolic { factors, scale, .. } = &work else { return works.push(work) };
     for w in works.iter_mut() {
-        if let RegionWork::Symbolic { factors: g, scale: s } = w {
+        if let RegionWork::Symbolic { factors: g, scale: s, .. } = w {
             if g == factors {
                 *s = (*s).max(*scale);
                 return;

@@ -37,11 +37,17 @@ fn triangular_nests_are_dynamic_sparse_rows_static() {
 
 #[test]
 fn nests_inside_sequential_loops_repay_their_region() {
-    // NPB FT's copy loops: `fftblock * d0` elements per run of a sequential `k` loop.
-    let v = verdicts("int fftblock; double x[64][64][64], y[64][64];\nvoid tick(void);\nvoid f(int d0, int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < fftblock; j++)\n   for (i = 0; i < d0; i++)\n    y[i][j] = x[k][j][i];\n  tick();\n } }");
+    // NPB FT's copy loops: `fftblock * d0` elements per run of a sequential `k` loop, tested
+    // at run time where the arrays allow enough work (256 x 256)...
+    let v = verdicts("int fftblock; double x[64][256][256], y[256][256];\nvoid tick(void);\nvoid f(int d0, int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < fftblock; j++)\n   for (i = 0; i < d0; i++)\n    y[i][j] = x[k][j][i];\n  tick();\n } }");
     assert!(v[1].parallelize, "{:?}", v[1].reasons);
     assert_eq!(v[1].work_check.as_deref(), Some("fftblock * d0 > 16383"));
     assert_eq!(v[1].clauses(), "private(i) if(fftblock * d0 > 16383)");
+    // ... and refused with no test where they bound it below a region's cost (64 x 64).
+    let v = verdicts("int fftblock; double x[64][64][64], y[64][64];\nvoid tick(void);\nvoid f(int d0, int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < fftblock; j++)\n   for (i = 0; i < d0; i++)\n    y[i][j] = x[k][j][i];\n  tick();\n } }");
+    assert!(!v[1].parallelize);
+    assert_eq!(codes_of(&v[1]), [Code::NotProfitable]);
+    assert!(v[1].reasons[0].message.contains("at most 4096 statement executions"), "{:?}", v[1].reasons);
     // The same nest with constant sizes: 16 x 256 copies per run is too little.
     let v = verdicts("double x[64][64][256], y[256][16];\nvoid tick(void);\nvoid f(int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < 16; j++)\n   for (i = 0; i < 256; i++)\n    y[i][j] = x[k][j][i];\n  tick();\n } }");
     assert!(!v[1].parallelize);
