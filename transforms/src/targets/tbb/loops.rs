@@ -51,7 +51,8 @@ impl Headers {
 }
 
 /// The verdict's data sharing, when TBB expresses all of it: `lastprivate(conditional:)`,
-/// `linear` and a run-time `if` keep the loop sequential (the first in clause order is named).
+/// `linear` and a run-time overlap test keep the loop sequential (the first in clause order
+/// is named). A size test is translated ([`Gen::translate`]).
 /// The schedule needs no translation: TBB's auto_partitioner balances the load itself.
 pub(super) fn tbb_sharing(v: &VerdictReport) -> Result<&DataSharing, (Code, String)> {
     let s = &v.sharing;
@@ -439,6 +440,16 @@ impl Gen<'_> {
             let _ = write!(out, "{ind}}}");
         } else {
             out.pop();
+        }
+        // A nest sized at run time inside a sequential loop: parallel only when its size
+        // repays the tasks (the OpenMP target's `if(...)` clause), the loop as written when not.
+        if let Some(c) = &l.parallel.work_check {
+            let two = format!("{ind}  ");
+            let written = shift(&self.fixed(outer.span.start, outer.span.end, fixes)?, &ind, &two);
+            out = format!(
+                "if ({c}) {{\n{two}{}\n{ind}}} else {{\n{two}{written}\n{ind}}}",
+                shift(&out, &ind, &two)
+            );
         }
         let _ = f;
         Ok(Translated {

@@ -167,3 +167,16 @@ fn tab_indented_bodies_move_with_their_loop() {
         "{new}"
     );
 }
+
+#[test]
+fn a_size_test_runs_the_loop_as_written_when_it_fails() {
+    // A nest sized at run time inside a sequential loop: the OpenMP target's `if(...)`.
+    let src = "double x[64][256][256], y[256][256];\nvoid tick(void);\nvoid f(int d0, int b, int nk) {\n  int i, j, k;\n  for (k = 0; k < nk; k++) {\n    for (j = 0; j < b; j++)\n      for (i = 0; i < d0; i++)\n        y[i][j] = x[k][j][i];\n    tick();\n  }\n}\n";
+    let (p, new) = run(src).unwrap();
+    assert_eq!(p.translated.len(), 1, "{p:#?}");
+    assert!(new.contains("    if (b * d0 > 16383) {\n      tbb::parallel_for("), "{new}");
+    assert!(
+        new.contains("    } else {\n      for (j = 0; j < b; j++)\n        for (i = 0; i < d0; i++)\n          y[i][j] = x[k][j][i];\n    }\n    tick();"),
+        "{new}"
+    );
+}
