@@ -185,29 +185,24 @@ fn privatizable(
             continue;
         }
         writes.push(sec.clone());
-        if called.is_none() && plain_store(f, r) {
-            for d in 0..path.len() - 1 {
-                let StmtKind::Compound(v) = &f.stmt(path[d]).kind else { continue };
-                let anchor = path[d + 1];
-                let Some(pos) = v.iter().position(|&c| c == anchor) else { continue };
-                if unconditional(f, infos, anchor, r.stmt) && fixed_inside(f, nest, r, anchor) {
-                    points.push((path[d], pos, r));
-                }
-            }
-        }
-        if !(contiguous && (called.is_some() || plain_store(f, r))) {
-            continue;
-        }
-        if unconditional(f, infos, *body, r.stmt) {
+        // A store (not a call) may write a point; a store or a call over a contiguous range,
+        // a section.
+        let store = called.is_none() && plain_store(f, r);
+        let whole = contiguous && (called.is_some() || store);
+        if whole && unconditional(f, infos, *body, r.stmt) {
             every.push(sec.clone());
         }
         for d in 0..path.len() - 1 {
             let StmtKind::Compound(v) = &f.stmt(path[d]).kind else { continue };
             let anchor = path[d + 1];
             let Some(pos) = v.iter().position(|&c| c == anchor) else { continue };
-            if unconditional(f, infos, anchor, r.stmt)
-                && (called.is_some() || varies_only_inside(f, nest, r, anchor))
-            {
+            if !unconditional(f, infos, anchor, r.stmt) {
+                continue;
+            }
+            if store && fixed_inside(f, nest, r, anchor) {
+                points.push((path[d], pos, r));
+            }
+            if whole && (called.is_some() || varies_only_inside(f, nest, r, anchor)) {
                 must.push(Must { block: path[d], pos, sec: sec.clone() });
             }
         }
