@@ -372,6 +372,27 @@ fn extent_bound(unit: &TranslationUnit, f: &Function, infos: &[LoopInfo], chain:
     Some(product)
 }
 
+/// [`region_work`] of each loop of a function, computed on first use: the verdicts ask it of
+/// one loop up to four times (its own size rule, its size test, a time step's, a hoisted
+/// region's).
+pub(crate) struct RegionWorks<'a> {
+    unit: &'a TranslationUnit,
+    f: &'a Function,
+    infos: &'a [LoopInfo],
+    cells: Vec<std::cell::OnceCell<RegionWork>>,
+}
+
+impl<'a> RegionWorks<'a> {
+    pub(crate) fn new(unit: &'a TranslationUnit, f: &'a Function, infos: &'a [LoopInfo]) -> Self {
+        RegionWorks { unit, f, infos, cells: vec![std::cell::OnceCell::new(); infos.len()] }
+    }
+
+    /// The work of one run of loop `infos[k]`.
+    pub(crate) fn get(&self, k: usize) -> &RegionWork {
+        self.cells[k].get_or_init(|| region_work(self.unit, self.f, self.infos, k))
+    }
+}
+
 /// Whether C expression `e` can be evaluated before loop `l`: every identifier in it names a
 /// parameter, a global, or a local declared in a block around `l`, and none is written in `l`.
 fn computable_before(unit: &TranslationUnit, f: &Function, l: &LoopInfo, e: &str) -> bool {

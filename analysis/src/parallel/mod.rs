@@ -124,7 +124,7 @@ use crate::flow::dataflow::FnItems;
 use crate::flow::liveness::{liveness_with, Liveness};
 use crate::flow::loops::{loop_infos_with, Bound, LoopInfo, LoopKind, TripCount};
 use crate::ir::{ExprId, ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
-use crate::parallel::cost::{region_work, RegionWork};
+use crate::parallel::cost::{RegionWork, RegionWorks};
 use crate::parallel::privarray::private_arrays;
 use crate::parallel::scalars::{array_reductions, classify_scalars, LoopCtx, ScalarClass};
 use crate::ssa::build_ssa;
@@ -207,6 +207,7 @@ struct Legal {
 pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts) -> Vec<LoopVerdict> {
     let infos = facts.infos;
     let legal: Vec<Legal> = infos.iter().map(|info| legality(unit, f, facts, info)).collect();
+    let works = RegionWorks::new(unit, f, infos);
     let mut out: Vec<LoopVerdict> = Vec::with_capacity(infos.len());
     // Index of the parallelized loop enclosing each loop (itself included).
     let mut par_of: Vec<Option<usize>> = vec![None; infos.len()];
@@ -230,11 +231,11 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                     spans: vec![infos[p].header_span],
                     vars: Vec::new(),
                 });
-            } else if let Some(r) = unprofitable(unit, f, infos, k, lg, &facts.thresholds, repeated) {
+            } else if let Some(r) = unprofitable(unit, f, infos, &works, k, lg, &facts.thresholds, repeated) {
                 // Cheap enough inside a region hoisted around the parent: decided below.
-                if facts.thresholds.region_costs && region::barrier_repays(unit, f, facts, &shapes, k) {
+                if facts.thresholds.region_costs && region::barrier_repays(unit, facts, &shapes, &works, k) {
                     pending.push((k, r));
-                } else if !time_step_loop(unit, f, infos, k, repeated, &facts.thresholds) {
+                } else if !time_step_loop(unit, infos, &works, k, repeated, &facts.thresholds) {
                     reasons.push(r);
                 }
             }
@@ -281,7 +282,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         // known only at run time: parallel only when it is large enough to repay its region.
         let work_check =
             if parallelize && facts.thresholds.region_costs && runs_repeatedly(infos, k, repeated) {
-                region_work(unit, f, infos, k).condition(facts.thresholds.min_region_work)
+                works.get(k).condition(facts.thresholds.min_region_work)
             } else {
                 None
             };
@@ -303,7 +304,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             region_only: false,
         });
     }
-    region::hoist_regions(unit, f, facts, &shapes, &mut out);
+    region::hoist_regions(unit, f, facts, &shapes, &works, &mut out);
     for (k, r) in pending {
         let v = &mut out[k];
         // Never a region of its own, so no size test of one: its region's `if` carries the
@@ -428,8 +429,8 @@ fn enclosing_runs(infos: &[LoopInfo], k: usize) -> Option<u64> {
 /// test rather than none.
 fn time_step_loop(
     unit: &TranslationUnit,
-    f: &Function,
     infos: &[LoopInfo],
+    works: &RegionWorks,
     k: usize,
     repeated: bool,
     th: &Thresholds,
@@ -441,7 +442,7 @@ fn time_step_loop(
         && cost::cheap_calls(unit, info)
         && matches!(info.trip_count, TripCount::Symbolic(_))
         && bounds_fixed_in_enclosing(infos, k)
-        && !region_work(unit, f, infos, k).below(th.min_region_work)
+        && !works.get(k).below(th.min_region_work)
 }
 
 /// Whether no loop around `infos[k]` can change what its bounds read: every run of it has
@@ -463,10 +464,12 @@ fn runs_repeatedly(infos: &[LoopInfo], k: usize, repeated: bool) -> bool {
     repeated || enclosing_runs(infos, k) != Some(1)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn unprofitable(
     unit: &TranslationUnit,
     f: &Function,
     infos: &[LoopInfo],
+    works: &RegionWorks,
     k: usize,
     lg: &Legal,
     th: &Thresholds,
@@ -484,14 +487,14 @@ fn unprofitable(
         }
     }
     if th.region_costs && runs_repeatedly(infos, k, repeated) {
-        let work = region_work(unit, f, infos, k);
+        let work = works.get(k);
         if work.below(th.min_region_work) {
             let place = if enclosing_runs(infos, k) != Some(1) {
                 "inside a sequential loop, a parallel region per run of this loop"
             } else {
                 "in a function called inside a loop, a parallel region per call"
             };
-            let size = match work {
+            let size = match *work {
                 RegionWork::Symbolic { at_most: Some(w), .. } => format!(
                     "at most {w} statement executions (the extents of the arrays it indexes bound its trip counts)"
                 ),

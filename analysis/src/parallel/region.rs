@@ -32,7 +32,7 @@
 
 use crate::flow::loops::{LoopInfo, LoopKind, TripCount};
 use crate::ir::{ExprId, ExprKind, Function, Span, StmtId, StmtKind, SymId, TranslationUnit, UnOp};
-use crate::parallel::cost::{reads_any_name, region_work, RegionWork};
+use crate::parallel::cost::{reads_any_name, RegionWork, RegionWorks};
 use crate::parallel::sharing::compiler_guard;
 use crate::parallel::{LoopVerdict, VerdictFacts};
 use serde::Serialize;
@@ -94,6 +94,7 @@ pub(crate) fn hoist_regions(
     f: &Function,
     facts: &VerdictFacts,
     shapes: &HostShapes,
+    works: &RegionWorks,
     out: &mut [LoopVerdict],
 ) {
     if !facts.thresholds.region_costs {
@@ -103,7 +104,7 @@ pub(crate) fn hoist_regions(
         if out[l].parallelize {
             continue;
         }
-        let Some(region) = host(unit, f, facts, shapes, out, l) else { continue };
+        let Some(region) = host(unit, f, facts, shapes, works, out, l) else { continue };
         for v in out.iter_mut().filter(|v| region.members.contains(&v.id)) {
             v.member_of = Some(facts.infos[l].id.clone());
         }
@@ -116,6 +117,7 @@ fn host(
     f: &Function,
     facts: &VerdictFacts,
     shapes: &HostShapes,
+    works: &RegionWorks,
     out: &[LoopVerdict],
     l: usize,
 ) -> Option<HostedRegion> {
@@ -134,7 +136,7 @@ fn host(
             return None;
         }
     }
-    let work = region_condition(unit, f, facts, &infos[l], members)?;
+    let work = region_condition(facts, works, &infos[l], members)?;
     // A size test that fails still runs the members as worksharing loops of a one-thread
     // team: a few library calls per member run. Inside another loop (NPB FT's butterflies,
     // a region per `i` around 16-point members) that costs more than the members' work;
@@ -263,15 +265,15 @@ fn replicated(
 /// sequential.
 pub(crate) fn barrier_repays(
     unit: &TranslationUnit,
-    f: &Function,
     facts: &VerdictFacts,
     shapes: &HostShapes,
+    works: &RegionWorks,
     k: usize,
 ) -> bool {
     let infos = facts.infos;
     let info = &infos[k];
     let Some(p) = info.parent else { return false };
-    let work = region_work(unit, f, infos, k);
+    let work = works.get(k);
     // A nest too small for a region of its own only because its arrays bound its symbolic
     // size ([`RegionWork::below`]) may still repay a barrier.
     let bounded_nest = matches!(work, RegionWork::Symbolic { at_most: Some(_), .. });
@@ -406,18 +408,17 @@ fn serial(unit: &TranslationUnit, f: &Function, index: SymId, s: StmtId) -> bool
 /// members, `Some(Some(c))` when that depends on sizes known before the host, `None` when
 /// no region is worth it (or its size cannot be tested before the host).
 fn region_condition(
-    unit: &TranslationUnit,
-    f: &Function,
     facts: &VerdictFacts,
+    works: &RegionWorks,
     host: &LoopInfo,
     members: &[usize],
 ) -> Option<Option<String>> {
     let min = facts.thresholds.min_barrier_work;
     // The symbolic works, the largest scale kept per product of factors: `n > 1365` already
     // holds whenever `n > 4095` does.
-    let mut works: Vec<RegionWork> = Vec::new();
+    let mut symbolic: Vec<RegionWork> = Vec::new();
     for &m in members {
-        match region_work(unit, f, facts.infos, m) {
+        match works.get(m) {
             RegionWork::Unbounded => return Some(None),
             work if work.below(min) => {}
             RegionWork::Const(_) => return Some(None),
@@ -425,12 +426,12 @@ fn region_condition(
                 if work.reads_any(&host.writes) {
                     return None;
                 }
-                merge_work(&mut works, work);
+                merge_work(&mut symbolic, work.clone());
             }
         }
     }
     let mut tests = Vec::new();
-    for work in &works {
+    for work in &symbolic {
         match work.condition(min) {
             None => return Some(None),
             Some(c) if !tests.contains(&c) => tests.push(c),
