@@ -447,3 +447,12 @@ fn indices_derived_once_per_iteration_are_affine_subscripts() {
     // (The second loop reads `x[i1 + 2]`, which the first wrote: carried by `j`.)
     assert!(!v[0].legal || v[0].clauses().contains("x"), "{v:?}");
 }
+
+#[test]
+fn branches_a_constant_condition_never_takes_are_no_obstacle() {
+    let v = verdicts("#define TIMERS 0\nint printf(const char *, ...);\ndouble a[1000], b[1000]; int trace;\nvoid f(int n) { int i;\n for (i = 0; i < n; i++) { if (TIMERS == 1) printf(\"t\"); a[i] = b[i]; }\n for (i = 0; i < n; i++) { if (1 + 1 == 2) a[i] = b[i]; else printf(\"t\"); }\n for (i = 0; i < n; i++) { if (trace) printf(\"t\"); a[i] = b[i]; }\n for (i = 0; i < n; i++) { if (i == 7) goto l; if (0) { l: printf(\"t\"); } a[i] = b[i]; } }");
+    assert!(v[0].parallelize && v[1].parallelize, "{v:?}");
+    // A variable condition; a label inside the dead branch that a goto reaches.
+    assert_eq!(codes_of(&v[2]), [Code::ImpureCall]);
+    assert!(!v[3].parallelize, "{v:?}");
+}

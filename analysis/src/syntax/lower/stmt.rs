@@ -111,11 +111,30 @@ impl FnLower<'_> {
                 self.push_stmt(StmtKind::Empty, sp)
             }
             "if_statement" => {
-                let cond = self.cond_expr(cx, n.child_by_field_id(fid::CONDITION.get().get()));
-                let then = self.child_stmt(cx, n.child_by_field_id(fid::CONSEQUENCE.get().get()), sp);
+                let cond_node = n.child_by_field_id(fid::CONDITION.get().get());
+                // A branch an integer constant condition never takes (`if (TIMERS_ENABLED ==
+                // TRUE)` with both macros constants, `if (DEBUG)`) is not lowered, as `#if 0`
+                // text is not: nothing runs it. Unless a label or `case` inside may be
+                // jumped to.
+                let known = cond_node.and_then(|c| {
+                    super::consts::const_eval(cx, c, &TypeScope { fs: None, locals: Some(self) })
+                });
+                let cond = self.cond_expr(cx, cond_node);
+                let consequence = n.child_by_field_id(fid::CONSEQUENCE.get().get());
+                let then = match consequence {
+                    Some(c) if known == Some(0) && !jump_target_in(c) => {
+                        self.push_stmt(StmtKind::Empty, cx.span(c))
+                    }
+                    _ => self.child_stmt(cx, consequence, sp),
+                };
                 let els = n.child_by_field_id(fid::ALTERNATIVE.get().get()).map(|a| {
                     let inner = if a.kind() == "else_clause" { first_named(a) } else { Some(a) };
-                    self.child_stmt(cx, inner, cx.span(a))
+                    match inner {
+                        Some(i) if known.is_some_and(|v| v != 0) && !jump_target_in(i) => {
+                            self.push_stmt(StmtKind::Empty, cx.span(i))
+                        }
+                        _ => self.child_stmt(cx, inner, cx.span(a)),
+                    }
                 });
                 self.push_stmt(StmtKind::If { cond, then, els }, sp)
             }
@@ -321,4 +340,10 @@ impl FnLower<'_> {
         }
         self.push_stmt(StmtKind::Decl(out), sp)
     }
+}
+
+/// Whether the subtree at `n` holds a label or a `case` a jump may reach from outside it.
+fn jump_target_in(n: Node) -> bool {
+    let mut c = n.walk();
+    matches!(n.kind(), "labeled_statement" | "case_statement") || n.named_children(&mut c).any(jump_target_in)
 }
