@@ -256,10 +256,9 @@ fn subscript_extents(unit: &TranslationUnit, v: SymId) -> Vec<Option<u64>> {
 
 /// The scalar element type of an array type and its number of elements, when constant.
 fn elements(ty: &Type) -> Option<(&Type, u64)> {
-    let mut n: u64 = 1;
+    let n = ty.array_dims().into_iter().try_fold(1u64, |n, d| n.checked_mul(d?))?;
     let mut t = ty;
     while let Type::Array { elem, .. } = t {
-        n = n.checked_mul(t.array_dims()[0]?)?;
         t = elem;
     }
     Some((t, n))
