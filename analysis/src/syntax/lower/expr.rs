@@ -304,16 +304,36 @@ impl FnLower<'_> {
     }
 
     /// `&e`: the variable at the root of `e` (through `.` and array indexing, not through
-    /// pointers) has its address taken.
+    /// pointers) has its address taken. `&z[i][j][0]` with `double ***z` takes the address
+    /// of memory `z` points to, not of `z`.
     fn mark_address_taken(&mut self, mut e: ExprId) {
+        // Subscripts between the root and `&` while no `.` was crossed (after a field, the
+        // subscripted object's type is not followed: the root is marked).
+        let mut subscripts = Some(0usize);
         loop {
             match &self.exprs[e.index()].kind {
                 ExprKind::Var(s) => {
+                    if let (Some(k), Some(ty)) = (subscripts, self.sym_type(*s)) {
+                        // Each subscript must index an array object, not a pointer's target.
+                        let mut t = ty;
+                        for _ in 0..k {
+                            match t {
+                                Type::Array { elem, .. } => t = elem,
+                                _ => return,
+                            }
+                        }
+                    }
                     self.addr_taken.push(*s);
                     return;
                 }
-                ExprKind::Member { base, arrow: false, .. } => e = *base,
-                ExprKind::Index { base, .. } => e = *base,
+                ExprKind::Member { base, arrow: false, .. } => {
+                    subscripts = None;
+                    e = *base;
+                }
+                ExprKind::Index { base, .. } => {
+                    subscripts = subscripts.map(|k| k + 1);
+                    e = *base;
+                }
                 _ => return,
             }
         }

@@ -154,6 +154,14 @@ pub(super) fn lower_function(cx: &Ctx, n: Node, fs: &FileScope, nglobals: u32) -
 }
 
 impl<'a> FnLower<'a> {
+    /// The declared type of a symbol seen so far (a global, or a local of this function).
+    pub(super) fn sym_type(&self, s: SymId) -> Option<&Type> {
+        match s.0.checked_sub(self.nglobals) {
+            None => self.fs.and_then(|fs| fs.symbols.get(s.index())).map(|sy| &sy.ty),
+            Some(k) => self.locals.get(k as usize).map(|sy| &sy.ty),
+        }
+    }
+
     pub(super) fn new(fs: Option<&'a FileScope>, nglobals: u32) -> Self {
         FnLower {
             fs,
