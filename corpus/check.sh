@@ -36,8 +36,10 @@ for p in "${progs[@]}"; do
     fail=$((fail + 1))
     continue
   fi
+  # Other files of the program: a `corpus-link:` line names them (see scripts/lib/check.sh).
+  extra=$(sed -n 's/.*corpus-link:[[:space:]]*\([^*]*[^*[:space:]]\).*/\1/p' "$src" | sed "s|\([^ ]*\)|$dir/\1|g")
   # shellcheck disable=SC2086
-  if ! $cc $cflags -I"$dir" -I"$here" -o "$tmp/$name" "$src" -lm 2>"$tmp/$name.cc"; then
+  if ! $cc $cflags -I"$dir" -I"$here" -o "$tmp/$name" "$src" $extra -lm 2>"$tmp/$name.cc"; then
     echo "FAIL $name: compile error"
     sed 's/^/    /' "$tmp/$name.cc"
     fail=$((fail + 1))

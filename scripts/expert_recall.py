@@ -8,13 +8,16 @@ Usage:
       sequential program the expert started from, as a user of ppo would have it.
 
   scripts/expert_recall.py score EXPERT_DIR SEQ_DIR [--ppo PPO] [-I DIR]... [-D NAME[=V]]...
-                                [--missed] [--json]
+                                [--missed] [--json] [--program]
       For every `.c` file of EXPERT_DIR, find the loops under a `#pragma omp for` or
       `#pragma omp parallel for` (with `collapse(n)`, the n loops of the nest), run
       `ppo analyze --json` on the same file of SEQ_DIR, and count an expert loop as found
       when ppo parallelizes it or a loop around it, or when ppo keeps it sequential because
       it already runs inside a parallelized loop through a call (PPO113). Prints a line per
-      file and the total; `--missed` lists each missed loop with ppo's first reason.
+      file and the total; `--missed` lists each missed loop with ppo's first reason;
+      `--program` analyses each file with the other files of SEQ_DIR as the rest of the
+      program (`ppo analyze --program SEQ_DIR`: the functions they define are summarized, as
+      batch mode does).
 
 Works on any directory tree; nothing in it is specific to one benchmark suite.
 """
@@ -129,6 +132,9 @@ def score(args):
         flags += ["-I", d]
     for d in args.define:
         flags += ["-D", d]
+    if args.program:
+        # The other files of SEQ_DIR are the rest of the program, as in batch mode.
+        flags += ["--program", args.seq]
     total_expert = total_found = 0
     rows = []
     missed = []
@@ -199,6 +205,7 @@ def main():
     c.add_argument("-I", dest="include", action="append", default=[])
     c.add_argument("-D", dest="define", action="append", default=[])
     c.add_argument("--missed", action="store_true")
+    c.add_argument("--program", action="store_true")
     c.add_argument("--json", action="store_true")
     a = p.parse_args()
     if a.cmd == "strip":

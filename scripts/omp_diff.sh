@@ -47,10 +47,11 @@ trap 'exit 143' TERM
 
 # compile OUT SRC FLAG... : compile SRC into OUT, compiler messages in OUT.log.
 compile() {
-  local out=$1 src=$2
+  local out=$1 src=$2 extra
   shift 2
-  "$cc" "${base_flags[@]}" "$@" -I "$omp_dir" -I "$orig_dir" -o "$out" "$src" -lm \
-    >"$out.log" 2>&1
+  mapfile -t extra < <(linked "$src")
+  "$cc" "${base_flags[@]}" "$@" -I "$omp_dir" -I "$orig_dir" -o "$out" "$src" \
+    ${extra[@]+"${extra[@]}"} -lm >"$out.log" 2>&1
 }
 
 pass=0

@@ -225,8 +225,9 @@ for src in "$omp_dir"/*.c; do
     fi
   fi
   prepare "$src" "$work/$file"
+  mapfile -t extra < <(linked "$src")
   if ! "$clang" "${cflags[@]}" ${size_flags[@]+"${size_flags[@]}"} -I "$omp_dir" -I "$orig_dir" \
-    -o "$work/prog" "$compiled" "${ldflags[@]}" >"$work/cc.log" 2>&1; then
+    -o "$work/prog" "$compiled" ${extra[@]+"${extra[@]}"} "${ldflags[@]}" >"$work/cc.log" 2>&1; then
     echo "FAIL $name: does not compile with $clang ${cflags[*]}"
     indent "$work/cc.log"
     fail=$((fail + 1))

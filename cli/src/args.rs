@@ -29,6 +29,7 @@ pub const SINGLE_DASH_FLAGS: &[(&str, &str)] = &[
     ("-json", "--json"),
     ("-summary", "--summary"),
     ("-timings", "--timings"),
+    ("-program", "--program"),
     ("-max-file-size", "--max-file-size"),
     ("-min-trip-count", "--min-trip-count"),
     ("-min-body-stmts", "--min-body-stmts"),
@@ -518,6 +519,11 @@ pub struct AnalyzeArgs {
     /// Print the time spent in each phase to standard error
     #[arg(long = "timings")]
     pub timings: bool,
+
+    /// The C files under DIR are the rest of the program: calls to the functions they
+    /// define use their summaries, as in batch mode (`ppo -i DIR …`)
+    #[arg(long = "program", value_name = "DIR")]
+    pub program: Option<PathBuf>,
 
     #[command(flatten)]
     pub pp: PpArgs,

@@ -16,6 +16,7 @@
 
 use crate::diag::Diag;
 use crate::fsutil::{self, SourceError};
+use analysis::effects::external::{summarize_program, ExternalSummaries};
 use analysis::report::api::{analyze_source, AnalyzeOptions, FileReport};
 use analysis::syntax::preprocess::FsLoader;
 use std::collections::HashSet;
@@ -195,6 +196,28 @@ struct Run<'a> {
     /// Output directories (relative paths) that could not be created or are unsafe to
     /// write through; nothing below them is written.
     blocked: HashSet<PathBuf>,
+}
+
+/// The summaries of the functions every `.c` file under `input` defines, for the analysis of
+/// the others (see `analysis::effects::external`): the front end and the side-effect
+/// summaries only, over the files the walk of [`run_batch`] analyses. Empty with fewer than
+/// two `.c` files. Unreadable files are skipped here; the walk reports them.
+pub fn program_summaries(input: &Path, opts: &AnalyzeOptions, max_file_size: u64) -> ExternalSummaries {
+    let files: Vec<(PathBuf, String)> = WalkDir::new(input)
+        .follow_links(false)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !(e.depth() == 1 && e.file_name() == LOG_DIR))
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "c"))
+        .filter_map(|e| Some((e.path().to_path_buf(), fsutil::read_source(e.path(), max_file_size).ok()?)))
+        .collect();
+    if files.len() < 2 {
+        return ExternalSummaries::default();
+    }
+    std::panic::catch_unwind(|| summarize_program(&files, &|_| opts.pp.clone(), &FsLoader))
+        .unwrap_or_default()
 }
 
 /// Run batch mode: every `.c`/`.h` file goes through `pipeline` (SPPS, then PS/OS as

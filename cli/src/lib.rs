@@ -83,11 +83,17 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
         analyze: AnalyzeOptions {
             pp: a.pp.to_pp_options(),
             thresholds: calibrate::thresholds(&a.thresholds, !a.quiet),
+            externals: Default::default(),
         },
         no_diffs: false,
         tuning: None,
         cape: a.cape,
     };
+    // The functions the program's other files define (`randlc` of NPB's common directory for
+    // EP's loops), before anything is analysed. Only reads the input: the checks on the
+    // directories, which may refuse the run, write nothing before they pass.
+    options.analyze.externals =
+        std::sync::Arc::new(batch::program_summaries(input, &options.analyze, a.limits.max_file_size));
     if a.perf || a.learn || a.tune {
         // The checks on the input and output directories come first: nothing is built or
         // run for a refused output.
@@ -281,8 +287,18 @@ fn analyze(a: &AnalyzeArgs) -> i32 {
             return EXIT_FILE_ERRORS;
         }
     };
-    let opts =
-        AnalyzeOptions { pp: a.pp.to_pp_options(), thresholds: calibrate::thresholds(&a.thresholds, false) };
+    let mut opts = AnalyzeOptions {
+        pp: a.pp.to_pp_options(),
+        thresholds: calibrate::thresholds(&a.thresholds, false),
+        ..Default::default()
+    };
+    if let Some(dir) = &a.program {
+        if !dir.is_dir() {
+            diag::error(format_args!("--program {}: not a directory", dir.display()));
+            return EXIT_SETUP;
+        }
+        opts.externals = std::sync::Arc::new(batch::program_summaries(dir, &opts, a.limits.max_file_size));
+    }
     let report = match batch::analyze_guarded(path, &text, &opts) {
         Ok(r) => r,
         Err(msg) => {

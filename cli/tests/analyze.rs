@@ -166,3 +166,28 @@ fn batch_reports_syntax_errors_with_file_and_line() {
     // The file is still mirrored unchanged.
     assert_eq!(fs::read_to_string(out.join("bad.c")).unwrap(), bad);
 }
+
+/// `--program DIR`: the functions the other C files under DIR define are summarized, so a
+/// loop calling one gets the verdict batch mode gives it.
+#[test]
+fn analyze_with_the_rest_of_the_program() {
+    let t = tempfile::tempdir().unwrap();
+    write(t.path(), "lib/gen.c", "double next(double *s, double a) { *s = *s * a + 1.0; return *s; }\n");
+    let f = write(
+        t.path(),
+        "main.c",
+        "double next(double *s, double a);\ndouble out[4096];\nint main(void) {\n  double t;\n\
+         \x20 for (int k = 0; k < 4096; k++) {\n    t = k * 0.5;\n    for (int i = 0; i < 64; i++)\n\
+         \x20     next(&t, 3.0);\n    out[k] = t;\n  }\n  return (int)out[7];\n}\n",
+    );
+    let alone = ppo(&["analyze".as_ref(), f.as_os_str()]);
+    alone.assert_code(0);
+    assert!(alone.stdout.contains("PPO107 call to unknown function next"), "{}", alone.stdout);
+    let with = ppo(&["analyze".as_ref(), "--program".as_ref(), t.path().as_os_str(), f.as_os_str()]);
+    with.assert_code(0);
+    assert!(with.stdout.contains("parallel: #pragma omp parallel for private(t)\n"), "{}", with.stdout);
+    let bad = t.path().join("nowhere");
+    ppo(&["analyze".as_ref(), "--program".as_ref(), bad.as_os_str(), f.as_os_str()])
+        .assert_code(2)
+        .assert_stderr("not a directory");
+}

@@ -28,7 +28,8 @@ fn main() {
     let pp = analysis::syntax::preprocess::PpOptions::default();
     let analyse = |text: &str, prev: Option<&engine::Facts>| {
         let t = Instant::now();
-        let st = engine::analyse(&path, text, &settings, pp.clone(), loader(), &registry, prev);
+        let around = engine::Surroundings { pp: pp.clone(), ..Default::default() };
+        let st = engine::analyse(&path, text, &settings, around, loader(), &registry, prev);
         let analysed = t.elapsed();
         let a = Analysis {
             version: 1,

@@ -263,11 +263,20 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 /// [`Facts::os_failures`]. With `prev`, the analysis of an earlier version of the same
 /// document, the functions an edit did not affect are not analysed again
 /// (`analysis::report::incremental`: the result is the full analysis's).
+/// What the analysis of a document sees besides its text and the settings: the
+/// preprocessor options of the file, and the summaries of the functions the workspace's
+/// other C files define.
+#[derive(Clone, Debug, Default)]
+pub struct Surroundings {
+    pub pp: analysis::syntax::preprocess::PpOptions,
+    pub program: Arc<analysis::effects::external::ExternalSummaries>,
+}
+
 pub fn analyse(
     path: &Path,
     text: &str,
     settings: &Settings,
-    pp: analysis::syntax::preprocess::PpOptions,
+    around: Surroundings,
     loader: OverlayLoader,
     registry: &RegistryFactory,
     prev: Option<&Facts>,
@@ -276,7 +285,7 @@ pub fn analyse(
         return State::Skipped(why);
     }
     let r = catch_unwind(AssertUnwindSafe(|| {
-        analyse_unguarded(path, text, settings, pp, loader, registry, prev)
+        analyse_unguarded(path, text, settings, around, loader, registry, prev)
     }));
     match r {
         Ok(Ok(f)) => State::Analysed(Arc::new(f)),
@@ -316,13 +325,14 @@ fn analyse_unguarded(
     path: &Path,
     text: &str,
     settings: &Settings,
-    pp: analysis::syntax::preprocess::PpOptions,
+    around: Surroundings,
     loader: OverlayLoader,
     registry: &RegistryFactory,
     prev: Option<&Facts>,
 ) -> Result<Facts, String> {
     let name = file_name(path);
-    let analyze = AnalyzeOptions { pp, thresholds: settings.thresholds };
+    let analyze =
+        AnalyzeOptions { pp: around.pp, thresholds: settings.thresholds, externals: around.program };
     let with_target = |target| Options {
         target,
         optimize: false,

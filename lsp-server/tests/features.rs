@@ -552,3 +552,62 @@ async fn a_loop_of_a_hoisted_region_is_parallelized_with_its_region() {
     );
     assert_eq!(c.shutdown().await, 0);
 }
+
+/// Functions defined in another C file of the workspace are summarized (as in batch mode):
+/// the loop that calls them gets the verdict `ppo -omp` gives it; saving that file again
+/// updates the verdicts of the open documents.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_to_functions_of_other_workspace_files_use_their_summaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("lib")).unwrap();
+    let lib = root.join("lib/gen.c");
+    std::fs::write(&lib, "double next(double *s, double a) { *s = *s * a + 1.0; return *s; }\n").unwrap();
+    let text = "double next(double *s, double a);\n\
+double out[4096];\n\
+int main(void) {\n\
+\x20 double t;\n\
+\x20 for (int k = 0; k < 4096; k++) {\n\
+\x20   t = k * 0.5;\n\
+\x20   for (int i = 0; i < 64; i++)\n\
+\x20     next(&t, 3.0);\n\
+\x20   out[k] = t;\n\
+\x20 }\n\
+\x20 return (int)out[7];\n\
+}\n";
+    let file = root.join("main.c");
+    std::fs::write(&file, text).unwrap();
+    let c = Client::start(Extensions::default());
+    c.initialize_with(json!({"processId": null, "rootUri": file_uri(root), "capabilities": {}})).await;
+    let uri = file_uri(&file);
+    c.open(&uri, text).await;
+    let first_lens = |want: &'static str| {
+        let c = &c;
+        let uri = uri.clone();
+        async move {
+            let deadline = std::time::Instant::now() + TIMEOUT;
+            loop {
+                let l = c.lenses(&uri).await;
+                let t = l.first().and_then(|l| l["command"]["title"].as_str()).unwrap_or("").to_string();
+                if t.starts_with(want) {
+                    return t;
+                }
+                assert!(std::time::Instant::now() < deadline, "first lens: {t:?}, waiting for {want:?}");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+    };
+    // `next` reaches only `*s` and keeps no pointer: `t` is private to the k loop.
+    first_lens("parallel").await;
+    assert!(c.stats().await["programRefreshes"].as_u64().unwrap() >= 1);
+    // Saved with a global counter, `next` is no longer summarized for other files.
+    std::fs::write(
+        &lib,
+        "int calls;\ndouble next(double *s, double a) { calls++; *s = *s * a; return *s; }\n",
+    )
+    .unwrap();
+    c.notify("textDocument/didSave", json!({"textDocument": {"uri": file_uri(&lib)}})).await;
+    let t = first_lens("sequential").await;
+    assert!(t.contains("next"), "{t}");
+    assert_eq!(c.shutdown().await, 0);
+}

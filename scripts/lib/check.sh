@@ -16,6 +16,15 @@ need_dirs() {
   done
 }
 
+# linked SRC: the other source files of SRC's program (a library file in a subdirectory),
+# named on a `corpus-link:` line of SRC relative to SRC's directory, one path per line.
+linked() {
+  local dir
+  dir=$(dirname "$1")
+  sed -n 's/.*corpus-link:[[:space:]]*\([^*]*[^*[:space:]]\).*/\1/p' "$1" | tr ' ' '\n' |
+    sed -e '/^$/d' -e "s|^|$dir/|"
+}
+
 # indent FILE [MAX]: print the first MAX (default 20) lines of FILE, indented.
 indent() {
   sed -n "1,${2:-20}p" "$1" | sed 's/^/    /'

@@ -521,7 +521,7 @@ impl Pipeline {
         loader: &dyn SourceLoader,
     ) -> Cape {
         let current = out.new_text.as_deref().unwrap_or(text);
-        let fe = analysis::syntax::frontend::parse_source(path, current, &self.options.analyze.pp, loader);
+        let fe = self.options.analyze.parse(path, current, loader);
         let again;
         let report = if out.new_text.is_none() {
             &out.spps.report
@@ -598,8 +598,7 @@ impl Pipeline {
             let now = match &spps2 {
                 Some(s2) => syntax_errors(s2.report.diagnostics.iter().map(|d| d.code)),
                 None => {
-                    let fe =
-                        analysis::syntax::frontend::parse_source(path, a, &self.options.analyze.pp, loader);
+                    let fe = self.options.analyze.parse(path, a, loader);
                     syntax_errors(fe.unit.diagnostics.iter().map(|d| d.code))
                 }
             };

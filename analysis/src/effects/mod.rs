@@ -7,6 +7,8 @@
 //! by another item are skipped through the `skip` predicate.
 
 pub mod callsite;
+pub mod escape;
+pub mod external;
 pub mod mustwrite;
 pub mod pointidx;
 pub mod summary;

@@ -12,9 +12,12 @@
 //! scratch array is written before it is read (array privatization, NPB's `exact_solution`).
 //!
 //! The pattern is deliberately narrow: the parameter occurs exactly once in the function, as
-//! the base of `p[m] = …` directly in the body of a counted loop over `m` with constant
-//! bounds, that loop being a statement of the function's outermost block, and the function
-//! has no `return`, `goto` or label (nothing can skip the loop).
+//! the base of `p[m] = …` directly in the body of a counted loop over `m` with a constant
+//! first index, that loop being a statement of the function's outermost block, and the
+//! function has no `return`, `goto` or label (nothing can skip the loop). The last index is a
+//! constant, or another parameter plus a constant when the function never assigns that
+//! parameter (NPB's `vranlc(n, &seed, a, y)` writes `y[1..n]`): a call site then gives the
+//! range when its argument is a constant.
 
 use crate::effects::callee_name;
 use crate::effects::summary::Summaries;
@@ -22,12 +25,27 @@ use crate::flow::loops::{loop_infos, Bound};
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
 
-/// A parameter written in full over a constant element range by every call.
+/// A parameter written in full over an element range by every call: `first ..= last`, plus
+/// the value of argument `last_param` when there is one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MustWrite {
     pub param: usize,
     pub first: i64,
     pub last: i64,
+    pub last_param: Option<usize>,
+}
+
+impl MustWrite {
+    /// The range a call writes, its arguments being `args`.
+    pub fn range(&self, unit: &TranslationUnit, f: &Function, args: &[ExprId]) -> Option<(i64, i64)> {
+        let last = match self.last_param {
+            None => self.last,
+            Some(j) => {
+                self.last.checked_add(crate::flow::loops::affine(unit, f, *args.get(j)?)?.as_const()?)?
+            }
+        };
+        (self.first <= last).then_some((self.first, last))
+    }
 }
 
 /// The must-write sections of `f`'s pointer parameters (see the module's pattern).
@@ -54,45 +72,89 @@ pub fn param_must_writes(unit: &TranslationUnit, f: &Function) -> Vec<MustWrite>
         let infos = infos.get_or_insert_with(|| loop_infos(unit, f));
         let found = top.iter().find_map(|&s| {
             let info = infos.iter().find(|l| l.stmt == s)?;
-            store_in_loop(f, info, *use_)
+            store_in_loop(unit, f, info, *use_)
         });
-        if let Some((first, last)) = found {
-            out.push(MustWrite { param: k, first, last });
+        if let Some((first, last, last_param)) = found {
+            out.push(MustWrite { param: k, first, last, last_param });
         }
     }
     out
 }
 
 /// The whole arrays of `f` passed as argument `k` of a call that makes up its statement
-/// (`exact(i, j, k, t);`), the callee writing parameter `k` in full over a constant range
-/// without reading it: each with that range. A caller may treat such a call like stores.
-/// Built once per function, so that asking about an argument is a lookup.
-pub fn call_site_writes(f: &Function, sums: &Summaries) -> HashMap<ExprId, (i64, i64)> {
+/// (`exact(i, j, k, t);`, or offset by a constant: `vranlc(n, &s, a, x - 1)`), the callee
+/// writing parameter `k` in full over a constant range without reading it: each with the
+/// range of the array written, keyed by the argument and by the array variable in it. A
+/// caller may treat such a call like stores. Built once per function, so that asking about
+/// an argument is a lookup.
+pub fn call_site_writes(
+    unit: &TranslationUnit,
+    f: &Function,
+    sums: &Summaries,
+) -> HashMap<ExprId, (i64, i64)> {
     let mut out = HashMap::new();
     for st in &f.stmts {
         let StmtKind::Expr(c) = &st.kind else { continue };
         let ExprKind::Call { args, .. } = &f.expr(*c).kind else { continue };
         let Some(sum) = callee_name(f, *c).and_then(|n| sums.get(n)) else { continue };
         for (k, &a) in args.iter().enumerate() {
-            // An argument stands for the parameter of its first position only.
-            if !matches!(f.expr(a).kind, ExprKind::Var(_)) || args[..k].contains(&a) {
+            let Some((var, offset)) = array_plus_constant(unit, f, a) else { continue };
+            // An array stands for the parameter of its first position only.
+            if args[..k]
+                .iter()
+                .any(|&b| array_plus_constant(unit, f, b).is_some_and(|(v, _)| f.as_var(v) == f.as_var(var)))
+            {
                 continue;
             }
-            if let Some(m) = sum.must_write_params.iter().find(|m| m.param == k) {
-                out.entry(a).or_insert((m.first, m.last));
-            }
+            let Some(m) = sum.must_write_params.iter().find(|m| m.param == k) else { continue };
+            let Some((lo, hi)) = m.range(unit, f, args) else { continue };
+            let (Some(lo), Some(hi)) = (lo.checked_add(offset), hi.checked_add(offset)) else { continue };
+            out.entry(a).or_insert((lo, hi));
+            out.entry(var).or_insert((lo, hi));
         }
     }
     out
 }
 
-/// The symbols of which some occurrence in `g` is neither the base of a subscript nor an
-/// argument in `writes` ([`call_site_writes`] of `g`): a pointer to them may survive.
-pub fn decaying_in(g: &Function, writes: &HashMap<ExprId, (i64, i64)>) -> HashSet<SymId> {
+/// `x`, `x + c` or `x - c` with `x` an array variable and `c` a constant: (`x`'s expression, the
+/// offset).
+fn array_plus_constant(unit: &TranslationUnit, f: &Function, a: ExprId) -> Option<(ExprId, i64)> {
+    let is_array = |e: ExprId| f.as_var(e).is_some_and(|s| unit.sym(s).ty.is_array());
+    let constant = |e: ExprId| crate::flow::loops::affine(unit, f, e)?.as_const();
+    match &f.expr(a).kind {
+        ExprKind::Var(_) if is_array(a) => Some((a, 0)),
+        ExprKind::Binary(BinOp::Add, x, c) if is_array(*x) => Some((*x, constant(*c)?)),
+        ExprKind::Binary(BinOp::Add, c, x) if is_array(*x) => Some((*x, constant(*c)?)),
+        ExprKind::Binary(BinOp::Sub, x, c) if is_array(*x) => Some((*x, constant(*c)?.checked_neg()?)),
+        _ => None,
+    }
+}
+
+/// The symbols of which some occurrence in `g` is neither the base of a subscript, nor an
+/// argument in `writes` ([`call_site_writes`] of `g`), nor an argument (`x`, `x ± c`) for a
+/// parameter the callee does not keep ([`crate::effects::escape`]): a pointer to them may
+/// survive.
+pub fn decaying_in(
+    unit: &TranslationUnit,
+    g: &Function,
+    sums: &Summaries,
+    writes: &HashMap<ExprId, (i64, i64)>,
+) -> HashSet<SymId> {
     let mut bases = vec![false; g.exprs.len()];
-    for e in &g.exprs {
-        if let ExprKind::Index { base, .. } = &e.kind {
-            bases[base.index()] = true;
+    for (i, e) in g.exprs.iter().enumerate() {
+        match &e.kind {
+            ExprKind::Index { base, .. } => bases[base.index()] = true,
+            ExprKind::Call { args, .. } => {
+                let Some(sum) = callee_name(g, ExprId(i as u32)).and_then(|n| sums.get(n)) else { continue };
+                for (k, &a) in args.iter().enumerate() {
+                    if k < sum.arity && !sum.escaping_params.contains(&k) {
+                        if let Some((var, _)) = array_plus_constant(unit, g, a) {
+                            bases[var.index()] = true;
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
     }
     g.exprs
@@ -106,8 +168,14 @@ pub fn decaying_in(g: &Function, writes: &HashMap<ExprId, (i64, i64)>) -> HashSe
 }
 
 /// `p[m] = …;` (the base being `use_`) as a statement of the body of the counted loop `info`
-/// over `m`, from a constant first to a constant last index with step 1: that range.
-fn store_in_loop(f: &Function, info: &crate::flow::loops::LoopInfo, use_: ExprId) -> Option<(i64, i64)> {
+/// over `m`, from a constant first index to a last index that is a constant or a parameter
+/// `f` never assigns plus a constant, with step 1: that range (first, last, the parameter).
+fn store_in_loop(
+    unit: &TranslationUnit,
+    f: &Function,
+    info: &crate::flow::loops::LoopInfo,
+    use_: ExprId,
+) -> Option<(i64, i64, Option<usize>)> {
     let c = info.counted.as_ref()?;
     if info.has_break
         || info.has_continue
@@ -119,10 +187,19 @@ fn store_in_loop(f: &Function, info: &crate::flow::loops::LoopInfo, use_: ExprId
         return None;
     }
     let (Bound::Affine(lo), Bound::Affine(hi)) = (&c.lower, &c.upper) else { return None };
-    let (first, last) = (lo.as_const()?, hi.as_const()?);
-    if first > last {
-        return None;
-    }
+    let first = lo.as_const()?;
+    let (last, last_param) = match hi.terms.as_slice() {
+        [] if first <= hi.constant => (hi.constant, None),
+        [(1, crate::flow::loops::Atom::Sym(n, _))] => {
+            let k = f.params.iter().position(|p| p == n)?;
+            let sy = unit.sym(*n);
+            if f.assigns(*n) || sy.address_taken || !sy.ty.is_integer() {
+                return None;
+            }
+            (hi.constant, Some(k))
+        }
+        _ => return None,
+    };
     let StmtKind::For { body, .. } = &f.stmt(info.stmt).kind else { return None };
     let stmts = match &f.stmt(*body).kind {
         StmtKind::Compound(v) => v.clone(),
@@ -133,7 +210,7 @@ fn store_in_loop(f: &Function, info: &crate::flow::loops::LoopInfo, use_: ExprId
         let ExprKind::Assign { op: None, lhs, .. } = &f.expr(*e).kind else { return None };
         let ExprKind::Index { base, index } = &f.expr(*lhs).kind else { return None };
         (*base == use_ && matches!(f.expr(*index).kind, ExprKind::Var(v) if v == c.var))
-            .then_some((first, last))
+            .then_some((first, last, last_param))
     })
 }
 
@@ -153,9 +230,27 @@ mod tests {
     #[test]
     fn a_loop_over_a_constant_range_writes_it() {
         let m = must("void exact(int i, double u[5]) { int m; double x = i * 0.5; for (m = 0; m < 5; m++) { u[m] = x * m; } }");
-        assert_eq!(m, vec![MustWrite { param: 1, first: 0, last: 4 }]);
+        assert_eq!(m, vec![MustWrite { param: 1, first: 0, last: 4, last_param: None }]);
         let m = must("void g(double *u) { for (int m = 1; m <= 4; m++) u[m] = m; }");
-        assert_eq!(m, vec![MustWrite { param: 0, first: 1, last: 4 }]);
+        assert_eq!(m, vec![MustWrite { param: 0, first: 1, last: 4, last_param: None }]);
+    }
+
+    #[test]
+    fn a_loop_up_to_a_parameter_writes_up_to_the_argument() {
+        let src = "void gen(int n, double *s, double y[]) { int i; double x = *s;\n\
+            for (i = 1; i <= n; i++) { x = x * 3.0; y[i] = x; } *s = x; }\n\
+            double g[64]; void main2(void) { double t = 1.0; gen(2 * 32, &t, g - 1); }";
+        let m = must(src);
+        assert_eq!(m, vec![MustWrite { param: 2, first: 1, last: 0, last_param: Some(0) }]);
+        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &loader);
+        let sums = crate::effects::summary::summarize(&fe.unit);
+        let w = call_site_writes(&fe.unit, &fe.unit.functions[1], &sums);
+        let mut ranges: Vec<_> = w.values().copied().collect();
+        ranges.dedup();
+        assert_eq!(ranges, vec![(0, 63)]);
+        // The bound assigned in the function: the loop may stop anywhere.
+        assert_eq!(must(&src.replace("double x = *s;", "double x = *s; n = n / 2;")), vec![]);
     }
 
     #[test]
@@ -166,7 +261,8 @@ mod tests {
             "void g(double *u, int c) { if (c) return; for (int m = 0; m < 5; m++) u[m] = m; }",
             "void g(double *u) { for (int m = 0; m < 5; m++) u[m] = m; u[0] = 1; }",
             "void g(double *u) { for (int m = 0; m < 5; m++) u[m] = u[m] + m; }",
-            "void g(double *u, int n) { for (int m = 0; m < n; m++) u[m] = m; }",
+            "void g(double *u, double n) { for (int m = 0; m < n; m++) u[m] = m; }",
+            "void g(double *u, int n) { for (int m = 0; m < 2 * n; m++) u[m] = m; }",
             "void g(double *u) { for (int m = 0; m < 5; m++) { if (m == 3) break; u[m] = m; } }",
             "void g(double *u) { for (int m = 0; m < 5; m++) u[m + 1] = m; }",
         ] {

@@ -78,6 +78,13 @@ pub struct FunctionSummary {
     /// ([`crate::effects::pointidx`]; not in the JSON).
     #[serde(skip)]
     pub point_params: Vec<crate::effects::pointidx::PointParam>,
+    /// Parameters whose pointer value may outlive a call, and parameters that are not
+    /// pointers ([`crate::effects::escape`]; not in the JSON).
+    #[serde(skip)]
+    pub escaping_params: Vec<usize>,
+    /// The number of declared parameters (not in the JSON).
+    #[serde(skip)]
+    pub arity: usize,
     /// No writes to globals, parameter memory or unknown memory, no io, allocation,
     /// randomness, exit, hidden state, unknown calls or opaque code.
     pub pure: bool,
@@ -126,11 +133,23 @@ pub struct Summaries {
     /// [`Summaries::decaying_syms`], computed on first use.
     #[serde(skip)]
     decaying: OnceLock<HashSet<SymId>>,
+    /// The unit's [`TranslationUnit::externals`].
+    #[serde(skip)]
+    externals: std::sync::Arc<crate::effects::external::ExternalSummaries>,
 }
 
 impl Summaries {
+    /// The summary of the function `name` defines in this unit or, failing that, in another
+    /// file of the program ([`crate::effects::external`]).
     pub fn get(&self, name: &str) -> Option<&FunctionSummary> {
-        self.by_name.get(name).map(|&id| self.of(id))
+        match self.by_name.get(name) {
+            Some(&id) => Some(self.of(id)),
+            None => self.externals.get(name),
+        }
+    }
+    /// `name` is not defined in this unit, and another file of the program defines it.
+    pub fn is_external(&self, name: &str) -> bool {
+        !self.by_name.contains_key(name) && self.externals.get(name).is_some()
     }
     pub fn of(&self, id: FuncId) -> &FunctionSummary {
         &self.funcs[id.index()]
@@ -144,7 +163,7 @@ impl Summaries {
             unit.functions
                 .iter()
                 .chain(unit.global_init.as_ref())
-                .flat_map(|g| decaying_in(g, &call_site_writes(g, self)))
+                .flat_map(|g| decaying_in(unit, g, self, &call_site_writes(unit, g, self)))
                 .collect()
         })
     }
@@ -199,6 +218,12 @@ pub struct Local {
     calls: Vec<(FuncId, Vec<Origins>)>,
     /// The callees of the file called inside a loop (its header included).
     calls_in_loops: BTreeSet<FuncId>,
+    /// How the function uses its pointer parameters.
+    params: crate::effects::escape::ParamUses,
+    /// [`crate::effects::mustwrite::param_must_writes`] of the function (from its body
+    /// only, like everything here: the incremental analysis keeps it for a function it does
+    /// not analyse again).
+    must_writes: Vec<crate::effects::mustwrite::MustWrite>,
 }
 
 impl Local {
@@ -496,6 +521,35 @@ impl FnCx<'_> {
             l.calls.push((id, arg_origins()));
             return;
         }
+        if let Some(ext) = self.unit.externals.get(name) {
+            let origins = arg_origins();
+            for (k, write) in ext
+                .reads_params
+                .iter()
+                .map(|&k| (k, false))
+                .chain(ext.writes_params.iter().map(|&k| (k, true)))
+            {
+                // A missing argument (prototype mismatch): nothing known about it.
+                if let Some(o) = origins.get(k) {
+                    l.touch(o, write);
+                }
+            }
+            l.reads_unknown |= ext.reads_unknown_memory;
+            l.writes_unknown |= ext.writes_unknown_memory;
+            l.io |= ext.io;
+            l.alloc |= ext.alloc;
+            l.random |= ext.random;
+            l.exits |= ext.exits;
+            l.state |= ext.state;
+            l.thread_unsafe |= ext.thread_unsafe;
+            l.opaque |= ext.opaque;
+            l.unknown_callees.extend(ext.unknown_callees.iter().cloned());
+            // Calls through a function pointer there.
+            if ext.calls_unknown && ext.unknown_callees.is_empty() {
+                l.indirect = true;
+            }
+            return;
+        }
         let Some(lib) = libc::lookup(name) else {
             l.unknown_callees.insert(name.to_string());
             return;
@@ -546,7 +600,10 @@ pub fn local_summaries(unit: &TranslationUnit) -> Vec<Local> {
         .map(|f| {
             let mut cx = FnCx { unit, f, funcs: &by_name, pts: HashMap::new() };
             cx.points_to();
-            cx.local()
+            let mut l = cx.local();
+            l.params = crate::effects::escape::param_uses(unit, f, &by_name);
+            l.must_writes = crate::effects::mustwrite::param_must_writes(unit, f);
+            l
         })
         .collect()
 }
@@ -556,7 +613,10 @@ pub fn local_summary(unit: &TranslationUnit, f: FuncId) -> Local {
     let by_name = func_names(unit);
     let mut cx = FnCx { unit, f: unit.func(f), funcs: &by_name, pts: HashMap::new() };
     cx.points_to();
-    cx.local()
+    let mut l = cx.local();
+    l.params = crate::effects::escape::param_uses(unit, unit.func(f), &by_name);
+    l.must_writes = crate::effects::mustwrite::param_must_writes(unit, unit.func(f));
+    l
 }
 
 impl Local {
@@ -632,6 +692,13 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
         sums[i].point_params = found;
     }
     mark_repeated(&mut sums, locals);
+    let uses: Vec<_> = locals.iter().map(|l| &l.params).collect();
+    for ((s, esc), f) in
+        sums.iter_mut().zip(crate::effects::escape::escaping_params(&uses)).zip(&unit.functions)
+    {
+        s.escaping_params = esc.into_iter().collect();
+        s.arity = f.params.len();
+    }
     for (s, l) in sums.iter_mut().zip(locals) {
         s.callees = l.callees().map(|c| unit.functions[c.index()].name.clone()).collect();
         s.callees.sort();
@@ -642,20 +709,18 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
         s.writes_global_names.sort();
         s.compute_pure();
     }
-    for (i, s) in sums.iter_mut().enumerate() {
+    for (s, l) in sums.iter_mut().zip(locals) {
         if s.writes_params.is_empty() {
             continue;
         }
         let reads = &s.reads_params;
-        s.must_write_params = crate::effects::mustwrite::param_must_writes(unit, &unit.functions[i])
-            .into_iter()
-            .filter(|m| !reads.contains(&m.param))
-            .collect();
+        s.must_write_params = l.must_writes.iter().filter(|m| !reads.contains(&m.param)).copied().collect();
     }
     Summaries {
         funcs: sums,
         by_name: by_name.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         decaying: OnceLock::new(),
+        externals: unit.externals.clone(),
     }
 }
 

@@ -829,6 +829,10 @@ pub struct TranslationUnit {
     /// `effects::tables`).
     #[serde(skip)]
     pub table_cells: crate::effects::tables::TableCells,
+    /// Summaries of the functions the program's other files define (batch mode; see
+    /// `effects::external`).
+    #[serde(skip)]
+    pub externals: std::sync::Arc<crate::effects::external::ExternalSummaries>,
 }
 
 /// A function body's contributions to unit-wide state.

@@ -206,7 +206,8 @@ struct Legal {
 /// Verdicts of every loop of `f` (in the order of `facts.infos`).
 pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts) -> Vec<LoopVerdict> {
     let infos = facts.infos;
-    let legal: Vec<Legal> = infos.iter().map(|info| legality(unit, f, facts, info)).collect();
+    let confined = crate::effects::escape::confined_scalars(unit, f, facts.summaries);
+    let legal: Vec<Legal> = infos.iter().map(|info| legality(unit, f, facts, &confined, info)).collect();
     let works = RegionWorks::new(unit, f, infos);
     let mut out: Vec<LoopVerdict> = Vec::with_capacity(infos.len());
     // Index of the parallelized loop enclosing each loop (itself included).
@@ -585,7 +586,13 @@ fn vars_in(unit: &TranslationUnit, f: &Function, span: Span) -> Vec<String> {
     out
 }
 
-fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &LoopInfo) -> Legal {
+fn legality(
+    unit: &TranslationUnit,
+    f: &Function,
+    facts: &VerdictFacts,
+    confined: &[crate::effects::escape::ConfinedCall],
+    info: &LoopInfo,
+) -> Legal {
     let mut rs = Vec::new();
     let hs = vec![info.header_span];
     let mut lg =
@@ -639,7 +646,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
     // arguments (a row `r[i][j]` written is `r[i][j][*]`).
     let mut modelled: Vec<&str> = Vec::new();
     for name in &info.calls {
-        if unit.func_by_name(name).is_some() {
+        if unit.func_by_name(name).is_some() || facts.summaries.is_external(name) {
             user_calls = true;
             match facts.summaries.get(name) {
                 Some(s) if s.pure => {
@@ -837,6 +844,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
                 index,
                 nonzero_trip: matches!(info.trip_count, TripCount::Const(n) if n >= 1),
                 consts: facts.consts,
+                confined,
             };
             if let Some(i) = index {
                 let sy = unit.sym(i);
@@ -935,7 +943,7 @@ fn legality(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts, info: &L
             if info.writes_memory {
                 for &s in &sc.shared {
                     let sy = unit.sym(s);
-                    if sy.address_taken && !sy.is_const {
+                    if sy.address_taken && !sy.is_const && !confined.iter().any(|c| c.sym == s) {
                         rs.push(
                             reason(
                                 Code::MayAlias,

@@ -37,7 +37,10 @@ use crate::ir::*;
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// Private copies larger than this many elements are not made (thread stacks are small).
+/// Private copies larger than this are not made (thread stacks are small: 2 MiB by default
+/// for a thread of glibc when the stack limit is unlimited).
+pub const MAX_PRIVATE_BYTES: u64 = 1024 * 1024;
+/// The limit in elements when the element size is not known.
 pub const MAX_PRIVATE_ELEMS: u64 = 16 * 1024;
 
 /// A privatizable array of a loop.
@@ -106,7 +109,7 @@ pub fn private_arrays(
     for r in &nest.refs {
         by_base.entry(r.base).or_default().push(r);
     }
-    let uses = FnUses::new(f, sums);
+    let uses = FnUses::new(unit, f, sums);
     let mut out = Vec::new();
     for (t, refs) in by_base {
         let global = matches!(unit.sym(t).kind, SymKind::Global);
@@ -147,7 +150,8 @@ fn privatizable(
     if sy.is_volatile
         || sy.address_taken
         || elem.is_array()
-        || *len > MAX_PRIVATE_ELEMS
+        || crate::syntax::lower::size_of_basic(elem)
+            .map_or(*len > MAX_PRIVATE_ELEMS, |b| len.saturating_mul(b) > MAX_PRIVATE_BYTES)
         || !refs.iter().any(|r| r.write)
     {
         return None;
@@ -253,6 +257,7 @@ fn dead_after(f: &Function, infos: &[LoopInfo], loop_stmt: StmtId, t: SymId) -> 
 /// What the test asks of the whole function `f`, built on first use and then looked up:
 /// once per analysed loop rather than once per reference or candidate array.
 struct FnUses<'a> {
+    unit: &'a TranslationUnit,
     f: &'a Function,
     sums: &'a Summaries,
     /// [`call_site_writes`] of `f`.
@@ -262,12 +267,12 @@ struct FnUses<'a> {
 }
 
 impl<'a> FnUses<'a> {
-    fn new(f: &'a Function, sums: &'a Summaries) -> Self {
-        FnUses { f, sums, writes: OnceCell::new(), decaying: OnceCell::new() }
+    fn new(unit: &'a TranslationUnit, f: &'a Function, sums: &'a Summaries) -> Self {
+        FnUses { unit, f, sums, writes: OnceCell::new(), decaying: OnceCell::new() }
     }
 
     fn writes(&self) -> &HashMap<ExprId, (i64, i64)> {
-        self.writes.get_or_init(|| call_site_writes(self.f, self.sums))
+        self.writes.get_or_init(|| call_site_writes(self.unit, self.f, self.sums))
     }
 
     /// `e` is a whole array passed as argument `k` of a call that makes up its statement
@@ -285,7 +290,9 @@ impl<'a> FnUses<'a> {
         if global {
             self.sums.decaying_syms(unit).contains(&t)
         } else {
-            self.decaying.get_or_init(|| decaying_in(self.f, self.writes())).contains(&t)
+            self.decaying
+                .get_or_init(|| decaying_in(self.unit, self.f, self.sums, self.writes()))
+                .contains(&t)
         }
     }
 }

@@ -88,6 +88,9 @@ pub struct LoopCtx<'a> {
     pub nonzero_trip: bool,
     /// Constant value of an expression, when known.
     pub consts: Option<&'a dyn Fn(ExprId) -> Option<Const>>,
+    /// The calls that reach a local scalar through its address, each an access of it
+    /// ([`crate::effects::escape::confined_scalars`]).
+    pub confined: &'a [crate::effects::escape::ConfinedCall],
 }
 
 struct Access {
@@ -116,6 +119,17 @@ pub fn classify_scalars(unit: &TranslationUnit, f: &Function, cx: &LoopCtx) -> L
                     whole: va.whole,
                 });
             }
+        }
+    }
+    // A call that receives a confined scalar's address reads it, and may write it.
+    for c in cx.confined {
+        if loop_span.contains(f.stmt(c.stmt).span) {
+            by_sym.entry(c.sym).or_default().push(Access {
+                expr: c.var,
+                stmt: c.stmt,
+                write: c.write,
+                whole: true,
+            });
         }
     }
     let mut out = LoopScalars::default();
@@ -165,15 +179,16 @@ fn classify_one(
     if matches!(sy.ty, Type::Struct(_) | Type::Union(_)) || acc.iter().any(|a| a.write && !a.whole) {
         return ScalarClass::Carried(format!("field of {} written in the loop (shared structure)", sy.name));
     }
-    if sy.address_taken {
+    let through_calls = cx.confined.iter().any(|c| c.sym == sym);
+    if sy.address_taken && !through_calls {
         return ScalarClass::Carried(format!("{} (address taken) written in the loop", sy.name));
     }
-    if let Some(op) = reduction_op(unit, f, sym, acc) {
+    if let Some(op) = reduction_op(unit, f, sym, acc).filter(|_| !through_calls) {
         return ScalarClass::Reduction(op);
     }
     let (exposed, must_def) = exposed_read(cx, sym);
     if let Some(r) = exposed {
-        if let Some(step) = induction_step(f, sym, acc) {
+        if let Some(step) = induction_step(f, sym, acc).filter(|_| !through_calls) {
             return ScalarClass::Induction { step };
         }
         if constant_throughout(f, cx, sym, acc) {
@@ -231,7 +246,11 @@ fn constant_throughout(f: &Function, cx: &LoopCtx, sym: SymId, acc: &[Access]) -
 /// A read of `sym` reachable from the loop header before any whole write of it (the first
 /// such read found), and whether every path through the iteration writes `sym`.
 pub fn exposed_read(cx: &LoopCtx, sym: SymId) -> (Option<ExprId>, bool) {
-    let Some(local) = cx.fx.local(sym) else { return (None, false) };
+    // A variable accessed only through calls has no dense index: no item reads it directly.
+    let Some(local) = cx.fx.local(sym).or(cx.confined.iter().any(|c| c.sym == sym).then_some(usize::MAX))
+    else {
+        return (None, false);
+    };
     let in_body = |b: BlockId| cx.body.binary_search(&b).is_ok();
     let mut seen: HashSet<BlockId> = HashSet::new();
     let mut stack = vec![cx.header];
@@ -241,6 +260,12 @@ pub fn exposed_read(cx: &LoopCtx, sym: SymId) -> (Option<ExprId>, bool) {
         let n = cx.cfg.block(b).items.len();
         let mut defined = false;
         'items: for k in 0..n {
+            let stmt = cx.cfg.block(b).items[k].stmt;
+            // A call that receives the variable's address may read it (and a write it may
+            // skip is no kill).
+            if let Some(c) = cx.confined.iter().find(|c| c.sym == sym && c.stmt == stmt) {
+                return (Some(c.var), false);
+            }
             let ifx = cx.fx.item(b, k);
             for (va, l) in cx.fx.item_vars(ifx) {
                 if l != local {
@@ -521,15 +546,37 @@ pub fn array_reductions(
 ) -> Vec<ArrayReduction> {
     // Per array: the references of its updates and their operator (None: mixed operators).
     let mut cands: BTreeMap<SymId, (Vec<ExprId>, Option<&'static str>)> = BTreeMap::new();
+    // Scalars the loop computes (`l = max(fabs(t3), fabs(t4))`), not its counters: a
+    // subscript made of them is data, not an affine function of the iteration.
+    let computed: Vec<SymId> = {
+        let mut v: Vec<SymId> = f
+            .stmts_under(loop_stmt)
+            .into_iter()
+            .flat_map(|s| f.stmt_exprs(s))
+            .flat_map(|e| f.exprs_under(e))
+            .filter_map(|x| match &f.expr(x).kind {
+                ExprKind::Assign { lhs, .. } | ExprKind::IncDec { operand: lhs, .. } => f.as_var(*lhs),
+                _ => None,
+            })
+            .filter(|&s| {
+                unit.sym(s).ty.is_scalar()
+                    && !nest.loops.iter().any(|l| l.var == Some(s))
+                    && nest.ivs.get(s).is_none()
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
     let data_dependent_base = |lv: ExprId| -> Option<SymId> {
         let ExprKind::Index { base, index } = &f.expr(lv).kind else { return None };
         let h = f.as_var(*base)?;
-        // Only data-dependent subscripts (`h[key[i]]`): an affine one is a plain dependence.
-        let data_dependent = f.exprs_under(*index).into_iter().any(|x| {
-            matches!(
-                f.expr(x).kind,
-                ExprKind::Index { .. } | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member { .. }
-            )
+        // Only data-dependent subscripts (`h[key[i]]`, `h[l]` with `l` computed in the
+        // iteration): an affine one is a plain dependence.
+        let data_dependent = f.exprs_under(*index).into_iter().any(|x| match f.expr(x).kind {
+            ExprKind::Index { .. } | ExprKind::Unary(UnOp::Deref, _) | ExprKind::Member { .. } => true,
+            ExprKind::Var(s) => computed.binary_search(&s).is_ok(),
+            _ => false,
         });
         (data_dependent && is_pure_expr(f, *index) && !mentions(f, *index, h)).then_some(h)
     };

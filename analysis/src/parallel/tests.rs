@@ -414,6 +414,21 @@ fn histogram_array_reduction() {
 }
 
 #[test]
+fn histogram_indexed_by_a_value_the_iteration_computes() {
+    // NPB EP's tally: the bucket is a value of the iteration, not a function of `i`.
+    let src = "static double x[256];\n\
+        void f(double *out) { double h[10] = {0}; double s = 0; int i, l;\n\
+        for (i = 0; i < 256; i++) { double t = x[i] * x[i]; if (t <= 1.0) { l = (int)(t * 9.0); h[l] += 1.0; s = s + t; } }\n\
+        for (i = 0; i < 10; i++) out[i] = h[i] + s; }";
+    let v = verdicts(src);
+    assert!(v[0].legal, "{:?}", v[0].reasons);
+    assert_eq!(v[0].clauses(), "private(l) reduction(+:h, s)");
+    // The bucket read elsewhere in the loop: no reduction.
+    let v = verdicts(&src.replace("s = s + t;", "s = s + h[l];"));
+    assert!(!v[0].legal);
+}
+
+#[test]
 fn indices_derived_once_per_iteration_are_affine_subscripts() {
     // NPB MG's `i1 = 2*j1 - d1`, BT's `ip1 = i + 1`: assigned once, before the references.
     let g = "static double x[512], y[512], z[512];\n";

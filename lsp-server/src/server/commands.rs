@@ -414,6 +414,7 @@ impl Backend {
             "analysesPublished": s.analyses_published.load(Ordering::Relaxed),
             "analysesDropped": s.analyses_dropped.load(Ordering::Relaxed),
             "cacheHits": s.cache_hits.load(Ordering::Relaxed),
+            "programRefreshes": s.program_refreshes.load(Ordering::Relaxed),
             "incrementalAnalyses": s.incremental.load(Ordering::Relaxed),
             "changes": s.changes.load(Ordering::Relaxed),
             "lastAnalysisMs": s.last_analysis_us.load(Ordering::Relaxed) as f64 / 1000.0,

@@ -63,6 +63,8 @@ impl LanguageServer for Backend {
                     text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
                         open_close: Some(true),
                         change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        // A saved C file may change what the others see of it.
+                        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
                         ..TextDocumentSyncOptions::default()
                     })),
                     hover_provider: Some(HoverProviderCapability::Simple(true)),
@@ -94,6 +96,7 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
+        tokio::spawn(program::refresh_program(self.inner.clone(), self.client.clone()));
         let msgs: Vec<String> = std::mem::take(&mut *lock(&self.inner.deferred));
         for m in msgs {
             self.show(MessageType::WARNING, format!("ppo: {m}")).await;
@@ -179,6 +182,12 @@ impl LanguageServer for Backend {
                 .await;
         }
         self.schedule(&uri, delay);
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        if doc_path(&params.text_document.uri).extension().is_some_and(|x| x == "c") {
+            tokio::spawn(program::refresh_program(self.inner.clone(), self.client.clone()));
+        }
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {

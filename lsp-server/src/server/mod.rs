@@ -34,6 +34,7 @@ use transforms::pipeline::{Options, Pipeline};
 
 mod commands;
 mod handlers;
+mod program;
 mod progress;
 mod schedule;
 
@@ -130,6 +131,8 @@ struct Stats {
     analyses_published: AtomicU64,
     analyses_dropped: AtomicU64,
     cache_hits: AtomicU64,
+    /// Summaries of the workspace's program computed (see [`program`]).
+    program_refreshes: AtomicU64,
     /// Analyses that reused the previous version's (edits inside one function).
     incremental: AtomicU64,
     changes: AtomicU64,
@@ -154,6 +157,8 @@ struct Inner {
     /// Bumped by every configuration change (part of the cache key).
     generation: AtomicU64,
     roots: RwLock<Vec<PathBuf>>,
+    /// The summaries of the functions the workspace's C files define ([`program`]).
+    program: RwLock<Arc<analysis::effects::external::ExternalSummaries>>,
     flags: RwLock<ClientFlags>,
     cache: Mutex<Cache>,
     compile_dbs: Mutex<HashMap<PathBuf, CompileDb>>,
@@ -245,6 +250,7 @@ impl Backend {
                 settings: RwLock::new(Arc::new(Settings::default())),
                 generation: AtomicU64::new(0),
                 roots: RwLock::new(Vec::new()),
+                program: RwLock::new(Arc::default()),
                 flags: RwLock::new(ClientFlags::default()),
                 cache: Mutex::new(Cache::default()),
                 compile_dbs: Mutex::new(HashMap::new()),

@@ -89,11 +89,12 @@ pub(super) async fn analyse_and_publish(inner: Arc<Inner>, client: Client, uri: 
             }
             None => {
                 let loader = OverlayLoader { open: overlay };
+                let around = engine::Surroundings { pp: pp.clone(), program: read(&inner2.program) };
                 let st = engine::analyse(
                     &path,
                     &text,
                     &settings,
-                    pp.clone(),
+                    around,
                     loader,
                     &inner2.ext.os_registry,
                     prev.as_deref(),

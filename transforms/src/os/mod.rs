@@ -68,7 +68,11 @@ impl<'a> SourceIr<'a> {
     /// inlined into main); `None` without the preprocessor options and loader.
     pub fn reanalyze(&self, text: &str) -> Option<(Frontend, FileReport)> {
         let (pp, loader) = (self.pp?, self.loader?);
-        let opts = analysis::report::api::AnalyzeOptions { pp: pp.clone(), thresholds: self.thresholds };
+        let opts = analysis::report::api::AnalyzeOptions {
+            pp: pp.clone(),
+            thresholds: self.thresholds,
+            ..Default::default()
+        };
         let report = analysis::report::api::analyze_source(self.path, text, &opts, loader);
         Some((parse_source(self.path, text, pp, loader), report))
     }

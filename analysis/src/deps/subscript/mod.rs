@@ -373,6 +373,7 @@ pub fn nest_refs_with_calls(
         sums,
         unmodeled_calls: Vec::new(),
         unmapped_reads: Vec::new(),
+        confined: std::cell::OnceCell::new(),
     };
     w.stmt(loop_stmt);
     let mut refs = w.refs;

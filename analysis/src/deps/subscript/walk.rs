@@ -41,6 +41,8 @@ pub(super) struct RefWalker<'a> {
     pub(super) sums: Option<&'a crate::effects::summary::Summaries>,
     pub(super) unmodeled_calls: Vec<String>,
     pub(super) unmapped_reads: Vec<(String, Span, String)>,
+    /// [`crate::effects::escape::confined_scalars`] of `f`, computed on first need.
+    pub(super) confined: std::cell::OnceCell<Vec<crate::effects::escape::ConfinedCall>>,
 }
 
 impl RefWalker<'_> {
@@ -156,6 +158,17 @@ impl RefWalker<'_> {
             if !read && !write {
                 self.expr(s, a);
                 continue;
+            }
+            // `&t` of a local scalar only calls reach: a scalar access, classified with the
+            // loop's scalars.
+            if let ExprKind::Unary(UnOp::AddrOf, v) = self.f.expr(a).kind {
+                let sums = self.sums.expect("calls are modelled with summaries");
+                let confined = self
+                    .confined
+                    .get_or_init(|| crate::effects::escape::confined_scalars(self.unit, self.f, sums));
+                if confined.iter().any(|c| c.var == v) {
+                    continue;
+                }
             }
             match self.arg_region(a) {
                 Some((base, mut srcs, mut open)) => {

@@ -40,6 +40,23 @@ pub struct AnalyzeOptions {
     pub pp: PpOptions,
     /// Profitability thresholds of the parallelization verdicts.
     pub thresholds: crate::parallel::Thresholds,
+    /// Summaries of the functions the program's other files define (batch mode).
+    pub externals: std::sync::Arc<crate::effects::external::ExternalSummaries>,
+}
+
+impl AnalyzeOptions {
+    /// The front end on `text` (see [`parse_source`]), the unit seeing the program's other
+    /// files through [`AnalyzeOptions::externals`].
+    pub fn parse(
+        &self,
+        path: &Path,
+        text: &str,
+        loader: &dyn SourceLoader,
+    ) -> crate::syntax::frontend::Frontend {
+        let mut fe = parse_source(path, text, &self.pp, loader);
+        fe.unit.externals = self.externals.clone();
+        fe
+    }
 }
 
 /// A position range, 1-based lines and columns (columns count bytes).
@@ -445,7 +462,7 @@ pub fn analyze_source_incremental(
     opts: &AnalyzeOptions,
     loader: &dyn SourceLoader,
 ) -> (FileReport, crate::report::incremental::IncrState) {
-    let fe = parse_source(path, text, &opts.pp, loader);
+    let fe = opts.parse(path, text, loader);
     let t = Instant::now();
     let (locals, functions) = crate::pool().install(|| {
         let (locals, gconsts) = rayon::join(

@@ -28,7 +28,7 @@ impl Blanked {
             blank(&mut masked, interior(new_body(i)))?;
         }
         let masked = String::from_utf8(masked).map_err(|_| Fallback("blanking broke UTF-8"))?;
-        let mut fe = parse_source(path, &masked, &opts.pp, loader);
+        let mut fe = opts.parse(path, &masked, loader);
         fe.text = text.to_string();
         if pp_fingerprint(&fe.pre) != prev.pp {
             return Err(Fallback("the preprocessor's macros or includes changed"));

@@ -34,7 +34,7 @@ use crate::ir::*;
 use crate::opt::cxx::{Conversion, CxxFacts, ForShape, Unsupported, VlaParam};
 use crate::opt::txfacts::{CseTx, ForParts, FunctionTx, HoistTx, IndexTx, LoopTx, Place, StrengthTx};
 use crate::report::api::*;
-use crate::syntax::frontend::{parse_source, Frontend};
+use crate::syntax::frontend::Frontend;
 use crate::syntax::preprocess::SourceLoader;
 use rayon::prelude::*;
 use std::cell::Cell;

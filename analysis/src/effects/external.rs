@@ -1,0 +1,168 @@
+//! Summaries of the functions the program defines in its other files.
+//!
+//! A translation unit sees only prototypes of the functions other files define: a call to
+//! NPB EP's `randlc(&t1, t2)`, defined in `common/c_randdp.c`, is a call to an unknown
+//! function, and the loop around it stays sequential. Batch mode knows the whole program: it
+//! summarizes every file first and hands each unit the [`ExternalSummaries`] of the others.
+//!
+//! Only summaries that mean the same thing in another unit are exported: a function with
+//! external linkage, defined in exactly one file, that names no variable of file scope (its
+//! globals' ids are its own unit's, and a global it reads may be one the caller writes).
+//! What it does through its parameters, its calls to the library and its flags carry over
+//! as they are; a function it calls in yet another file is an unknown call.
+
+use crate::effects::summary::{FunctionSummary, Summaries};
+use crate::ir::TranslationUnit;
+use std::collections::HashMap;
+
+/// The exported summaries of the program's other files, by function name.
+#[derive(Clone, Default, PartialEq)]
+pub struct ExternalSummaries {
+    by_name: HashMap<String, FunctionSummary>,
+    /// A hash of the sorted summaries: what tells two sets apart in `Debug` (the incremental
+    /// analysis compares options by their `Debug` text).
+    fingerprint: u64,
+}
+
+impl std::fmt::Debug for ExternalSummaries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ExternalSummaries {{ functions: {}, fingerprint: {:016x} }}",
+            self.by_name.len(),
+            self.fingerprint
+        )
+    }
+}
+
+impl ExternalSummaries {
+    pub fn get(&self, name: &str) -> Option<&FunctionSummary> {
+        self.by_name.get(name)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    /// The summaries of every unit's exports (see [`exports`]); a name more than one unit
+    /// defines is left out (which definition links is not known).
+    pub fn from_units(units: impl IntoIterator<Item = Vec<FunctionSummary>>) -> ExternalSummaries {
+        let mut by_name: HashMap<String, Option<FunctionSummary>> = HashMap::new();
+        for exports in units {
+            for s in exports {
+                by_name.entry(s.name.clone()).and_modify(|e| *e = None).or_insert(Some(s));
+            }
+        }
+        let by_name: HashMap<String, FunctionSummary> =
+            by_name.into_iter().filter_map(|(k, v)| Some((k, v?))).collect();
+        let mut sorted: Vec<_> = by_name.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        let mut h = crate::ir::hash::StableHasher::new();
+        h.str(&format!("{sorted:?}"));
+        let fingerprint = std::hash::Hasher::finish(&h);
+        ExternalSummaries { by_name, fingerprint }
+    }
+}
+
+/// The summaries of `unit` that another unit may use (see the module's rules). A unit that
+/// defines `main` exports nothing: it is a program of its own, and a tree of several
+/// programs (NPB's IS defines a `randlc` of its own, EP links `common/c_randdp.c`'s) links
+/// none of its functions into the others.
+pub fn exports(unit: &TranslationUnit, sums: &Summaries) -> Vec<FunctionSummary> {
+    if unit.functions.iter().any(|f| f.name == "main") {
+        return Vec::new();
+    }
+    unit.functions
+        .iter()
+        .zip(&sums.funcs)
+        .filter(|(f, s)| !f.is_static && s.reads_globals.is_empty() && s.writes_globals.is_empty())
+        .map(|(_, s)| FunctionSummary {
+            // Which functions of its own file it calls, and whether they run in a loop
+            // there, mean nothing to the caller's file.
+            callees: Vec::new(),
+            repeated: false,
+            ..s.clone()
+        })
+        .collect()
+}
+
+/// The [`ExternalSummaries`] of a program's files (`(path, text)`), each run through the
+/// front end with the preprocessor options `pp` gives for it and summarized, in parallel.
+pub fn summarize_program(
+    files: &[(std::path::PathBuf, String)],
+    pp: &(dyn Fn(&std::path::Path) -> crate::syntax::preprocess::PpOptions + Sync),
+    loader: &dyn crate::syntax::preprocess::SourceLoader,
+) -> ExternalSummaries {
+    use rayon::prelude::*;
+    let exported: Vec<Vec<FunctionSummary>> = crate::pool().install(|| {
+        files
+            .par_iter()
+            .map(|(path, text)| {
+                let fe = crate::syntax::frontend::parse_source(path, text, &pp(path), loader);
+                exports(&fe.unit, &crate::effects::summary::summarize(&fe.unit))
+            })
+            .collect()
+    });
+    ExternalSummaries::from_units(exported)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::frontend::parse_source;
+    use crate::syntax::preprocess::{MemLoader, PpOptions};
+    use std::path::{Path, PathBuf};
+
+    fn program(files: &[(&str, &str)]) -> ExternalSummaries {
+        let files: Vec<(PathBuf, String)> =
+            files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+        summarize_program(&files, &|_| PpOptions::default(), &MemLoader::new(Vec::<(&str, &str)>::new()))
+    }
+
+    const LIB: &str = "static int calls;\n\
+        double next(double *s, double a) { *s = *s * a; return *s; }\n\
+        double counted(double *s) { calls++; return *s; }\n\
+        static double hidden(double *s) { return *s; }";
+
+    #[test]
+    fn functions_of_other_files_that_name_no_global_are_exported() {
+        let ext = program(&[
+            ("lib.c", LIB),
+            ("main.c", "double next(double *, double);\nint main(void) { return 0; }"),
+        ]);
+        let next = ext.get("next").expect("exported");
+        assert_eq!((next.reads_params.as_slice(), next.writes_params.as_slice()), (&[0][..], &[0][..]));
+        assert!(next.escaping_params.is_empty() || next.escaping_params == [1]);
+        // A static global written, a static function, and `main`'s file: not exported.
+        assert!(ext.get("counted").is_none() && ext.get("hidden").is_none() && ext.get("main").is_none());
+    }
+
+    #[test]
+    fn a_name_defined_twice_or_in_a_program_file_is_not_exported() {
+        let twice = "double next(double *s, double a) { return *s + a; }";
+        assert!(program(&[("lib.c", LIB), ("lib2.c", twice)]).get("next").is_none());
+        // NPB IS defines its own randlc next to its main: EP's calls are not to it.
+        let own = "double next(double *s, double a) { return *s + a; }\nint main(void) { return 0; }";
+        assert_eq!(program(&[("lib.c", LIB), ("is.c", own)]).get("next").map(|s| s.pure), Some(false));
+    }
+
+    #[test]
+    fn a_call_to_an_exported_function_is_summarized_like_one_of_the_file() {
+        let ext = std::sync::Arc::new(program(&[("lib.c", LIB), ("other.c", "void unused(void) {}")]));
+        let loader = MemLoader::new(Vec::<(&str, &str)>::new());
+        let src = "double next(double *, double);\nstatic double g;\n\
+                   void f(double *p) { double t = 1; next(&t, 2.0); next(p, 2.0); }\n\
+                   void h(void) { next(&g, 2.0); }";
+        let mut fe = parse_source(Path::new("main.c"), src, &PpOptions::default(), &loader);
+        fe.unit.externals = ext;
+        let sums = crate::effects::summary::summarize(&fe.unit);
+        let (f, h) = (sums.get("f").unwrap(), sums.get("h").unwrap());
+        assert_eq!(f.writes_params, [0]);
+        assert!(!f.calls_unknown && h.writes_global_names == ["g"]);
+        assert!(sums.is_external("next") && !sums.is_external("f"));
+    }
+}
