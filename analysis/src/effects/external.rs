@@ -101,6 +101,11 @@ pub fn summarize_program(
     let exported: Vec<Vec<FunctionSummary>> = crate::pool().install(|| {
         files
             .par_iter()
+            // A file that may define `main` would export nothing (see [`exports`]): not
+            // parsing it saves most of the work on a tree of programs. One that only
+            // mentions `main(` in a comment or a call is left out too, which only loses
+            // precision.
+            .filter(|(_, text)| !mentions_main(text))
             .map(|(path, text)| {
                 let fe = crate::syntax::frontend::parse_source(path, text, &pp(path), loader);
                 exports(&fe.unit, &crate::effects::summary::summarize(&fe.unit))
@@ -108,6 +113,18 @@ pub fn summarize_program(
             .collect()
     });
     ExternalSummaries::from_units(exported)
+}
+
+/// `main` followed by `(`, as a whole word, anywhere in `text`.
+fn mentions_main(text: &str) -> bool {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    text.match_indices("main").any(|(i, _)| {
+        let before = i == 0 || !word(b[i - 1]);
+        let rest = &text[i + 4..];
+        let after = rest.trim_start();
+        before && after.starts_with('(') && !rest.as_bytes().first().is_some_and(|&c| word(c))
+    })
 }
 
 #[cfg(test)]
@@ -148,6 +165,13 @@ mod tests {
         // NPB IS defines its own randlc next to its main: EP's calls are not to it.
         let own = "double next(double *s, double a) { return *s + a; }\nint main(void) { return 0; }";
         assert_eq!(program(&[("lib.c", LIB), ("is.c", own)]).get("next").map(|s| s.pure), Some(false));
+    }
+
+    #[test]
+    fn files_that_may_define_main_are_not_parsed() {
+        assert!(mentions_main("int main(void) { return 0; }"));
+        assert!(mentions_main("int\nmain (int argc, char **argv)\n{ return 0; }"));
+        assert!(!mentions_main("void domain(int); static int main_loop(void); int mains;"));
     }
 
     #[test]
