@@ -203,7 +203,7 @@ struct Run<'a> {
 /// summaries only, over the files the walk of [`run_batch`] analyses. Empty with fewer than
 /// two `.c` files. Unreadable files are skipped here; the walk reports them.
 pub fn program_summaries(input: &Path, opts: &AnalyzeOptions, max_file_size: u64) -> ExternalSummaries {
-    let files: Vec<(PathBuf, String)> = WalkDir::new(input)
+    let files: Vec<PathBuf> = WalkDir::new(input)
         .follow_links(false)
         .min_depth(1)
         .sort_by_file_name()
@@ -211,7 +211,8 @@ pub fn program_summaries(input: &Path, opts: &AnalyzeOptions, max_file_size: u64
         .filter_entry(|e| !(e.depth() == 1 && e.file_name() == LOG_DIR))
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "c"))
-        .filter_map(|e| Some((e.path().to_path_buf(), fsutil::read_source(e.path(), max_file_size).ok()?)))
+        .filter(|e| e.metadata().is_ok_and(|m| m.len() > 0 && m.len() <= max_file_size))
+        .map(|e| e.path().to_path_buf())
         .collect();
     if files.len() < 2 {
         return ExternalSummaries::default();

@@ -90,10 +90,12 @@ pub fn exports(unit: &TranslationUnit, sums: &Summaries) -> Vec<FunctionSummary>
         .collect()
 }
 
-/// The [`ExternalSummaries`] of a program's files (`(path, text)`), each run through the
-/// front end with the preprocessor options `pp` gives for it and summarized, in parallel.
+/// The [`ExternalSummaries`] of a program's files, each read through `loader` (one at a
+/// time per thread: a large tree is never all in memory), run through the front end with
+/// the preprocessor options `pp` gives for it, and summarized, in parallel. A file the
+/// loader cannot read is left out.
 pub fn summarize_program(
-    files: &[(std::path::PathBuf, String)],
+    files: &[std::path::PathBuf],
     pp: &(dyn Fn(&std::path::Path) -> crate::syntax::preprocess::PpOptions + Sync),
     loader: &dyn crate::syntax::preprocess::SourceLoader,
 ) -> ExternalSummaries {
@@ -101,14 +103,17 @@ pub fn summarize_program(
     let exported: Vec<Vec<FunctionSummary>> = crate::pool().install(|| {
         files
             .par_iter()
-            // A file that may define `main` would export nothing (see [`exports`]): not
-            // parsing it saves most of the work on a tree of programs. One that only
-            // mentions `main(` in a comment or a call is left out too, which only loses
-            // precision.
-            .filter(|(_, text)| !mentions_main(text))
-            .map(|(path, text)| {
-                let fe = crate::syntax::frontend::parse_source(path, text, &pp(path), loader);
-                exports(&fe.unit, &crate::effects::summary::summarize(&fe.unit))
+            .filter_map(|path| {
+                let text = loader.load(path)?;
+                // A file that may define `main` would export nothing (see [`exports`]): not
+                // parsing it saves most of the work on a tree of programs. One that only
+                // mentions `main(` in a comment or a call is left out too, which only loses
+                // precision.
+                if mentions_main(&text) {
+                    return None;
+                }
+                let fe = crate::syntax::frontend::parse_source(path, &text, &pp(path), loader);
+                Some(exports(&fe.unit, &crate::effects::summary::summarize(&fe.unit)))
             })
             .collect()
     });
@@ -135,9 +140,8 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     fn program(files: &[(&str, &str)]) -> ExternalSummaries {
-        let files: Vec<(PathBuf, String)> =
-            files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
-        summarize_program(&files, &|_| PpOptions::default(), &MemLoader::new(Vec::<(&str, &str)>::new()))
+        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| PathBuf::from(p)).collect();
+        summarize_program(&paths, &|_| PpOptions::default(), &MemLoader::new(files.to_vec()))
     }
 
     const LIB: &str = "static int calls;\n\

@@ -46,18 +46,17 @@ pub(super) async fn refresh_program(inner: Arc<Inner>, client: Client) {
         let Some(paths) = program_files(&roots) else {
             return Err(format!("more than {MAX_PROGRAM_FILES} C files in the workspace: calls to functions of other files are not summarized"));
         };
-        let files: Vec<(PathBuf, String)> =
-            paths.into_iter().filter_map(|p| Some((p.clone(), std::fs::read_to_string(&p).ok()?))).collect();
         let root = roots.first().cloned();
         let pp = |p: &Path| {
             let flags = inner2.compile_flags(p, &settings, &mut Vec::new());
             pp_options(&settings, flags.as_ref(), root.as_deref())
         };
+        // The files as saved: what the compiler builds.
         let loader = analysis::syntax::preprocess::FsLoader;
-        Ok(if files.len() < 2 {
+        Ok(if paths.len() < 2 {
             ExternalSummaries::default()
         } else {
-            summarize_program(&files, &pp, &loader)
+            summarize_program(&paths, &pp, &loader)
         })
     });
     let program = match job.await {
