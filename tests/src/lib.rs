@@ -3,11 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-/// The C files of `corpus/ppo` and `corpus/deps`, sorted within each directory.
+/// The C files of `corpus/ppo`, `corpus/deps` and `corpus/real` (the patterns of real
+/// programs), sorted within each directory.
 pub fn corpus_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     let mut files = Vec::new();
-    for d in ["ppo", "deps"] {
+    for d in ["ppo", "deps", "real"] {
         let mut v: Vec<PathBuf> = std::fs::read_dir(root.join(d))
             .unwrap_or_else(|e| panic!("{}: {e}", root.join(d).display()))
             .filter_map(|e| e.ok().map(|e| e.path()))

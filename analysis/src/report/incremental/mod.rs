@@ -200,11 +200,7 @@ impl IncrState {
             ineligible.get_or_insert("__COUNTER__");
         }
         // Facts over every call site: an edit in any function may change them.
-        if unit.distinct_params.iter().any(|p| !p.is_empty())
-            || unit.param_objects.iter().flatten().any(|o| o.is_some())
-            || unit.table_cells.in_use()
-            || unit.one_table_params.iter().any(|p| !p.is_empty())
-        {
+        if call_site_facts_in_use(unit) {
             ineligible.get_or_insert("call-site alias facts");
         }
         IncrState {
@@ -229,6 +225,16 @@ impl IncrState {
     pub fn ineligible(&self) -> Option<&'static str> {
         self.ineligible
     }
+}
+
+/// The unit has facts over every call site or every store (distinct or same-table
+/// parameters, the arrays a parameter is bound into, injective pointer tables): an edit in
+/// any function may change them.
+fn call_site_facts_in_use(unit: &TranslationUnit) -> bool {
+    unit.distinct_params.iter().any(|p| !p.is_empty())
+        || unit.param_objects.iter().flatten().any(|o| o.is_some())
+        || unit.table_cells.in_use()
+        || unit.one_table_params.iter().any(|p| !p.is_empty())
 }
 
 /// Why an incremental analysis was not possible (the caller analyses the whole file).
@@ -329,6 +335,12 @@ pub fn analyze_incremental(
     // First blanked run: the edited function only.
     let mut dirty: BTreeSet<usize> = BTreeSet::from([a]);
     let mut run = Blanked::run(prev, path, text, opts, loader, &dirty, &new_body, &pos, a, delta)?;
+    // The previous text had no such facts (its state would be ineligible). The blanked unit
+    // may: from the edit, or because blanking removed what prevented them (opaque code in
+    // another function): the full analysis decides.
+    if call_site_facts_in_use(&run.fe.unit) {
+        return Err(Fallback("call-site alias facts"));
+    }
     let mut locals: Vec<Local> = prev.funcs.iter().map(|f| f.local.clone()).collect();
     locals[a] = crate::effects::summary::local_summary(&run.fe.unit, FuncId(a as u32));
     let mut summaries = crate::effects::summary::combine(&run.fe.unit, &locals);
@@ -348,6 +360,9 @@ pub fn analyze_incremental(
             &mut run,
             Blanked::run(prev, path, text, opts, loader, &dirty, &new_body, &pos, a, delta)?,
         );
+        if call_site_facts_in_use(&run.fe.unit) {
+            return Err(Fallback("call-site alias facts"));
+        }
         crate::pool().spawn(move || drop(first));
         for &i in &dirty {
             locals[i] = crate::effects::summary::local_summary(&run.fe.unit, FuncId(i as u32));

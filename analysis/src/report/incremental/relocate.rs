@@ -283,12 +283,16 @@ impl Relocate for LoopReport {
             overlap_pairs: _,
             work_check: _,
             reasons,
-            hosted_region: _,
+            hosted_region,
             worksharing: _,
         } = parallel;
         for r in reasons {
             m.msg(&mut r.message);
             r.ranges.relocate(m);
+        }
+        if let Some(h) = hosted_region {
+            // The directive and the member ids hold no position.
+            h.singles.relocate(m);
         }
         tx.relocate(m);
     }
