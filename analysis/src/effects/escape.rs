@@ -94,6 +94,10 @@ impl Uses<'_> {
             ExprKind::Call { callee, args } if *callee != e => {
                 let Some(&id) = callee_name(f, p).and_then(|n| self.funcs.get(n)) else { return false };
                 let Some(k) = args.iter().position(|&a| a == e) else { return false };
+                // An argument of the `...` part: `va_arg` may do anything with it.
+                if k >= self.unit.func(id).params.len() {
+                    return false;
+                }
                 passed.push((id, k));
                 true
             }
@@ -321,10 +325,12 @@ mod tests {
              void c(double *x) { double *y = x; *y = 0; }\n\
              void d(double *x) { unknown(x); }\n\
              void e(double *x) { a(x); }\n\
+             void logv(int n, ...) { (void)n; }\n\
+             void v(double *x) { logv(1, x); }\n\
              double *f(double *x) { return &x[2]; }\n\
              void g(double **x) { x[0] = 0; }",
         );
-        assert_eq!(e, vec![vec![0], vec![0], vec![0], vec![0], vec![0], vec![0], vec![]]);
+        assert_eq!(e, vec![vec![0], vec![0], vec![0], vec![0], vec![0], vec![0], vec![0], vec![0], vec![]]);
     }
 
     #[test]
