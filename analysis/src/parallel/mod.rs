@@ -5,6 +5,7 @@
 
 pub mod cost;
 pub mod ompcheck;
+pub mod pipeline;
 pub mod privarray;
 pub mod region;
 pub mod scalars;
@@ -91,6 +92,10 @@ pub struct LoopVerdict {
     /// not repay its work (no directive of its own).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub region_only: bool,
+    /// Not parallel, but runs as a doacross loop whose rows wait for the rows they depend
+    /// on ([`pipeline`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<pipeline::Pipeline>,
 }
 
 impl LoopVerdict {
@@ -201,6 +206,9 @@ struct Legal {
     sharing: DataSharing,
     has_refs: bool,
     runtime_check: Option<crate::deps::rtcheck::OverlapTest>,
+    /// How the loop runs as a doacross loop, when dependences between its rows are its only
+    /// obstacle.
+    pipeline: Option<pipeline::Pipeline>,
 }
 
 /// Verdicts of every loop of `f` (in the order of `facts.infos`).
@@ -242,7 +250,15 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             }
         }
         let parallelize = is_legal && reasons.is_empty();
-        par_of[k] = if parallelize { Some(k) } else { enclosing };
+        // A pipelined nest is one region: its inner loops get none of their own. Only a true
+        // wavefront, whose inner loop carries a dependence too: an inner loop free of them
+        // runs as a parallel loop per row (or in a region hoisted around the rows).
+        let pipeline = lg.pipeline.clone().filter(|_| {
+            !is_legal
+                && enclosing.is_none()
+                && info.children.first().is_some_and(|&c| !legal[c].reasons.is_empty())
+        });
+        par_of[k] = if parallelize || pipeline.is_some() { Some(k) } else { enclosing };
         let var = info.counted.as_ref().map(|c| c.var);
         // Schedule: triangular inner loops get dynamic. An inner bound that reads the index
         // only through a subscript (a sparse row `rowstr[j] .. rowstr[j + 1]`) is irregular,
@@ -303,6 +319,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             hosted: None,
             member_of: None,
             region_only: false,
+            pipeline,
         });
     }
     region::hoist_regions(unit, f, facts, &shapes, &works, &mut out);
@@ -595,8 +612,13 @@ fn legality(
 ) -> Legal {
     let mut rs = Vec::new();
     let hs = vec![info.header_span];
-    let mut lg =
-        Legal { reasons: Vec::new(), sharing: DataSharing::default(), has_refs: false, runtime_check: None };
+    let mut lg = Legal {
+        reasons: Vec::new(),
+        sharing: DataSharing::default(),
+        has_refs: false,
+        runtime_check: None,
+        pipeline: None,
+    };
     match info.kind {
         LoopKind::For if info.counted.is_some() => {}
         LoopKind::For => {
@@ -985,6 +1007,10 @@ fn legality(
                 }
             }
         }
+    }
+    if let Some(k) = facts.infos.iter().position(|l| l.stmt == info.stmt) {
+        let sharing = lg.sharing.clone().normalized();
+        lg.pipeline = pipeline::plan(unit, f, facts, k, &rs, &sharing, deps.as_ref());
     }
     lg.reasons = rs;
     lg

@@ -240,6 +240,17 @@ pub fn parallel_for(clauses: &str) -> String {
     }
 }
 
+/// `#pragma omp parallel for ordered(2) schedule(static, 1)` with `clauses`: a pipelined
+/// nest ([`crate::parallel::pipeline`]), whose rows go to the threads in turn.
+pub fn doacross_for(clauses: &str) -> String {
+    let s = "#pragma omp parallel for ordered(2) schedule(static, 1)";
+    if clauses.is_empty() {
+        s.to_string()
+    } else {
+        format!("{s} {clauses}")
+    }
+}
+
 /// `#pragma omp for` with `clauses`: a worksharing loop inside a hoisted region.
 pub fn omp_for(clauses: &str) -> String {
     if clauses.is_empty() {

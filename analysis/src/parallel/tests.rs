@@ -471,3 +471,67 @@ fn branches_a_constant_condition_never_takes_are_no_obstacle() {
     assert_eq!(codes_of(&v[2]), [Code::ImpureCall]);
     assert!(!v[3].parallelize, "{v:?}");
 }
+
+/// A wavefront body heavy enough to repay a wait per tile (the 5-component update of NPB
+/// LU's sweeps), with `read` as the neighbour the point reads and `scratch` first in the
+/// point's body.
+fn wavefront(read: &str, scratch: &str) -> String {
+    format!(
+        "double v[64][96][5], a[64][96][5][5];\nvoid f(void) {{ int i, j, m; double t[5][5], s, u;\n for (i = 1; i < 63; i++)\n  for (j = 1; j < 63; j++) {{\n{scratch}   for (m = 0; m < 5; m++) {{\n    s = a[i][j][m][0] * {read}[0] - a[i][j][m][1] * v[i][j - 1][1];\n    u = a[i][j][m][2] * {read}[2] - a[i][j][m][3] * {read}[3];\n    s = s * u + a[i][j][m][4] * {read}[4];\n    v[i][j][m] = v[i][j][m] - s;\n   }}\n  }} }}"
+    )
+}
+
+#[test]
+fn wavefronts_are_pipelined() {
+    // The rows depend on the previous row at the same point: a doacross loop whose tiles
+    // wait for the same tile one row back. The inner loop gets no directive of its own.
+    let v = verdicts(&wavefront("v[i - 1][j]", ""));
+    assert!(!v[0].legal && !v[0].parallelize);
+    let p = v[0].pipeline.as_ref().expect("pipelined");
+    assert_eq!(p.inner, "f#1");
+    assert_eq!(p.sinks, [pipeline::Sink { back: 1, ahead: false }]);
+    // 21 statements per point: tiles of 32, halved to 8 so that a row of 62 has 4 stages.
+    assert_eq!(p.tile, 8);
+    assert!(v[1].pipeline.is_none() && !v[1].parallelize);
+    // A point up and to the right: the next tile of the previous row too.
+    let v = verdicts(&wavefront("v[i - 1][j + 1]", ""));
+    let p = v[0].pipeline.as_ref().expect("pipelined");
+    assert_eq!(p.sinks, [pipeline::Sink { back: 1, ahead: true }]);
+    // A scratch block filled whole before it is read is private to each row.
+    let fill = "   for (m = 0; m < 5; m++) { t[m][0] = a[i][j][m][0]; t[m][1] = a[i][j][m][1]; t[m][2] = a[i][j][m][2]; t[m][3] = a[i][j][m][3]; t[m][4] = a[i][j][m][4] * 2; }\n   v[i][j][0] = t[4][4] + t[0][0];\n";
+    let v = verdicts(&wavefront("v[i - 1][j]", fill));
+    let p = v[0].pipeline.as_ref().expect("pipelined");
+    assert!(p.sharing.private.contains(&"t".to_string()), "{:?}", p.sharing);
+}
+
+#[test]
+fn wavefronts_that_cannot_be_pipelined() {
+    // A whole previous row (no distance on the point loop), a point further ahead than a
+    // tile, a block filled only in part, or read before it is filled.
+    for (read, scratch) in [
+        ("v[i - 1][62]", ""),
+        ("v[i - 1][j + 20]", ""),
+        ("v[i - 1][j]", "   for (m = 0; m < 5; m++) { t[m][0] = a[i][j][m][0]; t[m][1] = a[i][j][m][1]; }\n   v[i][j][0] = t[4][4];\n"),
+        ("v[i - 1][j]", "   v[i][j][0] = t[4][4];\n   for (m = 0; m < 5; m++) { t[m][0] = 0; t[m][1] = 0; t[m][2] = 0; t[m][3] = 0; t[m][4] = 0; }\n"),
+    ] {
+        let v = verdicts(&wavefront(read, scratch));
+        assert!(v[0].pipeline.is_none(), "{read} {scratch}: {:?}", v[0].pipeline);
+        assert!(!v[0].parallelize, "{read} {scratch}");
+    }
+    // Too little work per point.
+    let v = verdicts("double w[64][64];\nvoid f(void) { int i, j;\n for (i = 1; i < 64; i++)\n  for (j = 1; j < 64; j++)\n   w[i][j] = 0.5 * (w[i - 1][j] + w[i][j - 1]); }");
+    assert!(v[0].pipeline.is_none());
+    // An inner loop free of dependences runs in parallel per row instead.
+    let v = verdicts(&wavefront("v[i - 1][j]", "").replace("v[i][j - 1][1]", "a[i][j][m][1]"));
+    assert!(v[0].pipeline.is_none() && v[1].legal, "{:?}", v[1].reasons);
+    // A scalar carried from row to row, a break in the inner loop.
+    let carried = wavefront("v[i - 1][j]", "   u = u + 1;\n")
+        .replace("double t[5][5], s, u;", "double t[5][5], s, u = 0;");
+    let carried = carried
+        .replace("    u = a[i][j][m][2]", "    s = s + u + a[i][j][m][2]")
+        .replace("   for (m = 0; m < 5; m++) {\n    s = a", "   for (m = 0; m < 5; m++) {\n    s = u * a");
+    let v = verdicts(&carried);
+    assert!(v[0].pipeline.is_none(), "{carried}\n{:?}", v[0].reasons);
+    let v = verdicts(&wavefront("v[i - 1][j]", "   if (v[i][j][0] > 9) break;\n"));
+    assert!(v[0].pipeline.is_none());
+}

@@ -75,7 +75,7 @@ pub(super) fn no_nested_regions(functions: &mut [FunctionReport]) {
         // Function -> (the parallelized loop under which it runs, the call that leads there).
         let mut under: Vec<Option<(String, Range, String)>> = vec![None; functions.len()];
         for f in functions.iter() {
-            for l in f.loops.iter().filter(|l| l.parallel.parallelize) {
+            for l in f.loops.iter().filter(|l| l.parallel.parallelize || l.parallel.pipeline.is_some()) {
                 for c in &l.calls {
                     let Some(&start) = index.get(c) else { continue };
                     let mut stack = vec![start];
@@ -95,6 +95,9 @@ pub(super) fn no_nested_regions(functions: &mut [FunctionReport]) {
             // sequential loop and its members are demoted with the others below.
             for l in f.loops.iter_mut() {
                 l.parallel.hosted_region = None;
+                if l.parallel.pipeline.take().is_some() {
+                    changed = true;
+                }
             }
             for l in f.loops.iter_mut().filter(|l| l.parallel.parallelize) {
                 let v = &mut l.parallel;
@@ -441,37 +444,47 @@ pub(crate) fn function_report(
 
 pub(super) fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> VerdictReport {
     match v {
-        Some(v) => VerdictReport {
-            legal: v.legal,
-            parallelize: v.parallelize,
-            directive: (v.parallelize && !v.region_only)
-                .then(|| crate::parallel::sharing::parallel_for(&v.clauses())),
-            sharing: v.sharing.clone(),
-            collapse: v.collapse,
-            schedule: v.schedule,
-            runtime_check: v.runtime_check.clone(),
-            overlap_pairs: v.overlap_pairs.clone(),
-            work_check: v.work_check.clone(),
-            hosted_region: v.hosted.as_ref().map(|h| HostedRegionReport {
-                directive: crate::parallel::sharing::parallel_region(&h.private, h.condition.as_deref()),
-                members: h.members.clone(),
-                singles: h.singles.iter().map(|s| range(fe, *s)).collect(),
-            }),
-            worksharing: v
-                .member_of
-                .as_ref()
-                .map(|_| crate::parallel::sharing::omp_for(&v.worksharing_clauses())),
-            reasons: v
-                .reasons
-                .iter()
-                .map(|r| ReasonReport {
-                    code: r.code,
-                    message: r.message.clone(),
-                    ranges: r.spans.iter().map(|s| range(fe, *s)).collect(),
-                    vars: r.vars.clone(),
-                })
-                .collect(),
-        },
+        Some(v) => {
+            VerdictReport {
+                legal: v.legal,
+                parallelize: v.parallelize,
+                directive: (v.parallelize && !v.region_only)
+                    .then(|| crate::parallel::sharing::parallel_for(&v.clauses())),
+                sharing: v.sharing.clone(),
+                collapse: v.collapse,
+                schedule: v.schedule,
+                runtime_check: v.runtime_check.clone(),
+                overlap_pairs: v.overlap_pairs.clone(),
+                work_check: v.work_check.clone(),
+                hosted_region: v.hosted.as_ref().map(|h| HostedRegionReport {
+                    directive: crate::parallel::sharing::parallel_region(&h.private, h.condition.as_deref()),
+                    members: h.members.clone(),
+                    singles: h.singles.iter().map(|s| range(fe, *s)).collect(),
+                }),
+                worksharing: v
+                    .member_of
+                    .as_ref()
+                    .map(|_| crate::parallel::sharing::omp_for(&v.worksharing_clauses())),
+                pipeline: v.pipeline.as_ref().map(|p| PipelineReport {
+                    directive: crate::parallel::sharing::doacross_for(
+                        &crate::parallel::sharing::openmp_clauses(&p.sharing, 1, &[], None),
+                    ),
+                    inner: p.inner.clone(),
+                    tile: p.tile,
+                    sinks: p.sinks.clone(),
+                }),
+                reasons: v
+                    .reasons
+                    .iter()
+                    .map(|r| ReasonReport {
+                        code: r.code,
+                        message: r.message.clone(),
+                        ranges: r.spans.iter().map(|s| range(fe, *s)).collect(),
+                        vars: r.vars.clone(),
+                    })
+                    .collect(),
+            }
+        }
         None => VerdictReport {
             legal: false,
             parallelize: false,
@@ -483,6 +496,7 @@ pub(super) fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerd
             overlap_pairs: Vec::new(),
             work_check: None,
             hosted_region: None,
+            pipeline: None,
             worksharing: None,
             reasons: vec![ReasonReport {
                 code: Code::NotCanonical,

@@ -348,6 +348,9 @@ pub struct VerdictReport {
     /// replaces `directive` when the region is placed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worksharing: Option<String>,
+    /// A sequential loop that runs as a doacross loop (`crate::parallel::pipeline`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<PipelineReport>,
 }
 
 impl VerdictReport {
@@ -356,6 +359,19 @@ impl VerdictReport {
     pub fn region_only(&self) -> bool {
         self.parallelize && self.directive.is_none()
     }
+}
+
+/// A loop nest that runs as a doacross loop, its inner loop in tiles.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PipelineReport {
+    /// `#pragma omp parallel for ordered(2) schedule(static, 1) private(j)`, before the
+    /// outer loop.
+    pub directive: String,
+    /// The inner loop (id), run in tiles of `tile` iterations.
+    pub inner: String,
+    pub tile: u64,
+    /// The tiles each tile waits for: `back` rows back, and the next tile too (`ahead`).
+    pub sinks: Vec<crate::parallel::pipeline::Sink>,
 }
 
 /// A parallel region hoisted around a sequential loop.

@@ -153,6 +153,28 @@ fn render_loop(s: &mut String, l: &LoopReport) {
     if let Some(w) = &v.worksharing {
         let _ = writeln!(s, "{p}in the hosted region: {w}");
     }
+    if let Some(pl) = &v.pipeline {
+        let waits: Vec<String> = pl
+            .sinks
+            .iter()
+            .map(|k| {
+                format!(
+                    "{} row{} back{}",
+                    k.back,
+                    if k.back == 1 { "" } else { "s" },
+                    if k.ahead { " (and its next tile)" } else { "" }
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "{p}pipelined: {}; loop {} in tiles of {}, each waiting for the same tile {}",
+            pl.directive,
+            pl.inner,
+            pl.tile,
+            waits.join(", ")
+        );
+    }
     if let Some(c) = &v.runtime_check {
         // Pointers that may alias (PPO105): the `if` clause runs the loop sequentially when
         // the accessed ranges overlap.

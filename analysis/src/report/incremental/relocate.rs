@@ -285,6 +285,8 @@ impl Relocate for LoopReport {
             reasons,
             hosted_region,
             worksharing: _,
+            // The directive, the inner loop's id and the sinks hold no position.
+            pipeline: _,
         } = parallel;
         for r in reasons {
             m.msg(&mut r.message);
