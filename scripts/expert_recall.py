@@ -12,8 +12,9 @@ Usage:
       For every `.c` file of EXPERT_DIR, find the loops under a `#pragma omp for` or
       `#pragma omp parallel for` (with `collapse(n)`, the n loops of the nest), run
       `ppo analyze --json` on the same file of SEQ_DIR, and count an expert loop as found
-      when ppo parallelizes it or a loop around it, or when ppo keeps it sequential because
-      it already runs inside a parallelized loop through a call (PPO113). Prints a line per
+      when ppo parallelizes it or a loop around it (a pipelined nest, run as a doacross loop,
+      counts), or when ppo keeps it sequential because it already runs inside a
+      parallelized loop through a call (PPO113). Prints a line per
       file and the total; `--missed` lists each missed loop with ppo's first reason;
       `--program` analyses each file with the other files of SEQ_DIR as the rest of the
       program (`ppo analyze --program SEQ_DIR`: the functions they define are summarized, as
@@ -163,7 +164,8 @@ def score(args):
                 cur = lp
                 while cur is not None:
                     v = cur["parallel"]
-                    if v.get("parallelize") or any(r["code"] == "PPO113" for r in v.get("reasons", [])):
+                    if (v.get("parallelize") or v.get("pipeline")
+                            or any(r["code"] == "PPO113" for r in v.get("reasons", []))):
                         hit = True
                         break
                     cur = loops.get(cur.get("parent"))

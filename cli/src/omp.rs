@@ -22,8 +22,9 @@ pub struct LoopEntry {
     pub column: u32,
     pub loop_id: String,
     pub fingerprint: String,
-    /// `parallel` (directive inserted), `user-directive` (the user's own directive, kept and
-    /// checked), `parallel-not-annotated` (legal but inner or not worth it), `sequential`.
+    /// `parallel` (directive inserted), `pipelined` (a wavefront run as a doacross loop, its
+    /// directive inserted), `user-directive` (the user's own directive, kept and checked),
+    /// `parallel-not-annotated` (legal but inner or not worth it), `sequential`.
     pub verdict: &'static str,
     pub directive: Option<String>,
     /// The preprocessor condition the directive is compiled under (`#if … #endif` around it)
@@ -86,7 +87,8 @@ impl Sink for OpenMp {
                 let tuning = tuned.iter().find(|t| t.loop_id == l.id);
                 let inserted = placed(&l.id);
                 let user = skipped.iter().any(|s| s.loop_id == l.id && s.user_directive);
-                let marked = v.directive.is_some() && tuning.is_none_or(|t| t.variant.parallel);
+                let marked = (v.directive.is_some() || v.pipeline.is_some())
+                    && tuning.is_none_or(|t| t.variant.parallel);
                 if marked && inserted.is_none() && !user {
                     let why =
                         skipped.iter().find(|s| s.loop_id == l.id).map_or(String::new(), |s| s.why.clone());
@@ -100,7 +102,9 @@ impl Sink for OpenMp {
                     column: l.range.column,
                     loop_id: format!("{}{mark}", l.id),
                     fingerprint: l.fingerprint.clone(),
-                    verdict: if inserted.is_some() {
+                    verdict: if inserted.is_some() && v.pipeline.is_some() {
+                        "pipelined"
+                    } else if inserted.is_some() {
                         "parallel"
                     } else if user {
                         "user-directive"
@@ -125,7 +129,8 @@ impl OpenMp {
         Report { schema_version: 1, loops: self.loops.clone() }
     }
 
-    /// `loops: 40 seen, 21 parallelized, 3 parallel not annotated, 16 sequential (PPO101 ×5, …)`.
+    /// `loops: 40 seen, 21 parallelized, 3 parallel not annotated, 16 sequential (PPO101 ×5, …)`
+    /// (pipelined loops are parallelized; their dependence reasons are not counted).
     pub fn summary_line(&self) -> String {
         let loops = &self.loops;
         let count = |v: &str| loops.iter().filter(|l| l.verdict == v).count();
@@ -139,7 +144,7 @@ impl OpenMp {
         format!(
             "loops: {} seen, {} parallelized, {} with the user's directive, {} parallel not annotated, {} sequential{}",
             loops.len(),
-            count("parallel"),
+            count("parallel") + count("pipelined"),
             count("user-directive"),
             count("parallel-not-annotated"),
             count("sequential"),

@@ -84,6 +84,9 @@ fn title_of(
     // A loop parallel only in the region hoisted around its parent is named by that region:
     // it has no directive of its own.
     let region = v.region_only().then(|| f.host_of(&l.id)).flatten().map(|(h, _)| h.id.as_str());
+    if let (Some(p), Some(_)) = (&v.pipeline, placed) {
+        return pipeline_title(p);
+    }
     if placed.is_some() {
         let target = facts.outcome.ps.as_ref().map_or(Target::OpenMp, |ps| ps.target);
         return parallel_title(v, target, region);
@@ -114,6 +117,24 @@ fn title_of(
         (None, None) if v.legal => format!("parallel, not annotated: {}", first(&reasons)),
         (None, None) => format!("sequential: {}", first(&reasons)),
     }
+}
+
+/// A pipelined nest (a doacross loop): `pipelined · tiles of 8 · waits for row i - 1`.
+fn pipeline_title(p: &analysis::report::api::PipelineReport) -> String {
+    let waits: Vec<String> = p
+        .sinks
+        .iter()
+        .map(|s| {
+            let rows =
+                if s.back == 1 { "the previous row".to_string() } else { format!("{} rows back", s.back) };
+            if s.ahead {
+                format!("{rows} (and its next tile)")
+            } else {
+                rows
+            }
+        })
+        .collect();
+    format!("pipelined · tiles of {} · each tile waits for {}", p.tile, waits.join(", "))
 }
 
 /// A lens names at most this many variables of one clause; a longer list is counted
@@ -674,6 +695,21 @@ mod tests {
     }
 
     #[test]
+    fn pipelined_nests_say_what_a_tile_waits_for() {
+        use analysis::parallel::pipeline::Sink;
+        let p = analysis::report::api::PipelineReport {
+            directive: "#pragma omp parallel for ordered(2) schedule(static, 1)".into(),
+            inner: "f#1".into(),
+            tile: 8,
+            sinks: vec![Sink { back: 1, ahead: true }, Sink { back: 2, ahead: false }],
+        };
+        assert_eq!(
+            super::pipeline_title(&p),
+            "pipelined · tiles of 8 · each tile waits for the previous row (and its next tile), 2 rows back"
+        );
+    }
+
+    #[test]
     fn lens_titles_are_short_and_typed() {
         let v = VerdictReport {
             legal: true,
@@ -694,6 +730,7 @@ mod tests {
             reasons: Vec::new(),
             hosted_region: None,
             worksharing: None,
+            pipeline: None,
         };
         assert_eq!(
             parallel_title(&v, Target::OpenMp, None),

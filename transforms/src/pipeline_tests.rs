@@ -367,3 +367,32 @@ fn a_tuned_schedule_keeps_each_sweep_in_its_own_region() {
     assert_eq!(new.matches("schedule(dynamic, 16)").count(), 2, "{new}");
     assert!(!new.contains("#pragma omp for"), "{new}");
 }
+
+#[test]
+fn wavefronts_run_as_doacross_loops_in_tiles() {
+    // Rows run downwards, points upwards; each point reads the next row's point and the
+    // one after it (`v[i + 1][j + 1]`): the tile waits for the same tile and the next one.
+    let src = "double v[64][64][5], a[64][64][5][5];\n\
+        void f(void) {\n\
+        \x20 int i, j, m;\n\
+        \x20 double s, u;\n\
+        \x20 for (i = 62; i >= 1; i--)\n\
+        \x20   for (j = 1; j <= 62; j++) {\n\
+        \x20     for (m = 0; m < 5; m++) {\n\
+        \x20       s = a[i][j][m][0] * v[i + 1][j][0] - a[i][j][m][1] * v[i][j - 1][1];\n\
+        \x20       u = a[i][j][m][2] * v[i + 1][j + 1][2] - a[i][j][m][3] * v[i + 1][j][3];\n\
+        \x20       s = s * u + a[i][j][m][4] * v[i + 1][j][4];\n\
+        \x20       v[i][j][m] = v[i][j][m] - s;\n\
+        \x20     }\n\
+        \x20   }\n\
+        }\n";
+    let o = run(omp(), Registry::empty(), src);
+    let new = o.new_text.as_deref().unwrap();
+    let want = "  #pragma omp parallel for ordered(2) schedule(static, 1) private(j, m, s, u)\n\
+        \x20 for (i = 62; i >= 1; i--)\n\
+        \x20   for (int j_tile0 = 1; j_tile0 <= 62; j_tile0 += 8) {\n\
+        \x20   #pragma omp ordered depend(sink: i + 1, j_tile0) depend(sink: i + 1, j_tile0 + 8)\n\
+        \x20   for (j = j_tile0; j <= 62 && j < j_tile0 + 8; j++) {\n";
+    assert!(new.contains(want), "{new}");
+    assert!(new.ends_with("    }\n    #pragma omp ordered depend(source)\n    }\n}\n"), "{new}");
+}

@@ -28,6 +28,7 @@ pub(crate) mod test_support {
             reasons: Vec::new(),
             hosted_region: None,
             worksharing: None,
+            pipeline: None,
         }
     }
 }

@@ -1,5 +1,8 @@
 //! The Parallelism Subsystem's OpenMP target: insert `#pragma omp parallel for` before
-//! every loop the analysis marks for parallelization.
+//! every loop the analysis marks for parallelization, and run pipelined nests as doacross
+//! loops ([`pipeline`]).
+
+mod pipeline;
 
 use crate::edit::Edit;
 use crate::text::directive::{is_conditional, pragma_before, Pragma};
@@ -51,7 +54,10 @@ pub struct Tuned {
 /// …`, a label) or that already has an OpenMP directive is left alone and reported.
 pub fn directive_edits(text: &str, report: &FileReport) -> (Vec<Edit>, Vec<Skipped>) {
     let (placed, skipped) = plan(text, &LineIndex::new(text), report);
-    (placed.into_iter().map(|p| p.edit).collect(), skipped)
+    (
+        placed.into_iter().flat_map(|p| std::iter::once(p.edit).chain(p.end_edit).chain(p.inner)).collect(),
+        skipped,
+    )
 }
 
 /// [`directive_edits`] with each edit tied to its loop; `index` is `text`'s line index.
@@ -75,6 +81,18 @@ pub fn plan_tuned(
     for f in &report.functions {
         for l in &f.loops {
             let loop_plan = tuning.zip(keys.get(&l.id)).and_then(|(t, k)| t.get(k));
+            if let (None, Some(p)) = (loop_plan, &l.parallel.pipeline) {
+                match pipeline::placement(text, index, f, l, p) {
+                    Ok(at) => placed.push(at),
+                    Err(why) => skipped.push(Skipped {
+                        loop_id: l.id.clone(),
+                        line: l.range.line,
+                        why: why.into(),
+                        user_directive: why == NoPlace::UserDirective.text(),
+                    }),
+                }
+                continue;
+            }
             let mut end_edit = None;
             let directive = match loop_plan {
                 None => match &l.parallel.directive {
