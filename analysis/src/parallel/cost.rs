@@ -394,7 +394,7 @@ impl<'a> RegionWorks<'a> {
 
 /// Whether C expression `e` can be evaluated before loop `l`: every identifier in it names a
 /// parameter, a global, or a local declared in a block around `l`, and none is written in `l`.
-fn computable_before(unit: &TranslationUnit, f: &Function, l: &LoopInfo, e: &str) -> bool {
+pub(crate) fn computable_before(unit: &TranslationUnit, f: &Function, l: &LoopInfo, e: &str) -> bool {
     !reads_any_name(e, &l.writes) && variable_words(e).all(|w| visible_before(unit, f, l.span, w))
 }
 

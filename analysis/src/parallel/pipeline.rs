@@ -31,7 +31,10 @@
 //! - the scalars are private (no reduction, `linear` or `lastprivate` of the inner index,
 //!   whose value after tiling differs when the inner loop runs no iteration);
 //! - an iteration of the inner loop does enough work to repay a wait and a post per tile
-//!   ([`MIN_ITERATION_WORK`]), and both loops have enough iterations to fill the pipeline.
+//!   ([`MIN_ITERATION_WORK`]), both loops have enough iterations to fill the pipeline, and
+//!   the nest's work repays its region (`Thresholds::min_region_work`; tested at run time,
+//!   in the directive's `if(...)`, when the trip counts are known only then: NPB LU's class
+//!   S sweeps, 10 x 10 points, were 3x slower than sequential without it).
 //!
 //! The tile is the smallest power of two whose iterations do [`TILE_WORK`] statements, halved
 //! while a row of known length has fewer than four tiles.
@@ -42,7 +45,7 @@ use crate::flow::loops::{Bound, LoopInfo, LoopKind, TripCount};
 use crate::ir::{
     BinOp, Code, ExprId, ExprKind, Function, StmtId, StmtKind, SymId, SymKind, TranslationUnit, UnOp,
 };
-use crate::parallel::cost::LIBRARY_CALL_WORK;
+use crate::parallel::cost::{RegionWork, LIBRARY_CALL_WORK};
 use crate::parallel::sharing::DataSharing;
 use crate::parallel::{Reason, VerdictFacts};
 use serde::Serialize;
@@ -79,6 +82,11 @@ pub struct Pipeline {
     /// The data sharing of the outer loop (normalized).
     #[serde(skip)]
     pub sharing: DataSharing,
+    /// The C condition under which the nest's work repays its region (`(iend - ist + 1) *
+    /// (jend - jst + 1) > 163`), when its trip counts are known only at run time: the
+    /// directive's `if(...)` clause.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_check: Option<String>,
 }
 
 /// The pipeline of loop `infos[k]`, when its nest qualifies (see the module documentation);
@@ -143,6 +151,31 @@ pub(crate) fn plan(
     let mut sharing = sharing.clone();
     sharing.private.extend(scratch_arrays(unit, f, infos, outer, inner));
     let sharing = sharing.normalized();
+    // The nest's work against a region's cost (a doacross region costs more than a plain
+    // one: its waits and posts): constant, or tested at run time.
+    let mut work_check = None;
+    if facts.thresholds.region_costs {
+        let mut factors = Vec::new();
+        let mut scale = work;
+        for l in [outer, inner] {
+            match &l.trip_count {
+                TripCount::Const(n) => scale = scale.saturating_mul(*n),
+                TripCount::Symbolic(e) if crate::parallel::cost::computable_before(unit, f, outer, e) => {
+                    factors.push(e.clone())
+                }
+                _ => return None,
+            }
+        }
+        let total = if factors.is_empty() {
+            RegionWork::Const(scale)
+        } else {
+            RegionWork::Symbolic { factors, scale, at_most: None }
+        };
+        if total.below(facts.thresholds.min_region_work) {
+            return None;
+        }
+        work_check = total.condition(facts.thresholds.min_region_work);
+    }
     let mut sinks: Vec<Sink> = Vec::new();
     for d in deps.dependences() {
         if matches!(d.kind, DepKind::Unknown | DepKind::MayAlias | DepKind::Input) {
@@ -180,7 +213,7 @@ pub(crate) fn plan(
     let both: Vec<u64> = sinks.iter().filter(|s| s.ahead).map(|s| s.back).collect();
     sinks.retain(|s| s.ahead || !both.contains(&s.back));
     sinks.sort_by_key(|s| (s.back, s.ahead));
-    Some(Pipeline { inner: inner.id.clone(), tile, sinks, sharing })
+    Some(Pipeline { inner: inner.id.clone(), tile, sinks, sharing, work_check })
 }
 
 /// The statements one iteration of loop `infos[c]` executes: those of its body, each

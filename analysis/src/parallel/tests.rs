@@ -497,6 +497,14 @@ fn wavefronts_are_pipelined() {
     let v = verdicts(&wavefront("v[i - 1][j + 1]", ""));
     let p = v[0].pipeline.as_ref().expect("pipelined");
     assert_eq!(p.sinks, [pipeline::Sink { back: 1, ahead: true }]);
+    // Sizes known at run time: the directive tests them (the nest must repay its region);
+    // a small constant nest is not pipelined at all.
+    let v =
+        verdicts(&wavefront("v[i - 1][j]", "").replace("void f(void)", "void f(int n)").replace("63", "n"));
+    let p = v[0].pipeline.as_ref().expect("pipelined");
+    assert_eq!(p.work_check.as_deref(), Some("(n - 1) * (n - 1) > 630"), "{p:?}");
+    let v = verdicts(&wavefront("v[i - 1][j]", "").replace("63", "20"));
+    assert!(v[0].pipeline.is_none());
     // A scratch block filled whole before it is read is private to each row.
     let fill = "   for (m = 0; m < 5; m++) { t[m][0] = a[i][j][m][0]; t[m][1] = a[i][j][m][1]; t[m][2] = a[i][j][m][2]; t[m][3] = a[i][j][m][3]; t[m][4] = a[i][j][m][4] * 2; }\n   v[i][j][0] = t[4][4] + t[0][0];\n";
     let v = verdicts(&wavefront("v[i - 1][j]", fill));

@@ -444,47 +444,48 @@ pub(crate) fn function_report(
 
 pub(super) fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerdict>) -> VerdictReport {
     match v {
-        Some(v) => {
-            VerdictReport {
-                legal: v.legal,
-                parallelize: v.parallelize,
-                directive: (v.parallelize && !v.region_only)
-                    .then(|| crate::parallel::sharing::parallel_for(&v.clauses())),
-                sharing: v.sharing.clone(),
-                collapse: v.collapse,
-                schedule: v.schedule,
-                runtime_check: v.runtime_check.clone(),
-                overlap_pairs: v.overlap_pairs.clone(),
-                work_check: v.work_check.clone(),
-                hosted_region: v.hosted.as_ref().map(|h| HostedRegionReport {
-                    directive: crate::parallel::sharing::parallel_region(&h.private, h.condition.as_deref()),
-                    members: h.members.clone(),
-                    singles: h.singles.iter().map(|s| range(fe, *s)).collect(),
-                }),
-                worksharing: v
-                    .member_of
-                    .as_ref()
-                    .map(|_| crate::parallel::sharing::omp_for(&v.worksharing_clauses())),
-                pipeline: v.pipeline.as_ref().map(|p| PipelineReport {
-                    directive: crate::parallel::sharing::doacross_for(
-                        &crate::parallel::sharing::openmp_clauses(&p.sharing, 1, &[], None),
-                    ),
-                    inner: p.inner.clone(),
-                    tile: p.tile,
-                    sinks: p.sinks.clone(),
-                }),
-                reasons: v
-                    .reasons
-                    .iter()
-                    .map(|r| ReasonReport {
-                        code: r.code,
-                        message: r.message.clone(),
-                        ranges: r.spans.iter().map(|s| range(fe, *s)).collect(),
-                        vars: r.vars.clone(),
-                    })
-                    .collect(),
-            }
-        }
+        Some(v) => VerdictReport {
+            legal: v.legal,
+            parallelize: v.parallelize,
+            directive: (v.parallelize && !v.region_only)
+                .then(|| crate::parallel::sharing::parallel_for(&v.clauses())),
+            sharing: v.sharing.clone(),
+            collapse: v.collapse,
+            schedule: v.schedule,
+            runtime_check: v.runtime_check.clone(),
+            overlap_pairs: v.overlap_pairs.clone(),
+            work_check: v.work_check.clone(),
+            hosted_region: v.hosted.as_ref().map(|h| HostedRegionReport {
+                directive: crate::parallel::sharing::parallel_region(&h.private, h.condition.as_deref()),
+                members: h.members.clone(),
+                singles: h.singles.iter().map(|s| range(fe, *s)).collect(),
+            }),
+            worksharing: v
+                .member_of
+                .as_ref()
+                .map(|_| crate::parallel::sharing::omp_for(&v.worksharing_clauses())),
+            pipeline: v.pipeline.as_ref().map(|p| PipelineReport {
+                directive: crate::parallel::sharing::doacross_for(&crate::parallel::sharing::openmp_clauses(
+                    &p.sharing,
+                    1,
+                    &[],
+                    p.work_check.as_deref(),
+                )),
+                inner: p.inner.clone(),
+                tile: p.tile,
+                sinks: p.sinks.clone(),
+            }),
+            reasons: v
+                .reasons
+                .iter()
+                .map(|r| ReasonReport {
+                    code: r.code,
+                    message: r.message.clone(),
+                    ranges: r.spans.iter().map(|s| range(fe, *s)).collect(),
+                    vars: r.vars.clone(),
+                })
+                .collect(),
+        },
         None => VerdictReport {
             legal: false,
             parallelize: false,
