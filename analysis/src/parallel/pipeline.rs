@@ -103,7 +103,6 @@ pub(crate) fn plan(
 ) -> Option<Pipeline> {
     let deps = deps?;
     let infos = facts.infos;
-    let _ = facts.summaries;
     if reasons.is_empty()
         || !reasons.iter().all(|r| matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep))
     {
@@ -363,12 +362,9 @@ fn mentions(f: &Function, e: ExprId, t: SymId) -> bool {
     f.exprs_under(e).into_iter().any(|x| matches!(f.expr(x).kind, ExprKind::Var(s) if s == t))
 }
 
+/// Statement `s` names `t` somewhere (a `for`'s init clause is a statement under it).
 fn stmt_mentions(f: &Function, s: StmtId, t: SymId) -> bool {
     f.stmts_under(s).into_iter().flat_map(|x| f.stmt_exprs(x)).any(|e| mentions(f, e, t))
-        || f.stmts_under(s).into_iter().any(|x| match &f.stmt(x).kind {
-            StmtKind::For { init: Some(i), .. } => f.stmt_exprs(*i).into_iter().any(|e| mentions(f, e, t)),
-            _ => false,
-        })
 }
 
 /// Statement `s` only stores elements of `t` (marked in `filled`) at indices known for every
