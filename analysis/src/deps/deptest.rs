@@ -506,6 +506,16 @@ fn ilp_feasible_signs(
                 if let Some(m) = &mx {
                     cons.push(constraint::leq(vs[k], m.clone()));
                 }
+                for m in &l.lower_bounds {
+                    if let Some(m) = to_expr(m, pv, atoms) {
+                        cons.push(constraint::geq(vs[k], m));
+                    }
+                }
+                for m in &l.upper_bounds {
+                    if let Some(m) = to_expr(m, pv, atoms) {
+                        cons.push(constraint::leq(vs[k], m));
+                    }
+                }
                 if l.step.abs() > 1 {
                     let first = if l.step > 0 { mn } else { mx };
                     if let Some(first) = first {

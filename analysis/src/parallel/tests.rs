@@ -543,3 +543,20 @@ fn wavefronts_that_cannot_be_pipelined() {
     let v = verdicts(&wavefront("v[i - 1][j]", "   if (v[i][j][0] > 9) break;\n"));
     assert!(v[0].pipeline.is_none());
 }
+
+#[test]
+fn tiles_write_disjoint_blocks() {
+    // The arms of a `min` bound the points of a tile from above, those of a `max` from
+    // below: tiles of a stride equal to their size are independent, static (a tile is at
+    // most 32 points whatever the tile index).
+    let src = "double a[600][600], b[600][600];\n\
+        void f(void) { int ii, i, j;\n for (ii = 0; ii < 600; ii += 32)\n  for (i = (ii > 1 ? ii : 1); i < (ii + 32 < 599 ? ii + 32 : 599); i++)\n   for (j = 0; j < 600; j++)\n    b[i][j] = a[i][j] + a[i - 1][j]; }\n\
+        void g(int n) { int c1, c3;\n for (c1 = 0; c1 <= (n + -1) / 16; c1++)\n  for (c3 = 16 * c1; c3 <= (16 * c1 + 15 < n + -1 ? 16 * c1 + 15 : n + -1); c3++)\n   b[c3][0] = a[c3][1]; }\n\
+        void h(void) { int ii, i, j;\n for (ii = 0; ii < 600; ii += 16)\n  for (i = ii; i < (ii + 32 < 600 ? ii + 32 : 600); i++)\n   for (j = 0; j < 600; j++)\n    b[i][j] = b[i][j] * 0.5; }";
+    let v = verdicts(src);
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+    assert_eq!(v[0].schedule, Schedule::Static);
+    assert!(v[3].parallelize, "{:?}", v[3].reasons);
+    // Tiles of 32 rows every 16 rows overlap.
+    assert!(!v[5].legal && codes_of(&v[5]).contains(&Code::OutputDep), "{:?}", v[5].reasons);
+}

@@ -11,17 +11,20 @@
 use crate::deps::linear::{linear_ivs, LinearIvs};
 use crate::effects::{decl_accesses, expr_accesses, Accesses};
 use crate::flow::loops::{
-    calls_may_write_var, expr_to_c, loop_infos_with, Affine, Atom, Bound, CmpOp, CountedLoop, LoopInfo,
-    LoopKind,
+    calls_may_write_var, expr_to_c, loop_infos_with, Affine, Atom, Bound, LoopInfo, LoopKind,
 };
 use crate::ir::*;
 use serde::Serialize;
 use std::collections::HashSet;
 
+mod bounds;
 mod delinearize;
 mod poly;
 mod walk;
 
+pub(crate) use bounds::tile_trip_bound;
+pub use bounds::Quotient;
+use bounds::{minmax_bounds, quotient_bounds};
 use delinearize::{delinearize, outer_ranges};
 pub(crate) use poly::{poly, Poly};
 use walk::RefWalker;
@@ -45,6 +48,14 @@ pub struct NestLoop {
     pub min: Option<Affine>,
     #[serde(skip)]
     pub max: Option<Affine>,
+    /// Further bounds, where the index's first or last value is a `min` or `max`
+    /// (`i < MIN(ii + 32, n)`: `i <= ii + 31` and `i <= n - 1`). Every iteration lies
+    /// within each; unlike `min` and `max`, none need be reached, so only the dependence
+    /// test (which over-approximates the iterations anyway) may use them.
+    #[serde(skip)]
+    pub lower_bounds: Vec<Affine>,
+    #[serde(skip)]
+    pub upper_bounds: Vec<Affine>,
     pub step: i64,
 }
 
@@ -157,123 +168,6 @@ impl Subscript {
     }
 }
 
-/// `num / d`, C's division by a positive constant, in a loop bound: an unknown `q` with
-/// `-(d-1) <= num - d*q <= d-1`, which holds for truncating (and floor) division whatever
-/// the sign of `num` (`num % d` is `num - d*q`).
-#[derive(Clone, Debug)]
-pub struct Quotient {
-    /// The opaque atom standing for `q` in the bounds.
-    pub atom: Atom,
-    /// Over variables (and possibly indices of the nest); no quotient inside.
-    pub num: Affine,
-    pub d: i64,
-}
-
-/// The affine form of a loop bound with divisions and remainders by positive constants as
-/// [`Quotient`] atoms (added to `quots`).
-fn bound_affine(
-    unit: &TranslationUnit,
-    f: &Function,
-    e: ExprId,
-    quots: &mut Vec<Quotient>,
-    depth: u32,
-) -> Option<Affine> {
-    if depth > 32 {
-        return None;
-    }
-    let go = |x: ExprId, quots: &mut Vec<Quotient>| bound_affine(unit, f, x, quots, depth + 1);
-    match &f.expr(e).kind {
-        ExprKind::Int(v) | ExprKind::Char(v) | ExprKind::EnumConst(_, v) => Some(Affine::constant(*v)),
-        ExprKind::Var(s) if unit.sym(*s).ty.may_be_integer() => {
-            Some(Affine::atom(Atom::Sym(*s, unit.sym(*s).name.clone())))
-        }
-        ExprKind::Cast { ty, expr } if ty.is_integer() => go(*expr, quots),
-        ExprKind::Unary(UnOp::Plus, a) => go(*a, quots),
-        ExprKind::Unary(UnOp::Neg, a) => go(*a, quots)?.scale(-1),
-        ExprKind::Binary(BinOp::Add, a, b) => go(*a, quots)?.add(&go(*b, quots)?),
-        ExprKind::Binary(BinOp::Sub, a, b) => go(*a, quots)?.sub(&go(*b, quots)?),
-        ExprKind::Binary(BinOp::Mul, a, b) => {
-            let (x, y) = (go(*a, quots)?, go(*b, quots)?);
-            match (x.as_const(), y.as_const()) {
-                (Some(c), _) => y.scale(c),
-                (_, Some(c)) => x.scale(c),
-                _ => None,
-            }
-        }
-        ExprKind::Binary(op @ (BinOp::Div | BinOp::Rem), a, b) => {
-            let d = go(*b, quots)?.as_const().filter(|&d| d > 0)?;
-            let num = go(*a, quots)?;
-            if let Some(c) = num.as_const() {
-                return Some(Affine::constant(if *op == BinOp::Div { c / d } else { c % d }));
-            }
-            // Signed variables only (no wrap-around in the numerator), no nested quotient.
-            let signed = num.terms.iter().all(|(_, at)| match at {
-                Atom::Sym(s, _) => matches!(unit.sym(*s).ty, Type::Int { signed: true, .. }),
-                Atom::Opaque(_) => false,
-            });
-            if !signed {
-                return None;
-            }
-            let k = match quots.iter().position(|q| q.num == num && q.d == d) {
-                Some(k) => k,
-                None => {
-                    let atom = Atom::Opaque(format!("({}) / {d} #{}", num.render(), quots.len()));
-                    quots.push(Quotient { atom, num: num.clone(), d });
-                    quots.len() - 1
-                }
-            };
-            let q = Affine::atom(quots[k].atom.clone());
-            if *op == BinOp::Div {
-                Some(q)
-            } else {
-                num.sub(&q.scale(d)?)
-            }
-        }
-        _ => None,
-    }
-}
-
-/// The first and last index values of counted `for` loop `stmt` from its initialization
-/// and limit, with quotients (only needed where the loop model's bounds are opaque).
-fn quotient_bounds(
-    unit: &TranslationUnit,
-    f: &Function,
-    stmt: StmtId,
-    c: &CountedLoop,
-    quots: &mut Vec<Quotient>,
-) -> (Option<Affine>, Option<Affine>) {
-    let StmtKind::For { init, cond: Some(cond), .. } = &f.stmt(stmt).kind else { return (None, None) };
-    let is_var = |e: ExprId| {
-        let mut e = e;
-        while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
-            e = *expr;
-        }
-        f.as_var(e) == Some(c.var)
-    };
-    let first = init.and_then(|s| match &f.stmt(s).kind {
-        StmtKind::Expr(e) => match &f.expr(*e).kind {
-            ExprKind::Assign { op: None, lhs, rhs } if is_var(*lhs) => Some(*rhs),
-            _ => None,
-        },
-        StmtKind::Decl(ds) => ds.iter().find(|d| d.sym == c.var).and_then(|d| d.init),
-        _ => None,
-    });
-    let first = first.and_then(|e| bound_affine(unit, f, e, quots, 0));
-    let limit = match &f.expr(*cond).kind {
-        ExprKind::Binary(_, a, b) if is_var(*a) => Some(*b),
-        ExprKind::Binary(_, a, b) if is_var(*b) => Some(*a),
-        _ => None,
-    };
-    let last =
-        limit.and_then(|e| bound_affine(unit, f, e, quots, 0)).and_then(|l| match (c.cond_op, c.step > 0) {
-            (CmpOp::Lt, true) | (CmpOp::Gt, false) => l.add_const(-c.step.signum()),
-            (CmpOp::Le, true) | (CmpOp::Ge, false) => Some(l),
-            (CmpOp::Ne, _) if c.step.abs() == 1 => l.add_const(-c.step),
-            _ => None,
-        });
-    (first, last)
-}
-
 /// The nest rooted at `loop_stmt` (None when it is not a loop of `f`).
 pub fn nest_refs(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId) -> Option<Nest> {
     nest_refs_with_calls(unit, f, loop_stmt, None)
@@ -302,6 +196,7 @@ pub fn nest_refs_with_calls(
     while let Some((li, parent)) = todo.pop() {
         let info = &infos[li];
         let idx = loops.len();
+        let (mut lower_bounds, mut upper_bounds) = (Vec::new(), Vec::new());
         let (var, var_name, min, max, step) = match &info.counted {
             Some(c) => {
                 let aff = |b: &Bound| match b {
@@ -313,6 +208,9 @@ pub fn nest_refs_with_calls(
                     let (qf, ql) = quotient_bounds(unit, f, info.stmt, c, &mut quotients);
                     first = first.or(qf);
                     last = last.or(ql);
+                }
+                if info.kind == LoopKind::For && (first.is_none() || last.is_none()) {
+                    (lower_bounds, upper_bounds) = minmax_bounds(unit, f, info.stmt, c, &mut quotients);
                 }
                 let (lo, hi) = if c.step > 0 { (first, last) } else { (last, first) };
                 (Some(c.var), c.var_name.clone(), lo, hi, c.step)
@@ -329,6 +227,8 @@ pub fn nest_refs_with_calls(
             var_name,
             min,
             max,
+            lower_bounds,
+            upper_bounds,
             step,
         });
         for &c in info.children.iter().rev() {

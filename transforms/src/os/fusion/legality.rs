@@ -117,6 +117,10 @@ impl<'r, 'a> Fuser<'r, 'a> {
                 var_name: m0.levels[l].fname.clone(),
                 min: extreme(&mins, true),
                 max: extreme(&maxs, false),
+                // The fused loop's iterations are the union of its members': no member's
+                // `min`/`max` arms bound them all.
+                lower_bounds: Vec::new(),
+                upper_bounds: Vec::new(),
                 step: base.step,
             });
         }
