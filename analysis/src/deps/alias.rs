@@ -31,11 +31,9 @@
 //! other pointers or by pointer arithmetic, variables whose address is taken), and a global
 //! array against a parameter (the caller may pass it).
 
+use crate::effects::fresh::is_fresh_alloc;
 use crate::ir::*;
 use rustc_hash::FxHashMap;
-
-/// The allocation functions whose every result is a new object.
-const ALLOCATORS: &[&str] = &["malloc", "calloc", "aligned_alloc", "valloc", "memalign"];
 
 /// What a base symbol may point to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +93,7 @@ impl<'a> AliasOracle<'a> {
             match &ex.kind {
                 ExprKind::Assign { op, lhs, rhs } => {
                     if let Some(s) = f.as_var(*lhs) {
-                        note(s, op.is_none() && is_alloc(f, *rhs));
+                        note(s, op.is_none() && is_fresh_alloc(unit, f, *rhs));
                         source(s, *rhs);
                         // `p += k` moves inside the same object.
                         if op.is_none() {
@@ -115,7 +113,7 @@ impl<'a> AliasOracle<'a> {
             if let StmtKind::Decl(ds) = &st.kind {
                 for d in ds {
                     if let Some(i) = d.init {
-                        note(d.sym, is_alloc(f, i));
+                        note(d.sym, is_fresh_alloc(unit, f, i));
                         source(d.sym, i);
                         into(d.sym, Some(i));
                     }
@@ -275,15 +273,6 @@ fn array_root(unit: &TranslationUnit, f: &Function, e: ExprId) -> Option<SymId> 
         }
         _ => None,
     }
-}
-
-/// `e` (casts aside) calls an allocation function.
-fn is_alloc(f: &Function, mut e: ExprId) -> bool {
-    while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
-        e = *expr;
-    }
-    matches!(f.expr(e).kind, ExprKind::Call { .. })
-        && crate::effects::callee_name(f, e).is_some_and(|n| ALLOCATORS.contains(&n))
 }
 
 #[cfg(test)]

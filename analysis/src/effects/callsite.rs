@@ -20,8 +20,8 @@
 //! the blocks reached from the two through subscripts are disjoint too.
 
 use crate::effects::callee_name;
+use crate::effects::fresh::is_fresh_alloc;
 use crate::effects::summary::func_names;
-use crate::effects::tables::is_alloc;
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
 
@@ -312,6 +312,11 @@ fn table_loc(
                 _ => None,
             }
         }
+        // `*a` of a pointer to an array (PolyBench passes `*A` of `double (*A)[N][N]`): the
+        // array it points to, the block `a` designates.
+        ExprKind::Unary(UnOp::Deref, x) if matches!(crate::effects::object_type(unit, g, *x), Some(Type::Pointer { pointee, .. }) if matches!(*pointee, Type::Array { .. })) => {
+            table_loc(unit, caller, g, call, *x)
+        }
         ExprKind::Index { base, index } => {
             let ty = crate::effects::object_type(unit, g, e)?;
             if !ty.is_pointer() || !unit.table_cells.is_injective(&ty) {
@@ -337,13 +342,15 @@ fn assigned(g: &Function, s: SymId) -> bool {
 fn fresh_local(unit: &TranslationUnit, g: &Function, s: SymId) -> bool {
     let assigns = g.exprs.iter().all(|e| match &e.kind {
         ExprKind::Assign { op, lhs, rhs } if g.as_var(*lhs) == Some(s) => {
-            op.is_none() && is_alloc(unit, g, *rhs)
+            op.is_none() && is_fresh_alloc(unit, g, *rhs)
         }
         ExprKind::IncDec { operand, .. } => g.as_var(*operand) != Some(s),
         _ => true,
     });
     let decls = g.stmts.iter().all(|st| match &st.kind {
-        StmtKind::Decl(ds) => ds.iter().all(|d| d.sym != s || d.init.is_none_or(|i| is_alloc(unit, g, i))),
+        StmtKind::Decl(ds) => {
+            ds.iter().all(|d| d.sym != s || d.init.is_none_or(|i| is_fresh_alloc(unit, g, i)))
+        }
         _ => true,
     });
     assigns && decls

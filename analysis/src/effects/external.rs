@@ -19,6 +19,10 @@ use std::collections::HashMap;
 #[derive(Clone, Default, PartialEq)]
 pub struct ExternalSummaries {
     by_name: HashMap<String, FunctionSummary>,
+    /// Allocator wrappers (`effects::fresh`) defined in exactly one file, whether or not
+    /// their summaries are exported: what a wrapper returns is a new block whatever else it
+    /// does (PolyBench's `xmalloc` counts its allocations in a static global).
+    wrappers: std::collections::BTreeSet<String>,
     /// A hash of the sorted summaries: what tells two sets apart in `Debug` (the incremental
     /// analysis compares options by their `Debug` text).
     fingerprint: u64,
@@ -40,6 +44,11 @@ impl ExternalSummaries {
         self.by_name.get(name)
     }
 
+    /// `name` is an allocator wrapper another file defines.
+    pub fn is_wrapper(&self, name: &str) -> bool {
+        self.wrappers.contains(name)
+    }
+
     pub fn len(&self) -> usize {
         self.by_name.len()
     }
@@ -50,22 +59,51 @@ impl ExternalSummaries {
 
     /// The summaries of every unit's exports (see [`exports`]); a name more than one unit
     /// defines is left out (which definition links is not known).
-    pub fn from_units(units: impl IntoIterator<Item = Vec<FunctionSummary>>) -> ExternalSummaries {
+    pub fn from_units(units: impl IntoIterator<Item = UnitExports>) -> ExternalSummaries {
         let mut by_name: HashMap<String, Option<FunctionSummary>> = HashMap::new();
-        for exports in units {
-            for s in exports {
+        let mut definitions: HashMap<String, usize> = HashMap::new();
+        let mut wrappers = std::collections::BTreeSet::new();
+        for unit in units {
+            for s in unit.summaries {
                 by_name.entry(s.name.clone()).and_modify(|e| *e = None).or_insert(Some(s));
             }
+            for n in unit.defined {
+                *definitions.entry(n).or_default() += 1;
+            }
+            wrappers.extend(unit.wrappers);
         }
+        wrappers.retain(|n| definitions.get(n) == Some(&1));
         let by_name: HashMap<String, FunctionSummary> =
             by_name.into_iter().filter_map(|(k, v)| Some((k, v?))).collect();
         let mut sorted: Vec<_> = by_name.iter().collect();
         sorted.sort_by(|a, b| a.0.cmp(b.0));
         let mut h = crate::ir::hash::StableHasher::new();
-        h.str(&format!("{sorted:?}"));
+        h.str(&format!("{sorted:?} {wrappers:?}"));
         let fingerprint = std::hash::Hasher::finish(&h);
-        ExternalSummaries { by_name, fingerprint }
+        ExternalSummaries { by_name, wrappers, fingerprint }
     }
+}
+
+/// What one unit gives the others: its exported summaries, the functions with external
+/// linkage it defines, and those of them that are allocator wrappers.
+#[derive(Default)]
+pub struct UnitExports {
+    pub summaries: Vec<FunctionSummary>,
+    pub defined: Vec<String>,
+    pub wrappers: Vec<String>,
+}
+
+/// [`exports`], with the unit's definitions and allocator wrappers (none for a unit that
+/// defines `main`, as for the summaries).
+pub fn unit_exports(unit: &TranslationUnit, sums: &Summaries) -> UnitExports {
+    let summaries = exports(unit, sums);
+    if unit.functions.iter().any(|f| f.name == "main") {
+        return UnitExports::default();
+    }
+    let defined: Vec<String> =
+        unit.functions.iter().filter(|f| !f.is_static).map(|f| f.name.clone()).collect();
+    let wrappers = defined.iter().filter(|n| unit.allocator_wrappers.contains(n)).cloned().collect();
+    UnitExports { summaries, defined, wrappers }
 }
 
 /// The summaries of `unit` that another unit may use (see the module's rules). A unit that
@@ -100,7 +138,7 @@ pub fn summarize_program(
     loader: &dyn crate::syntax::preprocess::SourceLoader,
 ) -> ExternalSummaries {
     use rayon::prelude::*;
-    let exported: Vec<Vec<FunctionSummary>> = crate::pool().install(|| {
+    let exported: Vec<UnitExports> = crate::pool().install(|| {
         files
             .par_iter()
             .filter_map(|path| {
@@ -113,7 +151,7 @@ pub fn summarize_program(
                     return None;
                 }
                 let fe = crate::syntax::frontend::parse_source(path, &text, &pp(path), loader);
-                Some(exports(&fe.unit, &crate::effects::summary::summarize(&fe.unit)))
+                Some(unit_exports(&fe.unit, &crate::effects::summary::summarize(&fe.unit)))
             })
             .collect()
     });
@@ -169,6 +207,20 @@ mod tests {
         // NPB IS defines its own randlc next to its main: EP's calls are not to it.
         let own = "double next(double *s, double a) { return *s + a; }\nint main(void) { return 0; }";
         assert_eq!(program(&[("lib.c", LIB), ("is.c", own)]).get("next").map(|s| s.pure), Some(false));
+    }
+
+    #[test]
+    fn allocator_wrappers_of_other_files_are_known_even_where_their_summaries_are_not() {
+        let lib = "#include <stdlib.h>\nstatic long allocated;\n\
+                   static void *xmalloc(size_t n) { allocated += n; return malloc(n); }\n\
+                   void *alloc_data(size_t n) { void *r = xmalloc(n); return r; }\n\
+                   void *other(size_t n) { return malloc(n); }";
+        let lib2 = "#include <stdlib.h>\nvoid *other(size_t n) { static char b[64]; return b; }";
+        let ext = program(&[("lib.c", lib), ("lib2.c", lib2)]);
+        // It writes a global of its file: no summary, but its result is a new block.
+        assert!(ext.get("alloc_data").is_none() && ext.is_wrapper("alloc_data"));
+        // Static, or defined twice (which definition links is not known).
+        assert!(!ext.is_wrapper("xmalloc") && !ext.is_wrapper("other"));
     }
 
     #[test]

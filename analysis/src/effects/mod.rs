@@ -9,6 +9,7 @@
 pub mod callsite;
 pub mod escape;
 pub mod external;
+pub mod fresh;
 pub mod mustwrite;
 pub mod pointidx;
 pub mod summary;

@@ -825,6 +825,10 @@ pub struct TranslationUnit {
     /// call binds the pointer parameter into (see `summary::param_objects`).
     #[serde(skip)]
     pub param_objects: Vec<Vec<Option<Vec<SymId>>>>,
+    /// The unit's functions whose every result is a new block, sorted (see
+    /// `effects::fresh`).
+    #[serde(skip)]
+    pub allocator_wrappers: Vec<String>,
     /// Which pointer cell types are injective: distinct cells hold disjoint blocks (see
     /// `effects::tables`).
     #[serde(skip)]

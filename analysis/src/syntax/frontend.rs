@@ -36,6 +36,7 @@ pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn Sour
     let t2 = Instant::now();
     let mut unit = lower_chunks(&compacted.text, &compacted.map, &chunks, &pre.header_sites);
     unit.table_cells = crate::effects::tables::table_cells(&unit);
+    unit.allocator_wrappers = crate::effects::fresh::allocator_wrappers(&unit);
     (unit.distinct_params, unit.one_table_params) = crate::effects::callsite::table_param_facts(&unit);
     unit.param_objects = crate::effects::summary::param_objects(&unit);
     unit.header_pragmas = pre.header_pragmas.clone();

@@ -460,7 +460,9 @@ impl RefWalker<'_> {
                     self.type_of(*base)
                         .is_some_and(|t| t.is_pointer() && self.unit.table_cells.is_injective(&t))
                 };
-                if matches!(bk, ExprKind::Index { .. }) && (base_is_array || table_row()) {
+                // `(*p)[i]` of a pointer to an array: `p[0][i]`.
+                let deref_array = matches!(bk, ExprKind::Unary(UnOp::Deref, _)) && base_is_array;
+                if (matches!(bk, ExprKind::Index { .. }) && (base_is_array || table_row())) || deref_array {
                     let (s, mut v) = self.decompose(*base)?;
                     v.push(SubSrc::Expr(*index));
                     return Some((s, v));

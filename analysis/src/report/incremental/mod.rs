@@ -235,6 +235,7 @@ fn call_site_facts_in_use(unit: &TranslationUnit) -> bool {
         || unit.param_objects.iter().flatten().any(|o| o.is_some())
         || unit.table_cells.in_use()
         || unit.one_table_params.iter().any(|p| !p.is_empty())
+        || !unit.allocator_wrappers.is_empty()
 }
 
 /// Why an incremental analysis was not possible (the caller analyses the whole file).
