@@ -44,17 +44,18 @@ pub fn is_fresh_alloc(unit: &TranslationUnit, f: &Function, e: ExprId) -> bool {
 
 /// The unit calls an allocator wrapper another file of the program defines.
 pub fn calls_external_wrapper(unit: &TranslationUnit) -> bool {
-    unit.functions.iter().any(|f| {
-        (0..f.exprs.len()).any(|k| {
-            let e = ExprId(k as u32);
-            matches!(f.expr(e).kind, ExprKind::Call { .. })
-                && callee_name(f, e).is_some_and(|n| external_wrapper(unit, n))
+    !unit.externals.is_empty()
+        && unit.functions.iter().any(|f| {
+            (0..f.exprs.len()).any(|k| {
+                let e = ExprId(k as u32);
+                matches!(f.expr(e).kind, ExprKind::Call { .. })
+                    && callee_name(f, e).is_some_and(|n| external_wrapper(unit, n))
+            })
         })
-    })
 }
 
 fn external_wrapper(unit: &TranslationUnit, name: &str) -> bool {
-    unit.func_by_name(name).is_none() && unit.externals.is_wrapper(name)
+    unit.externals.is_wrapper(name) && unit.func_by_name(name).is_none()
 }
 
 fn strip_casts(f: &Function, mut e: ExprId) -> ExprId {
@@ -70,8 +71,10 @@ fn fresh_call(unit: &TranslationUnit, wrappers: &[String], f: &Function, e: Expr
         return false;
     }
     let Some(n) = callee_name(f, e) else { return false };
-    let defined = unit.func_by_name(n).is_some();
-    (ALLOCATORS.contains(&n) && !defined) || wrappers.iter().any(|w| w == n) || external_wrapper(unit, n)
+    if ALLOCATORS.contains(&n) {
+        return unit.func_by_name(n).is_none();
+    }
+    wrappers.iter().any(|w| w == n) || external_wrapper(unit, n)
 }
 
 fn is_null(f: &Function, e: ExprId) -> bool {
