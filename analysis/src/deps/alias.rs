@@ -17,6 +17,8 @@
 //!   other is an array, a parameter or another fresh allocation;
 //! - one is a non-static local array and the other a parameter (the array did not exist
 //!   when the caller bound the parameter);
+//! - one is a local array whose address no pointer ever holds (each use an element, or its
+//!   address passed straight to a parameter its callee does not keep; with the summaries);
 //! - both are parameters that every call binds to distinct objects of static storage
 //!   (`TranslationUnit::distinct_params`);
 //! - one is a parameter that every call binds into arrays of static storage
@@ -66,6 +68,9 @@ pub struct AliasOracle<'a> {
     /// Per local pointer: the array object every value assigned to it points into
     /// (`rec = sandbox + i * LEN`), `None` when some value does not.
     within: FxHashMap<SymId, Option<SymId>>,
+    /// Local arrays whose address no pointer ever holds
+    /// ([`crate::effects::escape::hidden_arrays`]; known only with the summaries).
+    hidden: Vec<SymId>,
 }
 
 impl<'a> AliasOracle<'a> {
@@ -136,7 +141,19 @@ impl<'a> AliasOracle<'a> {
                 f.params.iter().zip(objs).filter_map(|(&p, o)| o.as_ref().map(|o| (p, o.clone()))).collect()
             })
             .unwrap_or_default();
-        AliasOracle { unit, fresh, distinct, one_table, bound, sources, within }
+        AliasOracle { unit, fresh, distinct, one_table, bound, sources, within, hidden: Vec::new() }
+    }
+
+    /// [`AliasOracle::new`], knowing from the summaries which local arrays no pointer can
+    /// reach.
+    pub fn with_summaries(
+        unit: &'a TranslationUnit,
+        f: &Function,
+        sums: &crate::effects::summary::Summaries,
+    ) -> AliasOracle<'a> {
+        let mut o = AliasOracle::new(unit, f);
+        o.hidden = crate::effects::escape::hidden_arrays(unit, f, sums);
+        o
     }
 
     /// Some value assigned to `q` in the function is computed, directly or through other
@@ -204,7 +221,10 @@ impl<'a> AliasOracle<'a> {
             sr == Restrict && sx != Restrict && self.computed_from(x, r)
         };
         let restrict = (sp == Restrict || sq == Restrict) && !based(p, sp, q, sq) && !based(q, sq, p, sp);
+        // No pointer holds the address of a hidden array.
+        let hidden = self.hidden.contains(&p) || self.hidden.contains(&q);
         let independent = restrict
+            || hidden
             || matches!(
                 (sp, sq),
                 (Array { .. }, Array { .. })

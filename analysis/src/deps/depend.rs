@@ -301,7 +301,10 @@ pub fn loop_dependences_with_calls(
     let mut bases: Vec<SymId> = refs.iter().map(|r| r.base).collect();
     bases.sort();
     bases.dedup();
-    let alias = AliasOracle::new(unit, f);
+    let alias = match sums {
+        Some(sums) => AliasOracle::with_summaries(unit, f, sums),
+        None => AliasOracle::new(unit, f),
+    };
     for (x, &p) in bases.iter().enumerate() {
         for &q in &bases[x + 1..] {
             // A write through one base and an access through the other whose types may

@@ -285,6 +285,78 @@ pub fn confined_scalars(unit: &TranslationUnit, f: &Function, sums: &Summaries) 
     out
 }
 
+/// The local arrays of `f` whose address no variable and no memory ever holds: each use is
+/// an element access (`x[i]`, `x[i].f`), or the array, or an element's address, passed
+/// straight to a parameter its callee does not keep
+/// ([`crate::effects::summary::FunctionSummary::escaping_params`]). No pointer of the
+/// function can point into such an array (XSBench's `double macro_xs_vector[5]`, filled by
+/// a call in each lookup, against the grids it reads through pointers).
+pub fn hidden_arrays(unit: &TranslationUnit, f: &Function, sums: &Summaries) -> Vec<SymId> {
+    let candidate = |s: SymId| {
+        let sy = unit.sym(s);
+        sy.kind == SymKind::Local && !sy.is_static && sy.ty.is_array()
+    };
+    let parent = parents(f);
+    let mut seen: Vec<SymId> = Vec::new();
+    let mut exposed: Vec<SymId> = Vec::new();
+    for (i, e) in f.exprs.iter().enumerate() {
+        let ExprKind::Var(s) = e.kind else { continue };
+        if !candidate(s) {
+            continue;
+        }
+        if !seen.contains(&s) {
+            seen.push(s);
+        }
+        if !exposed.contains(&s) && !hidden_use(unit, f, sums, &parent, ExprId(i as u32)) {
+            exposed.push(s);
+        }
+    }
+    seen.retain(|s| !exposed.contains(s));
+    seen
+}
+
+/// The use `v` of a local array is an element access, or its address goes straight to a
+/// parameter that the callee does not keep.
+fn hidden_use(
+    unit: &TranslationUnit,
+    f: &Function,
+    sums: &Summaries,
+    parent: &[Option<ExprId>],
+    v: ExprId,
+) -> bool {
+    // Up through subscripts of the array itself (`x[i][j]` is still an element).
+    let mut e = v;
+    let mut element = false;
+    while let Some(p) = parent[e.index()] {
+        match &f.expr(p).kind {
+            ExprKind::Index { base, .. } if *base == e => {
+                element = true;
+                e = p;
+            }
+            _ => break,
+        }
+    }
+    // A row (`x[i]` of a 2-D array) decays to its address.
+    let element = element && !crate::effects::object_type(unit, f, e).is_some_and(|t| t.is_array());
+    let p = parent[e.index()];
+    // A scalar element read or written, or `sizeof`; a field (which may be an array) is
+    // not followed.
+    let address = match p.map(|p| &f.expr(p).kind) {
+        Some(ExprKind::Unary(UnOp::AddrOf, _)) => p,
+        Some(ExprKind::SizeofExpr(_)) => return true,
+        Some(ExprKind::Member { .. }) => return false,
+        _ if element => return true,
+        _ => Some(e),
+    };
+    // An address: only as a direct argument of a call that does not keep it.
+    let Some(a) = address else { return false };
+    let Some(c) = parent[a.index()] else { return false };
+    let ExprKind::Call { args, .. } = &f.expr(c).kind else { return false };
+    let Some(k) = args.iter().position(|&x| x == a) else { return false };
+    let Some(sum) = callee_name(f, c).and_then(|n| sums.get(n)) else { return false };
+    k < sum.arity && !sum.escaping_params.contains(&k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,5 +419,24 @@ mod tests {
         // t3's address is kept; t4's call is one branch of `?:` (several CFG items).
         assert_eq!(names, ["t1", "t2"]);
         assert!(confined_scalars(&u, f, &sums).iter().all(|c| c.write));
+    }
+    #[test]
+    fn local_arrays_whose_address_no_pointer_holds() {
+        let src = "static void fill(double out[5]) { for (int k = 0; k < 5; k++) out[k] = k; }\n\
+            static double *kept;\n\
+            static void keep(double *p) { kept = p; }\n\
+            void unknown(double *);\n\
+            void f(void) {\n double a[5], b[5], c[5], d[4][4], e[5], g[5], h[4][4]; double *p;\n\
+             fill(a); a[1] = 2;\n fill(&b[0]);\n keep(c);\n fill(d[1]); d[0][0] = 1;\n\
+             p = e; p[0] = 1;\n unknown(g);\n p = h[2]; }";
+        let u = unit(src);
+        let sums = crate::effects::summary::summarize(&u);
+        let f = u.functions.iter().find(|f| f.name == "f").unwrap();
+        let mut names: Vec<&str> =
+            hidden_arrays(&u, f, &sums).iter().map(|&s| u.sym(s).name.as_str()).collect();
+        names.sort();
+        // c is kept by its callee, e and a row of h assigned to a pointer, g given to a
+        // function ppo cannot see.
+        assert_eq!(names, ["a", "b", "d"]);
     }
 }

@@ -788,8 +788,19 @@ fn legality(
         let ared = array_reductions(unit, f, info.stmt, &d.nest);
         let mut red_spans: Vec<_> =
             ared.iter().flat_map(|r| r.refs.iter().map(|&e| f.expr(e).span)).collect();
+        // An array declared in the loop's body is a new object each iteration: it carries
+        // nothing, and it is private by scope (no clause can name it: it is not declared
+        // where the directive is).
+        let loop_span = f.stmt(info.stmt).span;
+        let scoped = |s: crate::ir::SymId| {
+            let sy = unit.sym(s);
+            matches!(sy.kind, crate::ir::SymKind::Local) && !sy.is_static && loop_span.contains(sy.span)
+        };
         for pa in private_arrays(unit, f, facts.infos, facts.summaries, &d.nest) {
             red_spans.extend(pa.spans.iter().copied());
+            if scoped(pa.sym) {
+                continue;
+            }
             if pa.last {
                 lg.sharing.lastprivate.push(pa.name.clone());
             }
@@ -812,6 +823,10 @@ fn legality(
                 if red_spans.contains(&b.source_span) && red_spans.contains(&b.sink_span) {
                     continue;
                 }
+                let (src, sink) = (d.nest.refs[b.source].base, d.nest.refs[b.sink].base);
+                if src == sink && scoped(src) {
+                    continue;
+                }
                 let code = match b.kind {
                     DepKind::Flow | DepKind::Input => Code::FlowDep,
                     DepKind::Anti => Code::AntiDep,
@@ -829,7 +844,12 @@ fn legality(
         // Calls reading memory through arguments that are not a region of a variable, or
         // through no argument at all (a global pointer): they may read what the loop writes.
         // (The regions of the other arguments are among the references tested above.)
-        let writes_memory = d.nest.refs.iter().any(|r| r.write) || d.nest.untraced.iter().any(|u| u.1);
+        // Writes to local arrays whose address no pointer holds are invisible to them.
+        let hidden = std::cell::OnceCell::new();
+        let hidden =
+            || hidden.get_or_init(|| crate::effects::escape::hidden_arrays(unit, f, facts.summaries));
+        let writes_memory = d.nest.untraced.iter().any(|u| u.1)
+            || d.nest.refs.iter().any(|r| r.write && !hidden().contains(&r.base));
         if writes_memory {
             for (callee, span, text) in &d.nest.unmapped_reads {
                 rs.push(reason(
