@@ -96,16 +96,20 @@ enum Target {
 
 impl Target {
     /// Can a pointer reach it at all? A `static` scalar whose address is never taken cannot:
-    /// no other file can name it and this one never forms `&s`.
+    /// no other file can name it and this one never forms `&s`. Nor can a local or a
+    /// parameter whose address is never taken, a scalar or a structure without arrays (an
+    /// array, also a field, decays to its address without `&`): XSBench's `in.lookups` of a
+    /// structure passed by value.
     fn pointer_reachable(&self, unit: &TranslationUnit) -> bool {
         match self {
             Target::Var(s) => {
                 let sym = unit.sym(*s);
-                !(sym.is_global_storage()
-                    && sym.is_static
-                    && !sym.address_taken
-                    && !sym.is_volatile
-                    && sym.ty.is_scalar())
+                let unnamed = !sym.address_taken && !sym.is_volatile;
+                let static_scalar = sym.is_global_storage() && sym.is_static && sym.ty.is_scalar();
+                let own = matches!(sym.kind, SymKind::Local | SymKind::Param)
+                    && !sym.is_global_storage()
+                    && !holds_arrays(unit, &sym.ty, 0);
+                !(unnamed && (static_scalar || own))
             }
             Target::Mem(_) => true,
         }
@@ -146,6 +150,13 @@ fn call_may_write(
     target: &Target,
     sums: Option<&Summaries>,
 ) -> bool {
+    // No function can name a local or a parameter of this one: without its address, no
+    // call changes it, whatever the callee does.
+    if let Target::Var(s) = target {
+        if matches!(unit.sym(*s).kind, SymKind::Local | SymKind::Param) && !target.pointer_reachable(unit) {
+            return false;
+        }
+    }
     let ExprKind::Call { args, .. } = &f.expr(c).kind else { return true };
     let Some(name) = crate::effects::callee_name(f, c) else { return true };
     if unit.func_by_name(name).is_some() {
@@ -247,6 +258,20 @@ fn is_function_pointer(unit: &TranslationUnit, f: &Function, a: ExprId) -> bool 
 }
 
 /// Does an object of type `t` hold pointers (so that what it reaches goes further)?
+/// `t` is or holds an array (or may: unknown types), which decays to an address unnamed.
+fn holds_arrays(unit: &TranslationUnit, t: &Type, depth: u32) -> bool {
+    if depth > 8 {
+        return true;
+    }
+    match t {
+        Type::Array { .. } | Type::Named(_) | Type::Unknown | Type::Void | Type::Function { .. } => true,
+        Type::Struct(n) | Type::Union(n) => unit
+            .struct_def(n)
+            .is_none_or(|d| d.fields.iter().any(|(_, ft)| holds_arrays(unit, ft, depth + 1))),
+        Type::Pointer { .. } | Type::Bool | Type::Int { .. } | Type::Float(_) | Type::Enum(_) => false,
+    }
+}
+
 fn holds_pointers(unit: &TranslationUnit, t: &Type, depth: u32) -> bool {
     if depth > 8 {
         return true;
