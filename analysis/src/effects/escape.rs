@@ -92,8 +92,16 @@ impl Uses<'_> {
             ExprKind::Comma(a, _) if *a == e => true,
             ExprKind::Comma(..) => self.pointer_ok(p, passed),
             ExprKind::Call { callee, args } if *callee != e => {
-                let Some(&id) = callee_name(f, p).and_then(|n| self.funcs.get(n)) else { return false };
                 let Some(k) = args.iter().position(|&a| a == e) else { return false };
+                let Some(name) = callee_name(f, p) else { return false };
+                let Some(&id) = self.funcs.get(name) else {
+                    // A function of another file of the program that does not keep it.
+                    return self
+                        .unit
+                        .externals
+                        .get(name)
+                        .is_some_and(|s| k < s.arity && !s.escaping_params.contains(&k));
+                };
                 // An argument of the `...` part: `va_arg` may do anything with it.
                 if k >= self.unit.func(id).params.len() {
                     return false;

@@ -86,7 +86,7 @@ impl ExternalSummaries {
 
 /// What one unit gives the others: its exported summaries, the functions with external
 /// linkage it defines, and those of them that are allocator wrappers.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct UnitExports {
     pub summaries: Vec<FunctionSummary>,
     pub defined: Vec<String>,
@@ -132,31 +132,69 @@ pub fn exports(unit: &TranslationUnit, sums: &Summaries) -> Vec<FunctionSummary>
 /// time per thread: a large tree is never all in memory), run through the front end with
 /// the preprocessor options `pp` gives for it, and summarized, in parallel. A file the
 /// loader cannot read is left out.
+///
+/// A function that calls one another file defines is an unknown call in the first round;
+/// the files with such functions are summarized again with the others' summaries, until
+/// nothing changes or after [`MAX_ROUNDS`] (RSBench's `pick_mat` in `material.c` calls
+/// `LCG_random_double` in `simulation.c`).
 pub fn summarize_program(
     files: &[std::path::PathBuf],
     pp: &(dyn Fn(&std::path::Path) -> crate::syntax::preprocess::PpOptions + Sync),
     loader: &dyn crate::syntax::preprocess::SourceLoader,
 ) -> ExternalSummaries {
     use rayon::prelude::*;
-    let exported: Vec<UnitExports> = crate::pool().install(|| {
-        files
-            .par_iter()
-            .filter_map(|path| {
-                let text = loader.load(path)?;
-                // A file that may define `main` would export nothing (see [`exports`]): not
-                // parsing it saves most of the work on a tree of programs. One that only
-                // mentions `main(` in a comment or a call is left out too, which only loses
-                // precision.
-                if mentions_main(&text) {
-                    return None;
-                }
-                let fe = crate::syntax::frontend::parse_source(path, &text, &pp(path), loader);
-                Some(unit_exports(&fe.unit, &crate::effects::summary::summarize(&fe.unit)))
+    let summarize = |path: &std::path::PathBuf, ext: &std::sync::Arc<ExternalSummaries>| {
+        let text = loader.load(path)?;
+        // A file that may define `main` would export nothing (see [`exports`]): not
+        // parsing it saves most of the work on a tree of programs. One that only mentions
+        // `main(` in a comment or a call is left out too, which only loses precision.
+        if mentions_main(&text) {
+            return None;
+        }
+        let mut fe = crate::syntax::frontend::parse_source(path, &text, &pp(path), loader);
+        if !ext.is_empty() {
+            fe.unit.externals = ext.clone();
+            fe.unit.allocator_wrappers = crate::effects::fresh::allocator_wrappers(&fe.unit);
+        }
+        Some(unit_exports(&fe.unit, &crate::effects::summary::summarize(&fe.unit)))
+    };
+    let none = std::sync::Arc::new(ExternalSummaries::default());
+    let mut exported: Vec<Option<UnitExports>> =
+        crate::pool().install(|| files.par_iter().map(|path| summarize(path, &none)).collect());
+    let mut ext = ExternalSummaries::from_units(exported.iter().flatten().cloned());
+    for _ in 1..MAX_ROUNDS {
+        // The files whose exports call, as an unknown function, one the others export.
+        let redo: Vec<usize> = (0..files.len())
+            .filter(|&k| {
+                exported[k].as_ref().is_some_and(|u| {
+                    u.summaries
+                        .iter()
+                        .any(|s| s.unknown_callees.iter().any(|n| ext.get(n).is_some() || ext.is_wrapper(n)))
+                })
             })
-            .collect()
-    });
-    ExternalSummaries::from_units(exported)
+            .collect();
+        if redo.is_empty() {
+            break;
+        }
+        let shared = std::sync::Arc::new(ext.clone());
+        let again: Vec<(usize, Option<UnitExports>)> =
+            crate::pool().install(|| redo.par_iter().map(|&k| (k, summarize(&files[k], &shared))).collect());
+        for (k, u) in again {
+            exported[k] = u;
+        }
+        let next = ExternalSummaries::from_units(exported.iter().flatten().cloned());
+        let settled = next.fingerprint == ext.fingerprint;
+        ext = next;
+        if settled {
+            break;
+        }
+    }
+    ext
 }
+
+/// Rounds of [`summarize_program`]: chains of calls across files deeper than this keep
+/// their unknown calls.
+pub const MAX_ROUNDS: usize = 4;
 
 /// `main` followed by `(`, as a whole word, anywhere in `text`.
 fn mentions_main(text: &str) -> bool {
@@ -221,6 +259,19 @@ mod tests {
         assert!(ext.get("alloc_data").is_none() && ext.is_wrapper("alloc_data"));
         // Static, or defined twice (which definition links is not known).
         assert!(!ext.is_wrapper("xmalloc") && !ext.is_wrapper("other"));
+    }
+
+    #[test]
+    fn calls_across_files_are_resolved_in_later_rounds() {
+        // pick (b.c) calls rnd (a.c): an unknown call until rnd's summary is known.
+        let ext = program(&[
+            ("a.c", "double rnd(unsigned long *s) { *s = *s * 3 + 1; return (double)*s; }"),
+            ("b.c", "double rnd(unsigned long *);\nint pick(unsigned long *s) { return rnd(s) > 2.0; }"),
+        ]);
+        let pick = ext.get("pick").expect("exported");
+        assert!(!pick.calls_unknown, "{:?}", pick.unknown_callees);
+        assert_eq!(pick.writes_params, [0]);
+        assert!(pick.escaping_params.is_empty());
     }
 
     #[test]

@@ -95,10 +95,18 @@ impl FunctionSummary {
     /// (and reads of globals): a call is then the array accesses it makes through its
     /// arguments (see `subscript::nest_refs_with_calls`).
     pub fn writes_only_through_params(&self) -> bool {
+        self.writes_only_through_params_reading_memory() && !self.reads_unknown_memory
+    }
+
+    /// [`FunctionSummary::writes_only_through_params`], also when it reads memory it does
+    /// not receive as arguments (through pointers held in a structure passed by value: RSBench's
+    /// `calculate_macro_xs(macro_xs, mat, E, input, data)` reads `data.concs[…]`). A call is
+    /// then its accesses through its arguments plus reads of that memory, which the loop
+    /// must not write.
+    pub fn writes_only_through_params_reading_memory(&self) -> bool {
         !self.writes_params.is_empty()
             && self.writes_globals.is_empty()
             && !self.writes_unknown_memory
-            && !self.reads_unknown_memory
             && !self.io
             && !self.alloc
             && !self.random

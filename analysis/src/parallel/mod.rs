@@ -683,8 +683,9 @@ fn legality(
                     call_reads_globals.extend(s.reads_globals.iter().copied());
                     call_reads_memory |= s.reads_unknown_memory || !s.reads_params.is_empty();
                 }
-                Some(s) if s.writes_only_through_params() => {
+                Some(s) if s.writes_only_through_params_reading_memory() => {
                     call_reads_globals.extend(s.reads_globals.iter().copied());
+                    call_reads_memory |= s.reads_unknown_memory;
                     modelled.push(name);
                 }
                 Some(s) => {
@@ -848,6 +849,13 @@ fn legality(
         let hidden = std::cell::OnceCell::new();
         let hidden =
             || hidden.get_or_init(|| crate::effects::escape::hidden_arrays(unit, f, facts.summaries));
+        // A scalar of static storage, or one whose address goes elsewhere than to calls
+        // that do not keep it, may be reached through a pointer too.
+        let reachable_scalar = d.nest.written.iter().any(|&s| {
+            let sy = unit.sym(s);
+            !sy.ty.is_array()
+                && (sy.is_global_storage() || (sy.address_taken && !confined.iter().any(|c| c.sym == s)))
+        });
         let writes_memory = d.nest.untraced.iter().any(|u| u.1)
             || d.nest.refs.iter().any(|r| r.write && !hidden().contains(&r.base));
         if writes_memory {
@@ -860,8 +868,13 @@ fn legality(
                     vec![*span],
                 ));
             }
+        }
+        if writes_memory || reachable_scalar {
             for name in &info.calls {
-                if facts.summaries.get(name).is_some_and(|s| s.pure && s.reads_unknown_memory) {
+                let reads_other = |s: &crate::effects::summary::FunctionSummary| {
+                    s.reads_unknown_memory && (s.pure || modelled.contains(&name.as_str()))
+                };
+                if facts.summaries.get(name).is_some_and(reads_other) {
                     rs.push(reason(
                         Code::ImpureCall,
                         format!("call to {name}, which reads memory through pointers it does not receive as arguments, which may be memory the loop writes"),

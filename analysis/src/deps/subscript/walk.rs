@@ -126,7 +126,8 @@ impl RefWalker<'_> {
                 match (name, user, library) {
                     // Writes only through its pointer arguments, or only reads through them.
                     (Some(name), Some(sum), _)
-                        if sum.writes_only_through_params() || sum.pure && !sum.reads_params.is_empty() =>
+                        if sum.writes_only_through_params_reading_memory()
+                            || sum.pure && !sum.reads_params.is_empty() =>
                     {
                         let access =
                             |k: usize| (sum.reads_params.contains(&k), sum.writes_params.contains(&k));
