@@ -3,8 +3,8 @@
  * generator and a call fills a small array declared in the loop's body
  * (`double xs[5] = {0}`) from tables it reads through pointers. The array is a new object
  * each iteration: private by scope (no clause names it, it is not declared where the
- * directive is), and no pointer can reach it, so the tables the call reads are not what the
- * loop writes. The loop is parallel with a reduction. A loop whose bound lives in a
+ * directive is), and no pointer can reach it, so the tables the call reads (through the
+ * pointers of a structure passed by value) are not what the loop writes. The loop is parallel with a reduction. A loop whose bound lives in a
  * structure that a call in the body changes through its address stays sequential.
  */
 #include <stdio.h>
@@ -20,6 +20,12 @@ typedef struct {
     int n_mats;
 } Inputs;
 
+/* The tables, passed by value as XSBench and RSBench pass theirs. */
+typedef struct {
+    const double *grid;
+    const double *conc;
+} Tables;
+
 static double rnd(uint64_t *seed)
 {
     *seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -27,9 +33,11 @@ static double rnd(uint64_t *seed)
 }
 
 /* The cross sections of energy e in material mat: a binary search of the grid, then five
- * channels from the material's row of concentrations. */
-static void lookup(double e, int mat, const double *grid, const double *conc, int n, double out[5])
+ * channels from the material's row of concentrations. It reads through the pointers of a
+ * structure it gets by value, and writes only through out. */
+static void lookup(double e, int mat, Tables tab, int n, double out[5])
 {
+    const double *grid = tab.grid, *conc = tab.conc;
     int lo = 0, hi = n - 1;
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
@@ -42,7 +50,7 @@ static void lookup(double e, int mat, const double *grid, const double *conc, in
         out[k] = conc[mat * n + lo] * (k + 1) + conc[mat * n + hi] * (5 - k) * e;
 }
 
-static unsigned long long run(Inputs in, const double *grid, const double *conc)
+static unsigned long long run(Inputs in, Tables tab)
 {
     unsigned long long verification = 0;
     for (int i = 0; i < in.lookups; i++) {
@@ -50,7 +58,7 @@ static unsigned long long run(Inputs in, const double *grid, const double *conc)
         double e = rnd(&seed);
         int mat = (int)(rnd(&seed) * in.n_mats);
         double xs[5] = {0};
-        lookup(e, mat, grid, conc, in.n_grid, xs);
+        lookup(e, mat, tab, in.n_grid, xs);
         int best = 0;
         for (int k = 1; k < 5; k++)
             if (xs[k] > xs[best])
@@ -89,7 +97,8 @@ int main(void)
         for (int g = 0; g < NGRID; g++)
             conc[m * NGRID + g] = 0.001 * ((m * 37 + g * 11) % 101);
     Inputs in = {400000, NGRID, NMATS};
-    printf("verification %llu\n", run(in, grid, conc));
+    Tables tab = {grid, conc};
+    printf("verification %llu\n", run(in, tab));
     Inputs few = {1000, NGRID, NMATS};
     printf("shrinking %.6f\n", run_shrinking(few, grid));
     free(grid);
