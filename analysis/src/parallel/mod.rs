@@ -9,6 +9,7 @@ pub mod pipeline;
 pub mod privarray;
 pub mod region;
 pub mod scalars;
+mod schedule;
 pub mod sharing;
 
 use crate::ir::{Code, Span, StmtId};
@@ -127,7 +128,7 @@ use crate::effects::summary::Summaries;
 use crate::flow::cfg::{Cfg, NaturalLoop};
 use crate::flow::dataflow::FnItems;
 use crate::flow::liveness::{liveness_with, Liveness};
-use crate::flow::loops::{loop_infos_with, Bound, LoopInfo, LoopKind, TripCount};
+use crate::flow::loops::{loop_infos_with, LoopInfo, LoopKind, TripCount};
 use crate::ir::{ExprId, ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
 use crate::parallel::cost::{RegionWork, RegionWorks};
 use crate::parallel::privarray::private_arrays;
@@ -266,7 +267,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         // that `schedule(dynamic)` takes per iteration (NPB CG at 2 threads: 1.3x slower
         // than sequential with it).
         let triangular =
-            var.is_some_and(|v| descendants(infos, k).any(|d| bound_grows(&infos[d], v, unit, f)));
+            var.is_some_and(|v| descendants(infos, k).any(|d| schedule::bound_grows(&infos[d], v, unit, f)));
         let schedule = if triangular { Schedule::Dynamic } else { Schedule::Static };
         // Collapse.
         let mut collapse = 1u32;
@@ -287,7 +288,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                 let Some(cc) = ci.counted.as_ref() else { break };
                 if !legal[c].reasons.is_empty()
                     || ci.kind != LoopKind::For
-                    || vars.iter().any(|&v| bound_uses(ci, v, unit))
+                    || vars.iter().any(|&v| schedule::bound_uses(ci, v, unit))
                 {
                     break;
                 }
@@ -378,53 +379,6 @@ fn descendants(infos: &[LoopInfo], k: usize) -> impl Iterator<Item = usize> + '_
         stack.extend(infos[d].children.iter().copied());
         Some(d)
     })
-}
-
-/// The bounds of loop `l` depend on variable `v` (conservatively true when unknown).
-fn bound_uses(l: &LoopInfo, v: SymId, unit: &TranslationUnit) -> bool {
-    let Some(c) = l.counted.as_ref() else { return true };
-    let name = &unit.sym(v).name;
-    [&c.init, &c.limit, &c.lower, &c.upper].iter().any(|b| match b {
-        Bound::Affine(a) => a.symbols().any(|s| s == v),
-        Bound::Opaque(t) => t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == name),
-        Bound::None => false,
-    })
-}
-
-/// Whether the bounds of loop `l` read `v` other than through a subscript: the trip count
-/// of `l` changes with `v` (`j < i`, `j < n - i`), as opposed to `k < rowstr[j + 1]`.
-fn bound_grows(l: &LoopInfo, v: SymId, unit: &TranslationUnit, f: &Function) -> bool {
-    let Some(c) = l.counted.as_ref() else { return true };
-    // A tile (`i = ii .. MIN(ii + 32, n)`): at most a constant number of iterations.
-    if l.kind == LoopKind::For
-        && !(matches!(c.lower, Bound::Affine(_)) && matches!(c.upper, Bound::Affine(_)))
-        && crate::deps::subscript::tile_trip_bound(unit, f, l.stmt, c).is_some()
-    {
-        return false;
-    }
-    let name = &unit.sym(v).name;
-    [&c.init, &c.limit, &c.lower, &c.upper].iter().any(|b| match b {
-        Bound::Affine(a) => a.symbols().any(|s| s == v),
-        Bound::Opaque(t) => {
-            outside_subscripts(t).split(|ch: char| !(ch.is_alphanumeric() || ch == '_')).any(|w| w == name)
-        }
-        Bound::None => false,
-    })
-}
-
-/// `t` with the text inside square brackets removed (`rowstr[j + 1] - i` → `rowstr - i`).
-fn outside_subscripts(t: &str) -> String {
-    let mut depth = 0usize;
-    let mut out = String::with_capacity(t.len());
-    for ch in t.chars() {
-        match ch {
-            '[' => depth += 1,
-            ']' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => out.push(ch),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// Runs of the enclosing loops of `infos[k]` that bound how many parallel regions of unknown

@@ -120,7 +120,7 @@ pub(crate) fn plan(
         || exits(inner)
         || oc.step.abs() != 1
         || ic.step.abs() != 1
-        || super::bound_uses(inner, oc.var, unit)
+        || super::schedule::bound_uses(inner, oc.var, unit)
         || !inner.fixed_under.contains(&outer.stmt)
     {
         return None;
