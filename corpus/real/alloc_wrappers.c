@@ -1,5 +1,5 @@
-/* alloc_wrappers.c -- arrays allocated through wrappers of the allocator, as PolyBench
- * allocates every array (`polybench_alloc_data`, which calls a static `xmalloc` around
+/* alloc_wrappers.c -- arrays allocated through wrappers of the allocator, as benchmark
+ * suites often allocate every array (a data allocator calling a static `xmalloc` around
  * `posix_memalign`): each wrapper returns a new block, so the locals of main that hold
  * their results are distinct blocks, and the pointer parameters of the kernels they are
  * passed to cannot alias. The kernels' loops are parallel with no run-time overlap test.

@@ -1,5 +1,5 @@
-/* tiled_loops.c -- loops tiled by hand and by a polyhedral tool (PLUTO's output, which
- * DataRaceBench's *-tile programs hold): the point loops of a tile run from its origin to
+/* tiled_loops.c -- loops tiled by hand and by a polyhedral tool (PLUTO's output, with
+ * `min` written as a conditional): the point loops of a tile run from its origin to
  * the smaller of its end and the array's, `for (i = ii; i < MIN(ii + T, N); i++)`. Tiles
  * write disjoint blocks, so the tile loops are parallel (the 2-D tile grid collapsed), and
  * the point loops inside need no region of their own. Tiles that overlap (a stride smaller
