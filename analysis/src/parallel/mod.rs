@@ -747,9 +747,14 @@ fn legality(
         // nothing, and it is private by scope (no clause can name it: it is not declared
         // where the directive is).
         let loop_span = f.stmt(info.stmt).span;
+        // (An array, not a pointer declared there: it may point to the same memory in every
+        // iteration.)
         let scoped = |s: crate::ir::SymId| {
             let sy = unit.sym(s);
-            matches!(sy.kind, crate::ir::SymKind::Local) && !sy.is_static && loop_span.contains(sy.span)
+            matches!(sy.kind, crate::ir::SymKind::Local)
+                && !sy.is_static
+                && sy.ty.is_array()
+                && loop_span.contains(sy.span)
         };
         for pa in private_arrays(unit, f, facts.infos, facts.summaries, &d.nest) {
             red_spans.extend(pa.spans.iter().copied());

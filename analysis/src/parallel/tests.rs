@@ -560,3 +560,13 @@ fn tiles_write_disjoint_blocks() {
     // Tiles of 32 rows every 16 rows overlap.
     assert!(!v[5].legal && codes_of(&v[5]).contains(&Code::OutputDep), "{:?}", v[5].reasons);
 }
+
+#[test]
+fn a_pointer_declared_in_the_body_still_carries_dependences() {
+    // `d` is a new variable each iteration, but it points to the same row every time.
+    let v = verdicts("double m[64][64];\nvoid f(int n) { for (int i = 1; i < n; i++) { double *d = m[0]; d[i] = d[i - 1] + 1; } }");
+    assert!(!v[0].legal, "{:?}", v[0].reasons);
+    // An array declared in the body is a new object each iteration.
+    let v = verdicts("double m[64][64];\nvoid f(int n) { for (int i = 1; i < n; i++) { double d[64]; for (int k = 0; k < 64; k++) d[k] = m[i][k]; m[i][0] = d[63] + d[0]; } }");
+    assert!(v[0].parallelize, "{:?}", v[0].reasons);
+}
