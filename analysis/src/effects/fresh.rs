@@ -15,7 +15,7 @@
 //! Computed as a least fixed point: wrappers of wrappers count, recursion does not.
 
 use crate::effects::callee_name;
-use crate::effects::tables::ALLOCATORS;
+use crate::effects::tables::{is_null, ALLOCATORS};
 use crate::ir::*;
 
 /// The names of the unit's allocator wrappers, sorted.
@@ -75,10 +75,6 @@ fn fresh_call(unit: &TranslationUnit, wrappers: &[String], f: &Function, e: Expr
         return unit.func_by_name(n).is_none();
     }
     wrappers.iter().any(|w| w == n) || external_wrapper(unit, n)
-}
-
-fn is_null(f: &Function, e: ExprId) -> bool {
-    matches!(f.expr(strip_casts(f, e)).kind, ExprKind::Int(0))
 }
 
 /// Each `return` of `f` gives a new block or null (see the module doc).

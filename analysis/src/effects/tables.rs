@@ -412,7 +412,7 @@ impl Cx<'_> {
 }
 
 /// `e` (casts aside) is the constant 0: a null pointer, no block.
-fn is_null(f: &Function, mut e: ExprId) -> bool {
+pub(crate) fn is_null(f: &Function, mut e: ExprId) -> bool {
     while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
         e = *expr;
     }
