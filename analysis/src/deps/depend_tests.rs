@@ -215,6 +215,38 @@ fn enclosing_indices_in_linearized_subscripts() {
 }
 
 #[test]
+fn three_level_linearized_subscripts() {
+    // a[x + y*nx + z*nx*ny] is a[z][y][x]: each plane belongs to one z, each row to one y.
+    let src = "void f(int nx, int ny, int nz, double *restrict a, double *restrict b) { \
+               for (int z = 0; z < nz; z++) for (int y = 0; y < ny; y++) for (int x = 0; x < nx; x++) { \
+               int c = x + y * nx + z * nx * ny; a[c] = b[c] + b[c - nx * ny]; } }";
+    let d = deps_at(src, 0);
+    assert!(d.nest.refs.iter().all(|r| r.delinearized && r.dims.len() == 3), "{:#?}", d.nest.refs);
+    assert!(par(&d, 1) && par(&d, 2) && par(&d, 3));
+    // Analysed at the y loop, z is an enclosing index: z*nx*ny is z planes.
+    let d = deps_at(src, 1);
+    assert!(d.nest.refs.iter().filter(|r| r.base_name == "a").all(|r| r.delinearized), "{:#?}", d.nest.refs);
+    assert!(par(&d, 1));
+    // The plane before: a flow dependence carried by z only.
+    let src = "void f(int nx, int ny, int nz, double *restrict a) { \
+               for (int z = 1; z < nz; z++) for (int y = 0; y < ny; y++) for (int x = 0; x < nx; x++) \
+               a[x + y * nx + z * nx * ny] = a[x + y * nx + (z - 1) * nx * ny]; }";
+    let d = deps_at(src, 0);
+    assert!(!par(&d, 1) && par(&d, 2) && par(&d, 3));
+    // y runs to ny inclusive: a row may reach the next plane, nothing is split.
+    let src = "void f(int nx, int ny, int nz, double *restrict a) { \
+               for (int z = 0; z < nz; z++) for (int y = 0; y <= ny; y++) for (int x = 0; x < nx; x++) \
+               a[x + y * nx + z * nx * ny] = 1.0; }";
+    let d = deps_at(src, 0);
+    assert!(d.nest.refs.iter().all(|r| !r.delinearized));
+    assert!(!par(&d, 1));
+    // Strides that do not nest (x*ny + y*nx): not split.
+    let src = "void f(int nx, int ny, double *restrict a) { \
+               for (int y = 0; y < ny; y++) for (int x = 0; x < nx; x++) a[x * ny + y * nx] = 1.0; }";
+    assert!(deps_at(src, 0).nest.refs.iter().all(|r| !r.delinearized));
+}
+
+#[test]
 fn quotients_in_loop_bounds() {
     // The lower half is written, the upper half read: i < n/2 <= n - 1 - i'.
     let d = deps(

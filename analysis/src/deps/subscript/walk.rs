@@ -4,14 +4,16 @@
 use super::*;
 
 /// A subscript before delinearization: index coefficients, the invariant rest, and the
-/// `c * i_k * n` terms (index times one invariant symbol).
+/// `c * i_k * n` and `c * i_k * n * m` terms (index times a product of invariant symbols,
+/// sorted).
 #[derive(Clone, Debug)]
 pub(crate) struct Lin {
     pub(super) coeffs: Vec<i64>,
     pub(super) rest: Affine,
-    pub(super) mult: Vec<(usize, i64, SymId)>,
-    /// The `x * n` products of two invariant symbols in `rest` (as their opaque atom).
-    pub(super) prods: Vec<(Atom, SymId, SymId)>,
+    pub(super) mult: Vec<(usize, i64, Vec<SymId>)>,
+    /// The products of two or three invariant symbols in `rest` (`x * n`, `nx * ny`), as
+    /// their opaque atom and their symbols, sorted.
+    pub(super) prods: Vec<(Atom, Vec<SymId>)>,
 }
 
 enum SubSrc {
@@ -525,9 +527,10 @@ impl RefWalker<'_> {
 
     fn finish(&self, l: Lin) -> Subscript {
         if let Some((k, _, n)) = l.mult.first() {
+            let names: Vec<&str> = n.iter().map(|&s| self.unit.sym(s).name.as_str()).collect();
             return Subscript::Varying(format!(
                 "symbolic coefficient `{}` of `{}`",
-                self.unit.sym(*n).name,
+                names.join(" * "),
                 self.loops[self.chain[*k]].var_name
             ));
         }
@@ -626,15 +629,15 @@ impl RefWalker<'_> {
                             m.iter().map(|s| self.unit.sym(*s).name.as_str()).collect::<Vec<_>>().join("*"),
                         )
                     };
-                    if let [x, y] = m.as_slice() {
-                        l.prods.push((atom.clone(), *x, *y));
+                    if m.len() > 1 {
+                        l.prods.push((atom.clone(), m.clone()));
                     }
                     l.rest = l.rest.add(&Affine { constant: 0, terms: vec![(c, atom)] }).ok_or("overflow")?;
                 }
                 (1, 1) => l.coeffs[idx[0]] += c,
-                (1, 2) => {
-                    let n = *m.iter().find(|&&s| pos(s).is_none()).unwrap();
-                    l.mult.push((idx[0], c, n));
+                (1, _) => {
+                    let syms: Vec<SymId> = m.iter().copied().filter(|&s| pos(s).is_none()).collect();
+                    l.mult.push((idx[0], c, syms));
                 }
                 _ => return Err(format!("`{}` is not linear in the loop indices", text())),
             }
