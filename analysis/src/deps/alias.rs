@@ -21,6 +21,8 @@
 //!   address passed straight to a parameter its callee does not keep; with the summaries);
 //! - both are parameters that every call binds to distinct objects of static storage
 //!   (`TranslationUnit::distinct_params`);
+//! - they are copies of pointers (`float *in = src;`) whose roots are independent, or a
+//!   double buffer swapped as a pair over two independent objects ([`super::copies`]);
 //! - one is a parameter that every call binds into arrays of static storage
 //!   (`TranslationUnit::param_objects`) and the other an array of static storage not among
 //!   them (FT's `evolve(u0, u1, …)` against the file-scope `ex`).
@@ -33,6 +35,7 @@
 //! other pointers or by pointer arithmetic, variables whose address is taken), and a global
 //! array against a parameter (the caller may pass it).
 
+use super::copies::Copies;
 use crate::effects::fresh::is_fresh_alloc;
 use crate::ir::*;
 use rustc_hash::FxHashMap;
@@ -71,6 +74,8 @@ pub struct AliasOracle<'a> {
     /// Local arrays whose address no pointer ever holds
     /// ([`crate::effects::escape::hidden_arrays`]; known only with the summaries).
     hidden: Vec<SymId>,
+    /// Local pointers that only copy other pointers, and double buffers.
+    copies: Copies,
 }
 
 impl<'a> AliasOracle<'a> {
@@ -141,7 +146,8 @@ impl<'a> AliasOracle<'a> {
                 f.params.iter().zip(objs).filter_map(|(&p, o)| o.as_ref().map(|o| (p, o.clone()))).collect()
             })
             .unwrap_or_default();
-        AliasOracle { unit, fresh, distinct, one_table, bound, sources, within, hidden: Vec::new() }
+        let copies = Copies::new(unit, f);
+        AliasOracle { unit, fresh, distinct, one_table, bound, sources, within, hidden: Vec::new(), copies }
     }
 
     /// [`AliasOracle::new`], knowing from the summaries which local arrays no pointer can
@@ -213,6 +219,9 @@ impl<'a> AliasOracle<'a> {
             }
             return self.may_alias(x, y);
         }
+        if let Some(answer) = self.through_copies(p, q) {
+            return answer;
+        }
         use Storage::*;
         let (sp, sq) = (self.storage(p), self.storage(q));
         // A pointer computed from a `restrict` one is based on it: C lets both reach the same
@@ -252,6 +261,41 @@ impl<'a> AliasOracle<'a> {
             (Param, Param) => format!("`{np}` and `{nq}` are pointer parameters without `restrict`"),
             _ => format!("`{np}` and `{nq}` may point to the same storage"),
         })
+    }
+
+    /// The answer for `p` and `q` when either only copies other pointers: that of their
+    /// roots, pairwise (a root shared is an overlap), or for a double buffer that of the two
+    /// objects it swaps. `None` when neither is a copy, or some root's target is unknown.
+    fn through_copies(&self, p: SymId, q: SymId) -> Option<Option<String>> {
+        let (cp, cq) = (self.copies.roots(p), self.copies.roots(q));
+        if cp.is_none() && cq.is_none() {
+            return None;
+        }
+        if let Some((a, b)) = self.copies.double_buffer(p, q) {
+            return Some(self.may_alias(a, b));
+        }
+        let (rp, rq) = (cp.unwrap_or_else(|| vec![p]), cq.unwrap_or_else(|| vec![q]));
+        let known = |s: &SymId| !matches!(self.storage(*s), Storage::Other);
+        if !rp.iter().chain(&rq).all(known) {
+            return None;
+        }
+        for &a in &rp {
+            for &b in &rq {
+                if a == b {
+                    let name = |s: SymId| &self.unit.sym(s).name;
+                    return Some(Some(format!(
+                        "`{}` and `{}` may both point where `{}` points",
+                        name(p),
+                        name(q),
+                        name(a)
+                    )));
+                }
+                if let Some(why) = self.may_alias(a, b) {
+                    return Some(Some(why));
+                }
+            }
+        }
+        Some(None)
     }
 
     /// The array object a local pointer always points into: every value assigned to it is

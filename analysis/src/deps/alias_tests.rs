@@ -161,3 +161,46 @@ fn a_local_pointer_into_one_array_is_that_array() {
     let src = "char line[64], other[64];\nvoid f(int n, char *p) { char *r = line; if (n) r = p; }";
     assert!(ask(src, "f", "r", "other").is_some());
 }
+
+#[test]
+fn copies_of_pointers_answer_as_their_roots() {
+    let src = "static double x[8], y[8];\n\
+               void f(double *restrict a, double *restrict b) { double *p = a; double *q = p; double *r = b; }";
+    // `q` copies `p`, which copies `a`: all three may be the same; `b` is another restrict.
+    assert!(ask(src, "f", "q", "a").is_some());
+    assert_eq!(ask(src, "f", "q", "r"), None);
+    // A copy of a global pointer: its target is unknown.
+    let src = "double *g;\nvoid f(double *restrict a) { double l[4]; double *p = g; }";
+    assert!(ask(src, "f", "p", "l").is_some());
+}
+
+#[test]
+fn double_buffers_swapped_as_a_pair_never_alias() {
+    let src = "void f(int T) { double a[8], b[8]; double *in = a, *out = b, *t;\n\
+               for (int s = 0; s < T; s++) { out[0] = in[0]; t = in; in = out; out = t; } }";
+    assert_eq!(ask(src, "f", "in", "out"), None);
+    // A swap declaring its temporary.
+    let src = "void f(int T) { double a[8], b[8]; double *in = a; double *out = b;\n\
+               for (int s = 0; s < T; s++) { double *t = in; in = out; out = t; } }";
+    assert_eq!(ask(src, "f", "in", "out"), None);
+    // Starting on the same array.
+    let src = "void f(int T) { double a[8]; double *in = a, *out = a, *t;\n\
+               for (int s = 0; s < T; s++) { t = in; in = out; out = t; } }";
+    assert!(ask(src, "f", "in", "out").is_some());
+    // Set again inside the loop: after one swap both are `a`.
+    let src = "void f(int T) { double a[8], b[8]; double *in, *out = b, *t;\n\
+               for (int s = 0; s < T; s++) { in = a; t = in; in = out; out = t; } }";
+    assert!(ask(src, "f", "in", "out").is_some());
+    // A third pointer rotated in.
+    let src = "void f(int T) { double a[8], b[8], c[8]; double *in = a, *out = b, *x = c, *t;\n\
+               for (int s = 0; s < T; s++) { t = in; in = out; out = t; t = out; out = x; x = t; } }";
+    assert!(ask(src, "f", "in", "out").is_some());
+    // Not consecutive: a statement between the halves of the swap.
+    let src = "void f(int T) { double a[8], b[8]; double *in = a, *out = b, *t;\n\
+               for (int s = 0; s < T; s++) { t = in; in = out; out[0] = 1; out = t; } }";
+    assert!(ask(src, "f", "in", "out").is_some());
+    // A `goto` could enter between the halves.
+    let src = "void f(int T) { double a[8], b[8]; double *in = a, *out = b, *t;\n\
+               for (int s = 0; s < T; s++) { t = in; in = out; out = t; if (s) goto e; } e: ; }";
+    assert!(ask(src, "f", "in", "out").is_some());
+}

@@ -2,6 +2,7 @@
 //! linear induction variables, and the run-time disjointness tests for pointers that may alias.
 
 pub mod alias;
+mod copies;
 pub mod depend;
 pub mod deptest;
 pub mod linear;
