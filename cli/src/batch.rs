@@ -200,8 +200,10 @@ struct Run<'a> {
 
 /// The summaries of the functions every `.c` file under `input` defines, for the analysis of
 /// the others (see `analysis::effects::external`): the front end and the side-effect
-/// summaries only, over the files the walk of [`run_batch`] analyses. Empty with fewer than
-/// two `.c` files. Unreadable files are skipped here; the walk reports them.
+/// summaries only, over the files the walk of [`run_batch`] analyses. With fewer than two
+/// `.c` files, a program with nothing to export when `input` is a directory (its one file is
+/// the whole program), and no program at all for a single file given alone. Unreadable files
+/// are skipped here; the walk reports them.
 pub fn program_summaries(input: &Path, opts: &AnalyzeOptions, max_file_size: u64) -> ExternalSummaries {
     let files: Vec<PathBuf> = WalkDir::new(input)
         .follow_links(false)
@@ -215,7 +217,11 @@ pub fn program_summaries(input: &Path, opts: &AnalyzeOptions, max_file_size: u64
         .map(|e| e.path().to_path_buf())
         .collect();
     if files.len() < 2 {
-        return ExternalSummaries::default();
+        return if input.is_dir() {
+            ExternalSummaries::empty_program()
+        } else {
+            ExternalSummaries::default()
+        };
     }
     std::panic::catch_unwind(|| summarize_program(&files, &|_| opts.pp.clone(), &FsLoader))
         .unwrap_or_default()

@@ -82,8 +82,9 @@ struct Site<T> {
     args: Vec<T>,
 }
 
-/// For each function that only calls can reach (a `static` function, called at least once,
-/// its name used for nothing but calls), `arg(caller, call statement's function, argument)`
+/// For each function that only calls can reach (a `static` function, or one of a program's
+/// `main` file no other file names ([`TranslationUnit::calls_all_here`]), called at least
+/// once, its name used for nothing but calls), `arg(caller, call statement's function, argument)`
 /// for each argument of each call.
 #[allow(clippy::type_complexity)]
 fn call_sites<T>(
@@ -116,7 +117,7 @@ fn call_sites<T>(
         }
     }
     for (f, site) in unit.functions.iter().zip(&mut sites) {
-        if !f.is_static || site.as_ref().is_some_and(|c| c.is_empty()) {
+        if !unit.calls_all_here(f) || site.as_ref().is_some_and(|c| c.is_empty()) {
             *site = None;
         }
     }

@@ -12,7 +12,7 @@
 //! as they are; a function it calls in yet another file is an unknown call.
 
 use crate::effects::summary::{FunctionSummary, Summaries};
-use crate::ir::TranslationUnit;
+use crate::ir::{ExprId, ExprKind, TranslationUnit};
 use std::collections::HashMap;
 
 /// The exported summaries of the program's other files, by function name.
@@ -23,6 +23,11 @@ pub struct ExternalSummaries {
     /// their summaries are exported: what a wrapper returns is a new block whatever else it
     /// does (PolyBench's `xmalloc` counts its allocations in a static global).
     wrappers: std::collections::BTreeSet<String>,
+    /// Built from the files of a whole program ([`summarize_program`]), not empty by default.
+    program: bool,
+    /// The functions the program's files without `main` name (call or take the address of)
+    /// without defining them.
+    referenced: std::collections::BTreeSet<String>,
     /// A hash of the sorted summaries: what tells two sets apart in `Debug` (the incremental
     /// analysis compares options by their `Debug` text).
     fingerprint: u64,
@@ -49,6 +54,15 @@ impl ExternalSummaries {
         self.wrappers.contains(name)
     }
 
+    /// `name`, defined in a program's `main` file, is named by none of the program's other
+    /// files: only calls in the `main` file reach it. False without a program.
+    pub fn closes(&self, name: &str) -> bool {
+        self.program && !self.referenced.contains(name)
+    }
+    /// Built from a whole program's files (batch mode, the language server's workspace).
+    pub fn is_program(&self) -> bool {
+        self.program
+    }
     pub fn len(&self) -> usize {
         self.by_name.len()
     }
@@ -57,13 +71,20 @@ impl ExternalSummaries {
         self.by_name.is_empty()
     }
 
+    /// A program whose files export nothing (one file, or only `main` files).
+    pub fn empty_program() -> ExternalSummaries {
+        ExternalSummaries::from_units(std::iter::empty())
+    }
+
     /// The summaries of every unit's exports (see [`exports`]); a name more than one unit
     /// defines is left out (which definition links is not known).
     pub fn from_units(units: impl IntoIterator<Item = UnitExports>) -> ExternalSummaries {
         let mut by_name: HashMap<String, Option<FunctionSummary>> = HashMap::new();
         let mut definitions: HashMap<String, usize> = HashMap::new();
         let mut wrappers = std::collections::BTreeSet::new();
+        let mut referenced = std::collections::BTreeSet::new();
         for unit in units {
+            referenced.extend(unit.referenced);
             for s in unit.summaries {
                 by_name.entry(s.name.clone()).and_modify(|e| *e = None).or_insert(Some(s));
             }
@@ -78,9 +99,9 @@ impl ExternalSummaries {
         let mut sorted: Vec<_> = by_name.iter().collect();
         sorted.sort_by(|a, b| a.0.cmp(b.0));
         let mut h = crate::ir::hash::StableHasher::new();
-        h.str(&format!("{sorted:?} {wrappers:?}"));
+        h.str(&format!("{sorted:?} {wrappers:?} {referenced:?}"));
         let fingerprint = std::hash::Hasher::finish(&h);
-        ExternalSummaries { by_name, wrappers, fingerprint }
+        ExternalSummaries { by_name, wrappers, program: true, referenced, fingerprint }
     }
 }
 
@@ -91,6 +112,8 @@ pub struct UnitExports {
     pub summaries: Vec<FunctionSummary>,
     pub defined: Vec<String>,
     pub wrappers: Vec<String>,
+    /// The functions it names (calls, or takes the address of) that it does not define.
+    pub referenced: Vec<String>,
 }
 
 /// [`exports`], with the unit's definitions and allocator wrappers (none for a unit that
@@ -103,7 +126,18 @@ pub fn unit_exports(unit: &TranslationUnit, sums: &Summaries) -> UnitExports {
     let defined: Vec<String> =
         unit.functions.iter().filter(|f| !f.is_static).map(|f| f.name.clone()).collect();
     let wrappers = defined.iter().filter(|n| unit.allocator_wrappers.contains(n)).cloned().collect();
-    UnitExports { summaries, defined, wrappers }
+    let mut referenced: Vec<String> = Vec::new();
+    for g in unit.functions.iter().chain(&unit.global_init) {
+        let called = g.exprs.iter().enumerate().filter_map(|(k, e)| match e.kind {
+            ExprKind::Call { .. } => crate::effects::callee_name(g, ExprId(k as u32)),
+            _ => None,
+        });
+        referenced.extend(called.chain(g.function_names_not_called()).map(str::to_string));
+    }
+    referenced.sort();
+    referenced.dedup();
+    referenced.retain(|n| unit.func_by_name(n).is_none());
+    UnitExports { summaries, defined, wrappers, referenced }
 }
 
 /// The summaries of `unit` that another unit may use (see the module's rules). A unit that
@@ -145,10 +179,12 @@ pub fn summarize_program(
     use rayon::prelude::*;
     let summarize = |path: &std::path::PathBuf, ext: &std::sync::Arc<ExternalSummaries>| {
         let text = loader.load(path)?;
-        // A file that may define `main` would export nothing (see [`exports`]): not
-        // parsing it saves most of the work on a tree of programs. One that only mentions
-        // `main(` in a comment or a call is left out too, which only loses precision.
-        if mentions_main(&text) {
+        // A file that defines `main` would export nothing (see [`exports`]), and what it
+        // names is its own program's business: not parsing it saves most of the work on a
+        // tree of programs. One that only calls or declares `main` is parsed: what it names
+        // keeps a function of the `main` file from counting as called only there. (A
+        // definition under an `#if` that is false counts as one.)
+        if defines_main(&text) {
             return None;
         }
         let mut fe = crate::syntax::frontend::parse_source(path, &text, &pp(path), loader);
@@ -196,16 +232,70 @@ pub fn summarize_program(
 /// their unknown calls.
 pub const MAX_ROUNDS: usize = 4;
 
-/// `main` followed by `(`, as a whole word, anywhere in `text`.
-fn mentions_main(text: &str) -> bool {
-    let b = text.as_bytes();
+/// `text` defines `main`: outside comments and literals, the word `main`, then a
+/// parenthesized list, then the body's `{` or the first K&R parameter declaration. A call
+/// (`main(...);`) or a prototype is no definition.
+fn defines_main(text: &str) -> bool {
+    let b = code_only(text.as_bytes());
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    text.match_indices("main").any(|(i, _)| {
-        let before = i == 0 || !word(b[i - 1]);
-        let rest = &text[i + 4..];
-        let after = rest.trim_start();
-        before && after.starts_with('(') && !rest.as_bytes().first().is_some_and(|&c| word(c))
+    let skip_blank = |mut k: usize| {
+        while b.get(k).is_some_and(|c| c.is_ascii_whitespace()) {
+            k += 1;
+        }
+        k
+    };
+    (0..b.len().saturating_sub(3)).any(|i| {
+        if &b[i..i + 4] != b"main" || i > 0 && word(b[i - 1]) || b.get(i + 4).is_some_and(|&c| word(c)) {
+            return false;
+        }
+        let mut k = skip_blank(i + 4);
+        if b.get(k) != Some(&b'(') {
+            return false;
+        }
+        let mut depth = 0;
+        while k < b.len() {
+            match b[k] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        b.get(skip_blank(k + 1)).is_some_and(|&c| c == b'{' || c.is_ascii_alphabetic() || c == b'_')
     })
+}
+
+/// `b` with its comments and string and character literals blanked to spaces.
+fn code_only(b: &[u8]) -> Vec<u8> {
+    let mut out = b.to_vec();
+    let mut k = 0;
+    while k < b.len() {
+        let end = match (b[k], b.get(k + 1)) {
+            (b'/', Some(b'*')) => {
+                b[k + 2..].windows(2).position(|w| w == b"*/").map_or(b.len(), |p| k + p + 4)
+            }
+            (b'/', Some(b'/')) => b[k..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| k + p),
+            (q @ (b'"' | b'\''), _) => {
+                let mut e = k + 1;
+                while e < b.len() && b[e] != q && b[e] != b'\n' {
+                    e += if b[e] == b'\\' { 2 } else { 1 };
+                }
+                (e + 1).min(b.len())
+            }
+            _ => {
+                k += 1;
+                continue;
+            }
+        };
+        out[k..end].fill(b' ');
+        k = end;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -262,6 +352,33 @@ mod tests {
     }
 
     #[test]
+    fn functions_of_a_main_file_no_other_file_names_are_called_only_there() {
+        let main = "static double x[8], y[8];\nvoid k(double *a, double *b) { }\n\
+                    int main(void) { k(x, y); return 0; }";
+        // The distinct pairs of `k`'s parameters, with the program `ext` (or none).
+        let pairs = |ext: Option<ExternalSummaries>| {
+            let loader = MemLoader::new(vec![("main.c", main)]);
+            let mut fe = parse_source(Path::new("main.c"), main, &PpOptions::default(), &loader);
+            if let Some(ext) = ext {
+                fe.unit.externals = std::sync::Arc::new(ext);
+                crate::syntax::frontend::call_facts(&mut fe.unit);
+            }
+            fe.unit.distinct_params[fe.unit.func_by_name("k").unwrap().index()].clone()
+        };
+        // Alone, `k` may be called from anywhere; in a program no other file names it.
+        assert!(pairs(None).is_empty());
+        assert_eq!(pairs(Some(ExternalSummaries::empty_program())), vec![(0, 1)]);
+        let lib = "void other(double *p) { p[0] = 1; }";
+        assert_eq!(pairs(Some(program(&[("main.c", main), ("lib.c", lib)]))), vec![(0, 1)]);
+        // Another file calls `k`, or takes its address.
+        let calls = "void k(double *, double *);\ndouble z[8];\nvoid other(void) { k(z, z); }";
+        assert!(pairs(Some(program(&[("main.c", main), ("lib.c", calls)]))).is_empty());
+        let address =
+            "void k(double *, double *);\nvoid (*hook)(double *, double *) = k;\nvoid other(void) { }";
+        assert!(pairs(Some(program(&[("main.c", main), ("lib.c", address)]))).is_empty());
+    }
+
+    #[test]
     fn calls_across_files_are_resolved_in_later_rounds() {
         // pick (b.c) calls rnd (a.c): an unknown call until rnd's summary is known.
         let ext = program(&[
@@ -275,10 +392,15 @@ mod tests {
     }
 
     #[test]
-    fn files_that_may_define_main_are_not_parsed() {
-        assert!(mentions_main("int main(void) { return 0; }"));
-        assert!(mentions_main("int\nmain (int argc, char **argv)\n{ return 0; }"));
-        assert!(!mentions_main("void domain(int); static int main_loop(void); int mains;"));
+    fn files_that_define_main_are_not_parsed() {
+        assert!(defines_main("int main(void) { return 0; }"));
+        assert!(defines_main("int\nmain (int argc, char **argv) /* args */\n{ return 0; }"));
+        assert!(defines_main("int main(argc, argv)\n  int argc; char **argv;\n{ return 0; }"));
+        assert!(!defines_main("void domain(int); static int main_loop(void); int mains;"));
+        // A prototype, a call, a comment.
+        assert!(!defines_main("int main(int, char **);\nvoid f(void) { main(0, 0); }"));
+        assert!(!defines_main("/* the main (driver) loop */ void f(void) { }"));
+        assert!(!defines_main("int x = main(1) + 2;"));
     }
 
     #[test]

@@ -159,10 +159,11 @@ pub fn table_cells(unit: &TranslationUnit) -> TableCells {
     cx.out
 }
 
-/// Per function of the unit: code outside it may call it (not `static`, or its name used
-/// other than as a callee).
+/// Per function of the unit: code outside it may call it (not `static` nor otherwise
+/// called only here, [`TranslationUnit::calls_all_here`]; or its name used other than as a
+/// callee).
 fn escaping_functions(unit: &TranslationUnit) -> Vec<bool> {
-    let mut out: Vec<bool> = unit.functions.iter().map(|f| !f.is_static).collect();
+    let mut out: Vec<bool> = unit.functions.iter().map(|f| !unit.calls_all_here(f)).collect();
     for g in unit.functions.iter().chain(unit.global_init.iter()) {
         for n in g.function_names_not_called() {
             if let Some(id) = unit.func_by_name(n) {

@@ -318,6 +318,12 @@ impl Symbol {
             && !self.is_volatile
             && self.ty.is_scalar()
     }
+    /// An automatic local declared inside `span` (a loop's): each run of its scope, each
+    /// iteration, has a fresh one, so it carries nothing between iterations and is private
+    /// to each without a clause.
+    pub fn is_automatic_in(&self, span: Span) -> bool {
+        self.kind == SymKind::Local && !self.is_static && span.contains(self.span)
+    }
     /// Storage that outlives a call: globals and static locals.
     pub fn is_global_storage(&self) -> bool {
         self.kind == SymKind::Global || self.is_static
@@ -856,6 +862,17 @@ impl TranslationUnit {
     }
     pub fn func(&self, id: FuncId) -> &Function {
         &self.functions[id.index()]
+    }
+    /// The unit defines `main`: it is a program of its own (see `effects::external`).
+    pub fn defines_main(&self) -> bool {
+        self.functions.iter().any(|f| f.name == "main")
+    }
+    /// Every call of `f` is in this unit: `f` is `static`, or this unit is a program's
+    /// `main` file and no other file of the program names `f` (batch mode, where the
+    /// program's files are known). Whether its name is used other than as a callee is for
+    /// the caller to check.
+    pub fn calls_all_here(&self, f: &Function) -> bool {
+        f.is_static || (self.defines_main() && self.externals.closes(&f.name))
     }
     pub fn func_by_name(&self, name: &str) -> Option<FuncId> {
         self.functions.iter().position(|f| f.name == name).map(|i| FuncId(i as u32))

@@ -25,6 +25,16 @@ pub struct FrontendTimings {
     pub lower: Duration,
 }
 
+/// The unit-wide facts of its calls: table cells, allocator wrappers, and what every call
+/// binds the parameters to. They depend on [`TranslationUnit::externals`] (wrappers of
+/// other files; which functions only this file calls): computed again once those are set.
+pub fn call_facts(unit: &mut TranslationUnit) {
+    unit.table_cells = crate::effects::tables::table_cells(unit);
+    unit.allocator_wrappers = crate::effects::fresh::allocator_wrappers(unit);
+    (unit.distinct_params, unit.one_table_params) = crate::effects::callsite::table_param_facts(unit);
+    unit.param_objects = crate::effects::summary::param_objects(unit);
+}
+
 /// Run the front end on `text`, the contents of `path`.
 pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn SourceLoader) -> Frontend {
     let t0 = Instant::now();
@@ -35,10 +45,7 @@ pub fn parse_source(path: &Path, text: &str, opts: &PpOptions, loader: &dyn Sour
     let chunks = parse_chunks(&compacted.text);
     let t2 = Instant::now();
     let mut unit = lower_chunks(&compacted.text, &compacted.map, &chunks, &pre.header_sites);
-    unit.table_cells = crate::effects::tables::table_cells(&unit);
-    unit.allocator_wrappers = crate::effects::fresh::allocator_wrappers(&unit);
-    (unit.distinct_params, unit.one_table_params) = crate::effects::callsite::table_param_facts(&unit);
-    unit.param_objects = crate::effects::summary::param_objects(&unit);
+    call_facts(&mut unit);
     unit.header_pragmas = pre.header_pragmas.clone();
     // A header's syntax errors are not this file's: its declarations that did parse are kept.
     if !pre.header_sites.is_empty() {

@@ -55,11 +55,12 @@ impl AnalyzeOptions {
     ) -> crate::syntax::frontend::Frontend {
         let mut fe = parse_source(path, text, &self.pp, loader);
         fe.unit.externals = self.externals.clone();
-        // Allocator wrappers of other files make more locals fresh allocations.
-        if crate::effects::fresh::calls_external_wrapper(&fe.unit) {
-            let unit = &mut fe.unit;
-            unit.allocator_wrappers = crate::effects::fresh::allocator_wrappers(unit);
-            (unit.distinct_params, unit.one_table_params) = crate::effects::callsite::table_param_facts(unit);
+        // Allocator wrappers of other files make more locals fresh allocations; in a
+        // program's `main` file, functions no other file names are called only here.
+        if crate::effects::fresh::calls_external_wrapper(&fe.unit)
+            || fe.unit.defines_main() && self.externals.is_program()
+        {
+            crate::syntax::frontend::call_facts(&mut fe.unit);
         }
         fe
     }
