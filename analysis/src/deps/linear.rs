@@ -183,7 +183,7 @@ pub fn linear_ivs(unit: &TranslationUnit, f: &Function, info: &LoopInfo) -> Line
         }
         let Some((_, step)) = update_step(f, e).filter(|u| u.0 == k) else { continue };
         let sy = unit.sym(k);
-        if matches!(sy.kind, SymKind::Local) && !sy.is_static && loop_span.contains(sy.span) {
+        if sy.is_automatic_in(loop_span) {
             continue; // declared in the loop: a fresh variable each iteration
         }
         let why = if !matches!(sy.kind, SymKind::Local | SymKind::Param) || sy.is_static {

@@ -751,10 +751,7 @@ fn legality(
         // iteration.)
         let scoped = |s: crate::ir::SymId| {
             let sy = unit.sym(s);
-            matches!(sy.kind, crate::ir::SymKind::Local)
-                && !sy.is_static
-                && sy.ty.is_array()
-                && loop_span.contains(sy.span)
+            sy.ty.is_array() && sy.is_automatic_in(loop_span)
         };
         for pa in private_arrays(unit, f, facts.infos, facts.summaries, &d.nest) {
             red_spans.extend(pa.spans.iter().copied());

@@ -143,7 +143,7 @@ pub fn classify_scalars(unit: &TranslationUnit, f: &Function, cx: &LoopCtx) -> L
             continue;
         }
         // Declared inside the loop: private by scope.
-        if matches!(sy.kind, SymKind::Local) && !sy.is_static && loop_span.contains(sy.span) {
+        if sy.is_automatic_in(loop_span) {
             continue;
         }
         let name = sy.name.clone();

@@ -439,7 +439,7 @@ impl Gen<'_, '_> {
             }
             let sym = unit.sym(s);
             if !matches!(sym.kind, SymKind::Local | SymKind::Param)
-                || region.contains(sym.span)
+                || sym.is_automatic_in(region)
                 || skip.contains(&sym.name)
                 || self.ctx.threadprivate.contains(&sym.name)
                 || matches!(sym.ty, Type::Function { .. })

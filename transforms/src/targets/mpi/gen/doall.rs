@@ -316,7 +316,7 @@ impl<'a> Gen<'a> {
                         ));
                     };
                     let sy = self.sym(a);
-                    if span.contains(sy.span) {
+                    if sy.is_automatic_in(span) {
                         continue; // an array local to the iteration
                     }
                     if !self.arrays.contains_key(&a) {
@@ -414,7 +414,7 @@ impl<'a> Gen<'a> {
                 ExprKind::Var(v) if !in_index_base.contains(&e) => {
                     let v = *v;
                     let sy = self.sym(v);
-                    if v == iv || span.contains(sy.span) || private.contains(&sy.name) || red.contains(&v) {
+                    if v == iv || sy.is_automatic_in(span) || private.contains(&sy.name) || red.contains(&v) {
                         continue;
                     }
                     if self.arrays.contains_key(&v) {
