@@ -72,9 +72,11 @@ pub fn threadprivate(unit: &TranslationUnit) -> Vec<String> {
         .collect()
 }
 
-/// The index variables of the `n - 1` loops nested in `loop_stmt` that `collapse(n)` binds.
+/// The index variables of `loop_stmt` and of the `n - 1` loops nested in it that
+/// `collapse(n)` binds: OpenMP makes them private, whether or not ppo can prove the loops
+/// counted (a bound read through a pointer the body may write is the user's to keep fixed).
 fn collapsed_indices(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId, n: usize) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = for_index(f, loop_stmt).map(|v| unit.sym(v).name.clone()).into_iter().collect();
     let mut cur = loop_stmt;
     for _ in 1..n {
         let StmtKind::For { body, .. } = &f.stmt(cur).kind else { break };
@@ -85,21 +87,26 @@ fn collapsed_indices(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId, n:
                 _ => break,
             }
         }
-        let StmtKind::For { init: Some(init), .. } = &f.stmt(b).kind else { break };
-        let var = match &f.stmt(*init).kind {
-            StmtKind::Decl(ds) => ds.first().map(|d| d.sym),
-            StmtKind::Expr(e) => match &f.expr(*e).kind {
-                ExprKind::Assign { lhs, .. } => f.as_var(*lhs),
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some(v) = var {
-            out.push(unit.sym(v).name.clone());
+        if !matches!(f.stmt(b).kind, StmtKind::For { .. }) {
+            break;
         }
+        out.extend(for_index(f, b).map(|v| unit.sym(v).name.clone()));
         cur = b;
     }
     out
+}
+
+/// The variable a `for` loop's init assigns or declares (`i = 0`, `int i = 0`).
+fn for_index(f: &Function, s: StmtId) -> Option<SymId> {
+    let StmtKind::For { init: Some(init), .. } = &f.stmt(s).kind else { return None };
+    match &f.stmt(*init).kind {
+        StmtKind::Decl(ds) => ds.first().map(|d| d.sym),
+        StmtKind::Expr(e) => match &f.expr(*e).kind {
+            ExprKind::Assign { lhs, .. } => f.as_var(*lhs),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The variable a scalar reason is about: the variable read or written at its first span.
@@ -274,9 +281,8 @@ pub fn check_user_directives(
         let have = clauses(text);
         let user_private: HashSet<&str> =
             listed(&have, &["private", "firstprivate", "lastprivate"]).into_iter().map(str::trim).collect();
-        if let Some(n) = listed(&have, &["collapse"]).first().and_then(|n| n.parse::<usize>().ok()) {
-            private.extend(collapsed_indices(unit, f, v.stmt, n));
-        }
+        let n = listed(&have, &["collapse"]).first().and_then(|n| n.parse::<usize>().ok()).unwrap_or(1);
+        private.extend(collapsed_indices(unit, f, v.stmt, n));
         // `ordered`: the carried updates sit in an `ordered` region that runs the iterations in
         // order; ppo does not model it.
         let ordered = text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "ordered");
@@ -480,6 +486,22 @@ mod tests {
             );
         }
         out
+    }
+
+    /// The index of the directive's loop is private by OpenMP's rules, also where ppo cannot
+    /// prove the bound fixed (read through a pointer while the body calls a function that
+    /// writes memory): no warning that it is carried.
+    #[test]
+    fn the_loop_index_is_private() {
+        let src = "typedef struct { int m; double *v; } Mat;\n\
+            void set(Mat *a, int i, double x);\n\
+            void f(Mat *in, Mat *out) {\n\
+            int i;\n\
+            #pragma omp parallel for\n\
+            for (i = 0; i < in->m; i++) set(out, i, in->v[i]);\n\
+            }";
+        let out = check(src);
+        assert!(out.iter().all(|m| !m.starts_with("PPO120")), "{out:?}");
     }
 
     /// NPB BT: scratch arrays `threadprivate` in a header, a local array of the region passed
