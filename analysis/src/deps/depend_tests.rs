@@ -247,6 +247,30 @@ fn three_level_linearized_subscripts() {
 }
 
 #[test]
+fn pointers_assigned_in_the_loop_are_taken_as_what_they_were_given() {
+    // p moves with k: p[k] is a[(k & 1) + k], which iterations 1 and 2 both reach.
+    let d = deps("void f(int n, double *a) { double *p; for (int k = 0; k < n; k++) { p = a + (k & 1); p[k] = p[k] + 1; } }");
+    assert!(!par(&d, 1));
+    // row = a + i*m: row[j] is a[i*m + j], row i.
+    let src = "void f(int n, int m, double *restrict a) { for (int i = 0; i < n; i++) { \
+               double *row = a + i * m; for (int j = 0; j < m; j++) row[j] = 2 * row[j]; } }";
+    let d = deps(src);
+    assert!(d.nest.refs.iter().all(|r| r.base_name == "a" && r.delinearized), "{:#?}", d.nest.refs);
+    assert!(par(&d, 1));
+    // `&a[k]`, one element per iteration.
+    assert!(par(
+        &deps("void f(int n, double *a) { for (int k = 0; k < n; k++) { double *p = &a[k]; *p = 0; } }"),
+        1
+    ));
+    // The offset changes after the assignment: no rewriting, no parallel loop.
+    let d = deps("void f(int n, double *a) { int o = 0; for (int k = 0; k < n; k++) { double *p = a + o; o = k; p[0] = 1; } }");
+    assert!(!par(&d, 1));
+    // An offset read from memory: unknown.
+    let d = deps("void f(int n, double *a, int *s) { for (int k = 0; k < n; k++) { double *p = a + s[k]; p[0] += 1; } }");
+    assert!(!par(&d, 1));
+}
+
+#[test]
 fn quotients_in_loop_bounds() {
     // The lower half is written, the upper half read: i < n/2 <= n - 1 - i'.
     let d = deps(

@@ -254,13 +254,15 @@ fn runtime_test_refused_with_the_reason() {
         "{}",
         alias_reason(&v[0])
     );
-    // A base pointer written in the loop.
+    // A base pointer written in the loop: the dependence test takes `*b` as `c[i]`, but the
+    // run-time test does not follow the pointer.
     let v = verdicts(
         "void f(int n, double *a, double *c) { int i; double *b;\n for (i = 0; i < n; i++) { b = c + i; a[i] = *b; } }",
     );
     assert!(!v[0].legal);
     assert!(
-        alias_reason(&v[0]).contains("no run-time overlap test: `b` is declared or modified in the loop"),
+        alias_reason(&v[0])
+            .contains("no run-time overlap test: the loop accesses `*b`, whose pointer ppo cannot follow"),
         "{:?}",
         v[0].reasons
     );

@@ -173,6 +173,7 @@ impl RefWalker<'_> {
                     continue;
                 }
             }
+            self.cur = Some(s);
             match self.arg_region(a) {
                 Some((base, mut srcs, mut open)) => {
                     self.address(s, a);
@@ -241,6 +242,15 @@ impl RefWalker<'_> {
                 let t = &self.unit.sym(*x).ty;
                 if !(t.is_array() || t.is_pointer()) {
                     return None;
+                }
+                // A pointer the nest assigns reaches, in each iteration, what it was given
+                // (`rec = text + i * LEN`: somewhere in `text`).
+                if t.is_pointer() && self.written.contains(x) {
+                    let (q, _) = self.rebase(*x, Vec::new());
+                    if q == *x {
+                        return None;
+                    }
+                    return Some((q, Vec::new(), rank(&self.unit.sym(q).ty)));
                 }
                 (*x, Vec::new(), rank(t))
             }
@@ -350,6 +360,8 @@ impl RefWalker<'_> {
     }
 
     fn push_ref(&mut self, s: StmtId, e: ExprId, write: bool) {
+        // The statement first: what a pointer the nest assigns holds depends on where.
+        self.cur = Some(s);
         let (base, srcs) = match self.decompose(e) {
             Some(x) => x,
             None => {
@@ -447,8 +459,18 @@ impl RefWalker<'_> {
         }
     }
 
-    /// Base symbol and per-dimension subscript sources of an element lvalue.
+    /// Base symbol and per-dimension subscript sources of an element lvalue; through a
+    /// pointer the nest assigns, in terms of what it was given ([`RefWalker::rebase`]).
     fn decompose(&self, e: ExprId) -> Option<(SymId, Vec<SubSrc>)> {
+        let (base, srcs) = self.decompose_at(e)?;
+        let sym = self.unit.sym(base);
+        if sym.ty.is_pointer() && self.written.contains(&base) {
+            return Some(self.rebase(base, srcs));
+        }
+        Some((base, srcs))
+    }
+
+    fn decompose_at(&self, e: ExprId) -> Option<(SymId, Vec<SubSrc>)> {
         let f = self.f;
         match &f.expr(e).kind {
             ExprKind::Index { base, index } => {
@@ -466,7 +488,7 @@ impl RefWalker<'_> {
                 // `(*p)[i]` of a pointer to an array: `p[0][i]`.
                 let deref_array = matches!(bk, ExprKind::Unary(UnOp::Deref, _)) && base_is_array;
                 if (matches!(bk, ExprKind::Index { .. }) && (base_is_array || table_row())) || deref_array {
-                    let (s, mut v) = self.decompose(*base)?;
+                    let (s, mut v) = self.decompose_at(*base)?;
                     v.push(SubSrc::Expr(*index));
                     return Some((s, v));
                 }
@@ -656,14 +678,41 @@ impl RefWalker<'_> {
     /// assignment.)
     fn derived(&self, s: SymId) -> Option<ExprId> {
         let (unit, f) = (self.unit, self.f);
-        let sym = unit.sym(s);
         // A signed `int` or wider: the assignment converts without wrapping (as the indices'
         // arithmetic is taken not to overflow).
         let wide = matches!(
-            sym.ty,
+            unit.sym(s).ty,
             Type::Int { kind: IntKind::Int | IntKind::Long | IntKind::LongLong, signed: true }
         );
-        if sym.is_global_storage() || sym.address_taken || sym.is_volatile || !wide {
+        if !wide {
+            return None;
+        }
+        let (d, e) = self.assigned_before(s)?;
+        let p = poly(unit, f, e, 0)?;
+        let fixed = p.terms.iter().flat_map(|(_, m)| m).all(|&x| self.fixed_since(x, f.stmt(d).span));
+        fixed.then_some(e)
+    }
+
+    /// `x` has at a reference of the block the value it had at the assignment `def`: an index
+    /// of a loop around the assignment (not of one run after it), or a variable the nest never
+    /// writes.
+    fn fixed_since(&self, x: SymId, def: Span) -> bool {
+        let mut indexed = self.loops.iter().filter(|l| l.var == Some(x)).peekable();
+        if indexed.peek().is_none() {
+            return !self.written.contains(&x);
+        }
+        indexed.any(|l| l.span.contains(def))
+    }
+
+    /// The one assignment of the local `s` (`s = e;` or `T s = e;`, its statement and value)
+    /// that a block of the nest makes before the statement holding the reference being built,
+    /// the block writing `s` nowhere else: every run of the reference follows that assignment
+    /// in the same run of the block. (No `goto` in the function and no `case` label in the
+    /// block: nothing jumps past the assignment.)
+    fn assigned_before(&self, s: SymId) -> Option<(StmtId, ExprId)> {
+        let (unit, f) = (self.unit, self.f);
+        let sym = unit.sym(s);
+        if sym.is_global_storage() || sym.address_taken || sym.is_volatile {
             return None;
         }
         let cur = f.stmt(self.cur?).span;
@@ -708,7 +757,7 @@ impl RefWalker<'_> {
         // A block of the nest around the reference whose only write of `s` is an earlier
         // statement of its own.
         // (Spans nest: a statement holds the reference when its span holds the reference's.)
-        let (d, e) = f.stmts.iter().find_map(|b| {
+        f.stmts.iter().find_map(|b| {
             let StmtKind::Compound(v) = &b.kind else { return None };
             if !root.span.contains(b.span) || !b.span.contains(cur) {
                 return None;
@@ -718,18 +767,66 @@ impl RefWalker<'_> {
             let jumps =
                 f.stmts.iter().any(|c| matches!(c.kind, StmtKind::Case { .. }) && b.span.contains(c.span));
             (writes_in(b.span) == 1 && !jumps).then_some((d, e))
-        })?;
-        let def_span = f.stmt(d).span;
-        let p = poly(unit, f, e, 0)?;
-        let fixed = p.terms.iter().flat_map(|(_, m)| m).all(|&x| {
-            let mut indexed = self.loops.iter().filter(|l| l.var == Some(x)).peekable();
-            if indexed.peek().is_none() {
-                return !self.written.contains(&x);
+        })
+    }
+
+    /// A reference through a pointer `p` the nest assigns: its address in terms of what `p`
+    /// was given. `p = q + e` (or `&q[e]`, `q`, casts aside) assigned once before the
+    /// reference in its block, with `q` and the variables of `e` unchanged since, makes
+    /// `p[x]` the element `q[e + x]`. Otherwise the first subscript is unknown: the same
+    /// subscript through `p` in two iterations may be two elements, or two subscripts one.
+    fn rebase(&self, p: SymId, mut srcs: Vec<SubSrc>) -> (SymId, Vec<SubSrc>) {
+        let unknown = |srcs: &mut Vec<SubSrc>| {
+            let why = format!("`{}` is assigned in the loop", self.unit.sym(p).name);
+            if let Some(first) = srcs.first_mut() {
+                *first = SubSrc::Unknown(why);
             }
-            // An index of a loop around the assignment (not of one run after it).
-            indexed.any(|l| l.span.contains(def_span))
+        };
+        let f = self.f;
+        let given = self.assigned_before(p).and_then(|(d, e)| {
+            let mut e = e;
+            while let ExprKind::Cast { expr, .. } = &f.expr(e).kind {
+                e = *expr;
+            }
+            let mut offset = Vec::new();
+            let q = match &f.expr(e).kind {
+                ExprKind::Unary(UnOp::AddrOf, inner) => match &f.expr(*inner).kind {
+                    ExprKind::Index { base, index } => {
+                        offset.push((*index, 1));
+                        self.is_ptr_var(*base)?
+                    }
+                    _ => return None,
+                },
+                _ => self.pointer_offset(e, 1, &mut offset)?,
+            };
+            let def = f.stmt(d).span;
+            let fixed = q != p
+                && !self.written.contains(&q)
+                && offset.iter().all(|&(x, _)| {
+                    f.exprs_under(x).into_iter().all(|y| match &f.expr(y).kind {
+                        ExprKind::Var(v) => self.fixed_since(*v, def),
+                        _ => true,
+                    })
+                });
+            fixed.then_some((q, offset))
         });
-        fixed.then_some(e)
+        let Some((q, mut offset)) = given else {
+            unknown(&mut srcs);
+            return (p, srcs);
+        };
+        match srcs.first_mut() {
+            Some(SubSrc::Expr(x)) => {
+                offset.push((*x, 1));
+                srcs[0] = SubSrc::Sum(offset);
+            }
+            Some(SubSrc::Sum(parts)) => {
+                offset.append(parts);
+                srcs[0] = SubSrc::Sum(offset);
+            }
+            Some(SubSrc::Zero) if !offset.is_empty() => srcs[0] = SubSrc::Sum(offset),
+            _ => {}
+        }
+        (q, srcs)
     }
 }
 
