@@ -4,7 +4,7 @@
 
 use crate::ir::{
     Code, Diagnostic, ExprKind, Function, Severity, Span, StmtId, StmtKind, SymId, SymKind, TranslationUnit,
-    UnOp,
+    Type, UnOp,
 };
 use crate::parallel::{LoopVerdict, Reason};
 use std::collections::HashSet;
@@ -76,7 +76,8 @@ pub fn threadprivate(unit: &TranslationUnit) -> Vec<String> {
 /// `collapse(n)` binds: OpenMP makes them private, whether or not ppo can prove the loops
 /// counted (a bound read through a pointer the body may write is the user's to keep fixed).
 fn collapsed_indices(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId, n: usize) -> Vec<String> {
-    let mut out: Vec<String> = for_index(f, loop_stmt).map(|v| unit.sym(v).name.clone()).into_iter().collect();
+    let mut out: Vec<String> =
+        for_index(f, loop_stmt).map(|v| unit.sym(v).name.clone()).into_iter().collect();
     let mut cur = loop_stmt;
     for _ in 1..n {
         let StmtKind::For { body, .. } = &f.stmt(cur).kind else { break };
@@ -116,6 +117,25 @@ fn reason_var<'a>(unit: &'a TranslationUnit, f: &Function, r: &Reason) -> Option
         ExprKind::Var(s) if e.span == sp => Some(unit.sym(s).name.as_str()),
         _ => None,
     })
+}
+
+/// The structure or union a scalar reason on a field is about: the variable at its first
+/// span, or under the member accesses of the lvalue there (`d.x`).
+fn reason_aggregate(unit: &TranslationUnit, f: &Function, r: &Reason) -> Option<SymId> {
+    let sp = *r.spans.first()?;
+    let mut e = f
+        .exprs
+        .iter()
+        .position(|e| e.span == sp && matches!(e.kind, ExprKind::Member { .. } | ExprKind::Var(_)))?;
+    while let ExprKind::Member { base: x, arrow: false, .. } | ExprKind::Index { base: x, .. } =
+        &f.exprs[e].kind
+    {
+        e = x.index();
+    }
+    match f.exprs[e].kind {
+        ExprKind::Var(s) if matches!(unit.sym(s).ty, Type::Struct(_) | Type::Union(_)) => Some(s),
+        _ => None,
+    }
 }
 
 /// The array an array-dependence reason is about: the variable under the subscripts of the
@@ -338,7 +358,21 @@ pub fn check_user_directives(
                         })
                 })
                 .collect();
-            let wrong: Vec<&Reason> = blocking.iter().copied().filter(|r| PROVEN.contains(&r.code)).collect();
+            // A structure whose fields the loop writes is carried as a whole (ppo does not
+            // follow fields): when the directive privatizes it, whether every field read was
+            // written first is not proven either way.
+            let privatized_aggregate = |r: &Reason| {
+                r.code == Code::ScalarDep
+                    && reason_aggregate(unit, f, r).is_some_and(|s| {
+                        let name = unit.sym(s).name.as_str();
+                        user_private.contains(name) || private.contains(name)
+                    })
+            };
+            let wrong: Vec<&Reason> = blocking
+                .iter()
+                .copied()
+                .filter(|r| PROVEN.contains(&r.code) && !privatized_aggregate(r))
+                .collect();
             if wrong.is_empty() {
                 if let Some(r) = blocking.first() {
                     out.push(Diagnostic {
@@ -502,6 +536,24 @@ mod tests {
             }";
         let out = check(src);
         assert!(out.iter().all(|m| !m.starts_with("PPO120")), "{out:?}");
+    }
+
+    /// A structure whose fields every iteration writes, privatized by the directive: ppo does
+    /// not follow fields, so it cannot prove the directive wrong (a note); left shared, the
+    /// fields are one memory every iteration writes (a warning).
+    #[test]
+    fn a_privatized_structure_is_not_a_proven_race() {
+        let src = "typedef struct { double x, y; } V;\n\
+            double out[100];\n\
+            void f(double *a) {\n\
+            V d; int i;\n\
+            #pragma omp parallel for private(d)\n\
+            for (i = 0; i < 100; i++) { d.x = a[i]; d.y = 2 * a[i]; out[i] = d.x + d.y; }\n\
+            }";
+        let out = check(src);
+        assert!(out.iter().all(|m| !m.starts_with("PPO120")), "{out:?}");
+        let shared = check(&src.replace("private(d)", ""));
+        assert!(shared.iter().any(|m| m.starts_with("PPO120") && m.contains("d")), "{shared:?}");
     }
 
     /// NPB BT: scratch arrays `threadprivate` in a header, a local array of the region passed
