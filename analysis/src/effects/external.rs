@@ -184,7 +184,7 @@ pub fn summarize_program(
         // tree of programs. One that only calls or declares `main` is parsed: what it names
         // keeps a function of the `main` file from counting as called only there. (A
         // definition under an `#if` that is false counts as one.)
-        if defines_main(&text) {
+        if crate::syntax::scan::has_main(&text) {
             return None;
         }
         let mut fe = crate::syntax::frontend::parse_source(path, &text, &pp(path), loader);
@@ -231,72 +231,6 @@ pub fn summarize_program(
 /// Rounds of [`summarize_program`]: chains of calls across files deeper than this keep
 /// their unknown calls.
 pub const MAX_ROUNDS: usize = 4;
-
-/// `text` defines `main`: outside comments and literals, the word `main`, then a
-/// parenthesized list, then the body's `{` or the first K&R parameter declaration. A call
-/// (`main(...);`) or a prototype is no definition.
-fn defines_main(text: &str) -> bool {
-    let b = code_only(text.as_bytes());
-    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let skip_blank = |mut k: usize| {
-        while b.get(k).is_some_and(|c| c.is_ascii_whitespace()) {
-            k += 1;
-        }
-        k
-    };
-    (0..b.len().saturating_sub(3)).any(|i| {
-        if &b[i..i + 4] != b"main" || i > 0 && word(b[i - 1]) || b.get(i + 4).is_some_and(|&c| word(c)) {
-            return false;
-        }
-        let mut k = skip_blank(i + 4);
-        if b.get(k) != Some(&b'(') {
-            return false;
-        }
-        let mut depth = 0;
-        while k < b.len() {
-            match b[k] {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            k += 1;
-        }
-        b.get(skip_blank(k + 1)).is_some_and(|&c| c == b'{' || c.is_ascii_alphabetic() || c == b'_')
-    })
-}
-
-/// `b` with its comments and string and character literals blanked to spaces.
-fn code_only(b: &[u8]) -> Vec<u8> {
-    let mut out = b.to_vec();
-    let mut k = 0;
-    while k < b.len() {
-        let end = match (b[k], b.get(k + 1)) {
-            (b'/', Some(b'*')) => {
-                b[k + 2..].windows(2).position(|w| w == b"*/").map_or(b.len(), |p| k + p + 4)
-            }
-            (b'/', Some(b'/')) => b[k..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| k + p),
-            (q @ (b'"' | b'\''), _) => {
-                let mut e = k + 1;
-                while e < b.len() && b[e] != q && b[e] != b'\n' {
-                    e += if b[e] == b'\\' { 2 } else { 1 };
-                }
-                (e + 1).min(b.len())
-            }
-            _ => {
-                k += 1;
-                continue;
-            }
-        };
-        out[k..end].fill(b' ');
-        k = end;
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {
@@ -389,18 +323,6 @@ mod tests {
         assert!(!pick.calls_unknown, "{:?}", pick.unknown_callees);
         assert_eq!(pick.writes_params, [0]);
         assert!(pick.escaping_params.is_empty());
-    }
-
-    #[test]
-    fn files_that_define_main_are_not_parsed() {
-        assert!(defines_main("int main(void) { return 0; }"));
-        assert!(defines_main("int\nmain (int argc, char **argv) /* args */\n{ return 0; }"));
-        assert!(defines_main("int main(argc, argv)\n  int argc; char **argv;\n{ return 0; }"));
-        assert!(!defines_main("void domain(int); static int main_loop(void); int mains;"));
-        // A prototype, a call, a comment.
-        assert!(!defines_main("int main(int, char **);\nvoid f(void) { main(0, 0); }"));
-        assert!(!defines_main("/* the main (driver) loop */ void f(void) { }"));
-        assert!(!defines_main("int x = main(1) + 2;"));
     }
 
     #[test]

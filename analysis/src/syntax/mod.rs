@@ -5,3 +5,4 @@ pub mod frontend;
 pub mod lower;
 pub mod parse;
 pub mod preprocess;
+pub mod scan;
