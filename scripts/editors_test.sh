@@ -4,7 +4,7 @@
 #   2. protocol: VS Code's protocol libraries as the client of `ppo lsp` (node --test);
 #   3. vscode-e2e: the .vsix in real VS Code (code-server + headless Chromium);
 #   4. nvim-e2e: Neovim's built-in LSP client.
-# (The Eclipse plug-in's test is cli/tests/eclipse_plugin.rs, in `cargo test --workspace`.)
+# (The Eclipse plug-in's test is cli/tests/it/eclipse_plugin.rs, in `cargo test --workspace`.)
 #   usage: scripts/editors_test.sh [PPO_BIN]   (default: $PPO_BIN, else the debug build, built)
 # With CI set, a missing tool fails instead of skipping the test that needs it.
 set -uo pipefail

@@ -11,7 +11,7 @@
 # mpi`, the backends crate's tests and scripts/bench_mpi.sh.
 # chromium and neovim: the editor clients' end-to-end tests (scripts/editors_test.sh; the
 # code-server install of scripts/install-code-server.sh adds its own build packages). A JDK
-# (javac): the Eclipse plug-in's test compiles its sources (cli/tests/eclipse_plugin.rs).
+# (javac): the Eclipse plug-in's test compiles its sources (cli/tests/it/eclipse_plugin.rs).
 set -euo pipefail
 
 PACKAGES=(gcc g++ libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm chromium neovim openmpi-bin libopenmpi-dev)

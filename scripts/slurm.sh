@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A single-node Slurm cluster on this machine, for `ppo run --backend slurm` and its tests
-# (cli/tests/slurm.rs). See docs/cluster.md.
+# (cli/tests/cluster/slurm.rs). See docs/cluster.md.
 #
 #   bash scripts/slurm.sh start    install (only what is missing), configure, start, wait for
 #                                  the node to be idle; fast when it already runs

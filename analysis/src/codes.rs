@@ -4,7 +4,7 @@
 //!
 //! A code is never reused or renumbered. A new one is a line below and a page whose first
 //! line is `# PPOnnn — <title>` and whose **Severity:** line starts with the severity (the
-//! page test in `cli/tests/check_pages.rs` checks both, and runs the page's examples).
+//! page test in `cli/tests/it/check_pages.rs` checks both, and runs the page's examples).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// A loop the experts keep sequential because its pointers may alias, and that ppo makes
 /// parallel only under a run-time test that the accessed ranges are disjoint (`if(...)`),
 /// is not a false positive: when the pointers do overlap, the test picks the sequential
-/// path (the differential tests of `cli/tests/omp.rs` run such calls). Such loops are
+/// path (the differential tests of `cli/tests/it/omp.rs` run such calls). Such loops are
 /// counted as "guarded".
 const MIN_RECALL: f64 = 0.975;
 

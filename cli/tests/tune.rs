@@ -4,6 +4,9 @@
 //! program's), the records are reused by a second run and ignored once the loop changes,
 //! `ppo log --perf` shows them, `-p` profiles the output, a variant that changes the output
 //! is never chosen (PPO131), and Ctrl-C leaves no process behind.
+//!
+//! A test binary of its own: these tests time programs, and the other integration tests
+//! would share the cores with them.
 
 mod common;
 

@@ -9,6 +9,15 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Held by the tests that start several processes per program (MPI ranks, CAPE nodes):
+/// two of them at once oversubscribe the cores, and ranks that poll for messages then
+/// crawl (the MPI and CAPE differential tests took 400 s side by side, 60 s one after the
+/// other).
+pub fn many_processes() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub struct Run {
     pub code: i32,
     pub stdout: String,

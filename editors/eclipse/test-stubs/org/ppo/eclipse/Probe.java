@@ -1,7 +1,7 @@
 // Test probe (not part of the plug-in): prints, one per line, the command line that
 // PpoConnectionProvider launches (with the serverPath preference from the system property
 // org.ppo.eclipse/serverPath), then its initializationOptions, then the handler's summary of a
-// sample server answer. Run by cli/tests/eclipse_plugin.rs against the stubs.
+// sample server answer. Run by cli/tests/it/eclipse_plugin.rs against the stubs.
 package org.ppo.eclipse;
 
 import com.google.gson.JsonArray;
