@@ -141,6 +141,9 @@ pub struct Summaries {
     /// [`Summaries::decaying_syms`], computed on first use.
     #[serde(skip)]
     decaying: OnceLock<HashSet<SymId>>,
+    /// [`Summaries::row_syms`], computed on first use.
+    #[serde(skip)]
+    rows: OnceLock<HashSet<SymId>>,
     /// The unit's [`TranslationUnit::externals`].
     #[serde(skip)]
     externals: std::sync::Arc<crate::effects::external::ExternalSummaries>,
@@ -175,6 +178,37 @@ impl Summaries {
                 .collect()
         })
     }
+    /// The arrays of the unit used somewhere as a row or as a whole, fewer subscripts than
+    /// dimensions (a pointer to their storage), in any function or initializer; computed
+    /// once per unit.
+    pub fn row_syms(&self, unit: &TranslationUnit) -> &HashSet<SymId> {
+        self.rows.get_or_init(|| {
+            unit.functions.iter().chain(unit.global_init.as_ref()).flat_map(|g| rows_in(unit, g)).collect()
+        })
+    }
+}
+
+/// The arrays of `g` some occurrence of which is subscripted fewer times than the array has
+/// dimensions: a row (`ue[i]`, or `ue` itself) that decays to a pointer.
+fn rows_in<'a>(unit: &'a TranslationUnit, g: &'a Function) -> impl Iterator<Item = SymId> + 'a {
+    let mut subscripted: HashMap<ExprId, ExprId> = HashMap::new();
+    for (k, e) in g.exprs.iter().enumerate() {
+        if let ExprKind::Index { base, .. } = &e.kind {
+            subscripted.insert(*base, ExprId(k as u32));
+        }
+    }
+    g.exprs.iter().enumerate().filter_map(move |(k, e)| {
+        let ExprKind::Var(s) = e.kind else { return None };
+        let (mut rank, mut ty) = (0usize, &unit.sym(s).ty);
+        while let Type::Array { elem, .. } = ty {
+            (rank, ty) = (rank + 1, &**elem);
+        }
+        let (mut at, mut depth) = (ExprId(k as u32), 0usize);
+        while let Some(&up) = subscripted.get(&at) {
+            (at, depth) = (up, depth + 1);
+        }
+        (depth < rank).then_some(s)
+    })
 }
 
 /// Where a pointer may point.
@@ -728,6 +762,7 @@ pub fn combine(unit: &TranslationUnit, locals: &[Local]) -> Summaries {
         funcs: sums,
         by_name: by_name.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         decaying: OnceLock::new(),
+        rows: OnceLock::new(),
         externals: unit.externals.clone(),
     }
 }

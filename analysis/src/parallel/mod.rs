@@ -63,6 +63,11 @@ pub struct LoopVerdict {
     /// How the variables are shared (empty when not legal): what every directive, with this
     /// schedule or another, is rendered from.
     pub sharing: DataSharing,
+    /// How the variables are shared, kept when the loop is not legal: what a user's
+    /// directive must still say when every obstacle left is an array each thread has its own
+    /// copy of ([`crate::parallel::ompcheck`]).
+    #[serde(skip)]
+    pub needed: DataSharing,
     /// The loop is legal only when pointers that may alias do not overlap: the C condition
     /// of its `if(...)` clause (the accessed ranges are disjoint), evaluated before the loop.
     pub runtime_check: Option<String>,
@@ -312,6 +317,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             legal: is_legal,
             parallelize,
             sharing: if is_legal { lg.sharing.clone().normalized() } else { DataSharing::default() },
+            needed: lg.sharing.clone().normalized(),
             runtime_check: overlap.map(|t| t.condition.clone()),
             overlap_pairs: overlap.map(|t| t.pairs.clone()).unwrap_or_default(),
             work_check,

@@ -384,8 +384,10 @@ pub fn check_user_directives(
                         ),
                         span,
                     });
+                    continue;
                 }
-                continue;
+                // Every obstacle is an array each thread has its own copy of: the clauses
+                // must still privatize what else the loop needs (below).
             }
             if let Some(r) = wrong.first() {
                 out.push(Diagnostic {
@@ -403,11 +405,12 @@ pub fn check_user_directives(
                     ),
                     span,
                 });
+                continue;
             }
-            continue;
         }
-        // The loop is parallel: the user's clauses must cover what it needs.
-        let need = &v.sharing;
+        // The loop is parallel (or parallel once each thread has its arrays): the user's
+        // clauses must cover what it needs.
+        let need = &v.needed;
         // Parallel only when pointers that may alias do not overlap: whether they ever do
         // depends on the callers, which ppo cannot verify (a note, not a race report).
         if let Some(c) = &v.runtime_check {
@@ -438,6 +441,13 @@ pub fn check_user_directives(
         for var in needed(&need.private) {
             if !have_priv.contains(&var.as_str()) {
                 missing.push(format!("private({var})"));
+            }
+        }
+        // (Some elements read keep their values from before the loop: the user's `private`
+        // is taken to know what it reads.)
+        for var in needed(&need.firstprivate) {
+            if !have_priv.contains(&var.as_str()) {
+                missing.push(format!("firstprivate({var})"));
             }
         }
         for var in needed(&need.lastprivate) {
@@ -577,10 +587,13 @@ mod tests {
             }\n\
             }\n";
         assert_eq!(check_with_headers(src, &[("h.h", header)]), Vec::<String>::new());
-        // Without `threadprivate` the iterations share `cuf` (they read elements 32..63 that
-        // no iteration writes, so it cannot be made private).
+        // Without `threadprivate` the iterations share `cuf`: each thread needs its copy
+        // (elements 32..63, which no iteration writes, copied in).
         let shared = check_with_headers(src, &[("h.h", "static double cuf[64];\n")]);
-        assert!(shared.iter().any(|m| m.starts_with("PPO120") && m.contains("cuf")), "{shared:?}");
+        assert!(
+            shared.iter().any(|m| m.starts_with("PPO121") && m.contains("firstprivate(cuf)")),
+            "{shared:?}"
+        );
         // Nor `face` when it is declared outside the region.
         let outside = src
             .replace("int i, k; double face[2][4];", "int i, k;")
