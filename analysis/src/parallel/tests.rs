@@ -448,10 +448,23 @@ fn indices_derived_once_per_iteration_are_affine_subscripts() {
     );
     // Read before the assignment of this iteration: the previous iteration's value.
     assert!(!legal("for (j = 1; j < n; j++) { x[i1] = y[j]; i1 = 2*j - d; }").0);
-    // Assigned conditionally, twice, from a value the loop changes, or from an index that
-    // runs after it.
-    assert!(!legal("for (j = 1; j < n; j++) { if (y[j] > 0) i1 = j; x[i1] = y[j]; }").0);
+    // Assigned again: each reference sees the last value given before it (BT's `i = 1; …;
+    // i = 2; …`). Here the second store reaches the next iteration's first: carried.
+    assert_eq!(
+        legal("for (j = 1; j < n; j++) { i1 = 2*j; x[i1] = y[j]; i1 = 2*j + 1; x[i1] = z[j]; }"),
+        (true, "private(i1)".into())
+    );
     assert!(!legal("for (j = 1; j < n; j++) { i1 = j; x[i1] = y[j]; i1 = j + 1; x[i1] = z[j]; }").0);
+    // Assigned conditionally (also after an assignment), in the statement holding the
+    // reference, from a value the loop changes, or from an index that runs after it.
+    assert!(!legal("for (j = 1; j < n; j++) { if (y[j] > 0) i1 = j; x[i1] = y[j]; }").0);
+    assert!(!legal("for (j = 1; j < n; j++) { i1 = 2*j; if (y[j] > 0) i1 = 0; x[i1] = y[j]; }").0);
+    assert!(
+        !legal(
+            "for (j = 1; j < n; j++) { i1 = 2*j; for (k = 0; k < 2; k++) { x[i1] = y[j]; i1 = i1 + 1; } }"
+        )
+        .0
+    );
     assert!(!legal("k = 0; for (j = 1; j < n; j++) { k = k + 2; i1 = k; x[i1] = y[j]; }").0);
     assert!(!legal("k = 0; for (j = 1; j < n; j++) { i1 = k; for (k = 0; k < 2; k++) x[i1] = y[j]; }").0);
     // A `goto` could jump past the assignment.
@@ -517,11 +530,11 @@ fn wavefronts_are_pipelined() {
 #[test]
 fn wavefronts_that_cannot_be_pipelined() {
     // A whole previous row (no distance on the point loop), a point further ahead than a
-    // tile, a block filled only in part, or read before it is filled.
+    // tile, a block filled by some points only, or read before it is filled.
     for (read, scratch) in [
         ("v[i - 1][62]", ""),
         ("v[i - 1][j + 20]", ""),
-        ("v[i - 1][j]", "   for (m = 0; m < 5; m++) { t[m][0] = a[i][j][m][0]; t[m][1] = a[i][j][m][1]; }\n   v[i][j][0] = t[4][4];\n"),
+        ("v[i - 1][j]", "   for (m = 0; m < 5; m++) { t[m][0] = a[i][j][m][0]; if (j > 2) t[m][4] = 0; }\n   v[i][j][0] = t[4][4];\n"),
         ("v[i - 1][j]", "   v[i][j][0] = t[4][4];\n   for (m = 0; m < 5; m++) { t[m][0] = 0; t[m][1] = 0; t[m][2] = 0; t[m][3] = 0; t[m][4] = 0; }\n"),
     ] {
         let v = verdicts(&wavefront(read, scratch));

@@ -669,13 +669,12 @@ impl RefWalker<'_> {
 }
 
 impl RefWalker<'_> {
-    /// The value of the local integer `s` at the reference being built, when the nest
-    /// assigns it exactly once, `s = e;` or `int s = e;`, as a statement of a block that
-    /// holds the reference in a later statement: every run of the reference follows the
-    /// assignment in the same run of the block. `e` reads only indices of loops around the
-    /// block and values the nest never writes, so it has the same value at the reference.
-    /// (No `goto` in the function and no `case` label in the block: nothing jumps past the
-    /// assignment.)
+    /// The value of the local integer `s` at the reference being built, when its last
+    /// assignment before the reference is `s = e;` or `int s = e;`, a statement of a block
+    /// that holds the reference in a later statement, nothing in between writing `s`
+    /// ([`RefWalker::assigned_before`]): every run of the reference follows the assignment in
+    /// the same run of the block. `e` reads only indices of loops around the block and values
+    /// the nest never writes, so it has the same value at the reference.
     fn derived(&self, s: SymId) -> Option<ExprId> {
         let (unit, f) = (self.unit, self.f);
         // A signed `int` or wider: the assignment converts without wrapping (as the indices'
@@ -704,11 +703,12 @@ impl RefWalker<'_> {
         indexed.any(|l| l.span.contains(def))
     }
 
-    /// The one assignment of the local `s` (`s = e;` or `T s = e;`, its statement and value)
+    /// The last assignment of the local `s` (`s = e;` or `T s = e;`, its statement and value)
     /// that a block of the nest makes before the statement holding the reference being built,
-    /// the block writing `s` nowhere else: every run of the reference follows that assignment
-    /// in the same run of the block. (No `goto` in the function and no `case` label in the
-    /// block: nothing jumps past the assignment.)
+    /// the statements in between and that statement writing `s` nowhere: every run of the
+    /// reference follows that assignment in the same run of the block, and sees its value.
+    /// (No `goto` in the function and no `case` label in the block: nothing jumps past the
+    /// assignment.)
     fn assigned_before(&self, s: SymId) -> Option<(StmtId, ExprId)> {
         let (unit, f) = (self.unit, self.f);
         let sym = unit.sym(s);
@@ -754,8 +754,10 @@ impl RefWalker<'_> {
             },
             _ => None,
         };
-        // A block of the nest around the reference whose only write of `s` is an earlier
-        // statement of its own.
+        // A block of the nest around the reference whose last write of `s` before the
+        // statement holding the reference is an earlier statement of its own (`i = 1;` then
+        // a loop over `m` reading `ue[i][m]`, then `i = 2;` …), the statement holding the
+        // reference writing none.
         // (Spans nest: a statement holds the reference when its span holds the reference's.)
         f.stmts.iter().find_map(|b| {
             let StmtKind::Compound(v) = &b.kind else { return None };
@@ -763,10 +765,12 @@ impl RefWalker<'_> {
                 return None;
             }
             let at = v.iter().position(|&c| f.stmt(c).span.contains(cur))?;
-            let (d, e) = v[..at].iter().find_map(|&c| value(c).map(|e| (c, e)))?;
+            let last = v[..at].iter().rposition(|&c| writes_in(f.stmt(c).span) > 0)?;
+            let e = value(v[last])?;
             let jumps =
                 f.stmts.iter().any(|c| matches!(c.kind, StmtKind::Case { .. }) && b.span.contains(c.span));
-            (writes_in(b.span) == 1 && !jumps).then_some((d, e))
+            (writes_in(f.stmt(v[last]).span) == 1 && writes_in(f.stmt(v[at]).span) == 0 && !jumps)
+                .then_some((v[last], e))
         })
     }
 
