@@ -933,9 +933,9 @@ mod tests {
         assert_eq!(v[3].1, "private(m, temp)", "{v:?}");
         // A callee that writes only part of what the loop reads (the rest keeps the values
         // from before the loop: copied in).
-        let v = clauses(&format!(
-            "static double u[64][64][5];\nstatic void exact(double x, double t[5]) {{ int m; for (m = 0; m < 4; m++) t[m] = x; }}\nvoid f(int n) {{ int j, m; double temp[5];\n for (j = 0; j < n; j++) {{ exact(j, temp); for (m = 0; m < 5; m++) u[0][j][m] = temp[m]; }} }}"
-        ));
+        let v = clauses(
+            "static double u[64][64][5];\nstatic void exact(double x, double t[5]) { int m; for (m = 0; m < 4; m++) t[m] = x; }\nvoid f(int n) { int j, m; double temp[5];\n for (j = 0; j < n; j++) { exact(j, temp); for (m = 0; m < 5; m++) u[0][j][m] = temp[m]; } }",
+        );
         assert_eq!(v[1].1, "private(m) firstprivate(temp)", "{v:?}");
         // A callee that also reads the array, or may not write it.
         for callee in [
