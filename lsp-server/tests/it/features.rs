@@ -1,9 +1,7 @@
 //! Settings, compile_commands.json, the user's directives, OS proposals as code actions,
 //! `ppo.optimizeFile` and `ppo.showLog`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lsp_server::Extensions;
 use serde_json::{json, Value};
 use std::path::Path;

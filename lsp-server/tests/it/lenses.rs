@@ -2,9 +2,7 @@
 //! from the typed verdict (collapse, schedule, data sharing, run-time tests, the TBB
 //! construct), the sequential ones with their first reason.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lsp_server::Extensions;
 use serde_json::json;
 use std::path::PathBuf;

@@ -1,9 +1,7 @@
 //! Protocol tests: a client talks LSP to the server over in-memory pipes (the framing,
 //! the guard and the tower-lsp service of `ppo lsp`).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lsp_server::Extensions;
 use serde_json::{json, Value};
 

@@ -2,9 +2,7 @@
 //! documents, binary content, files full of syntax errors, panics in a request or in the
 //! analysis.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use lsp_server::actions::{ActionContext, ActionProvider, ActionRegistry, Offer};
 use lsp_server::Extensions;
 use serde_json::{json, Value};
