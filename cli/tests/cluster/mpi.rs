@@ -40,10 +40,7 @@ fn mpi_outputs_compile_and_match_the_sequential_outputs_with_1_to_4_ranks() {
     // does (calls, aliasing, static locals, macros named like mpi.h's parameters).
     let more = [("deps", root().join("corpus/deps")), ("ppo", root().join("corpus/ppo"))];
     for (tag, src) in inputs().into_iter().chain(more) {
-        let programs = fs::read_dir(&src)
-            .unwrap()
-            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "c"))
-            .count();
+        let programs = c_files(&src).len();
         let (out, _, _) = mpi(t.path(), tag, &src);
         let so = diff_script("mpi_diff.sh", &src, &out);
         assert!(so.contains(&format!("{programs} passed, 0 failed")), "{tag}: {so}");
@@ -64,12 +61,7 @@ fn mpi_generated_programs_and_report_snapshots() {
     insta::assert_snapshot!("mpi_runtime_helpers", transforms::targets::mpi::runtime::PRELUDE);
     for (tag, src) in inputs() {
         let (out, report, stderr) = mpi(t.path(), tag, &src);
-        let mut files: Vec<PathBuf> = fs::read_dir(&src)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "c"))
-            .collect();
-        files.sort();
+        let files = c_files(&src);
         assert!(files.len() >= 6, "{files:?}");
         for f in files {
             let name = f.file_name().unwrap();

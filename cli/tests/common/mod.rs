@@ -94,6 +94,17 @@ pub fn temp_leftovers(root: &Path) -> Vec<PathBuf> {
 }
 
 /// The repository's root.
+/// The `.c` files directly in `dir`, sorted.
+pub fn c_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    files.sort();
+    files
+}
+
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }

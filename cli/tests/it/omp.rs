@@ -198,13 +198,7 @@ fn omp_transformations_and_report_snapshots() {
     for name in CORPORA {
         let (out, report) = omp_corpus(t.path(), name);
         let src = root().join("corpus").join(name);
-        let mut files: Vec<PathBuf> = fs::read_dir(&src)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "c"))
-            .collect();
-        files.sort();
-        for f in files {
+        for f in c_files(&src) {
             // Lossy: corpus/real/latin1.c is not UTF-8 (its bytes are checked elsewhere).
             let orig = String::from_utf8_lossy(&fs::read(&f).unwrap()).into_owned();
             let new =

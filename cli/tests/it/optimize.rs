@@ -33,16 +33,6 @@ fn run(t: &Path, name: &str, omp: bool) -> PathBuf {
     out
 }
 
-fn c_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    files.sort();
-    files
-}
-
 fn diff(old: &str, new: &str) -> String {
     if old == new {
         return "(unchanged)\n".into();

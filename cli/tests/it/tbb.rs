@@ -36,13 +36,7 @@ fn tbb_translations_and_report_snapshots() {
     for name in ["deps", "ppo"] {
         let (out, report, stderr) = tbb_corpus(t.path(), name);
         let src = root().join("corpus").join(name);
-        let mut files: Vec<PathBuf> = fs::read_dir(&src)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "c"))
-            .collect();
-        files.sort();
-        for f in files {
+        for f in c_files(&src) {
             let cpp = out.join(f.with_extension("cpp").file_name().unwrap());
             assert!(!out.join(f.file_name().unwrap()).exists(), "{} written as .c", f.display());
             let snap = format!("tbb_{name}_{}", f.file_stem().unwrap().to_string_lossy());

@@ -40,16 +40,6 @@ fn transformation(name: &str) -> Box<dyn LoopTransformation> {
 
 const NAMES: [&str; 5] = ["unroll", "interchange", "hoist", "cse", "strength"];
 
-fn c_files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    v.sort();
-    v
-}
-
 /// The unified diff (one line of context) of a transformed file.
 fn line_diff(old: &str, new: &str) -> String {
     similar::TextDiff::from_lines(old, new).unified_diff().context_radius(1).to_string()
