@@ -23,7 +23,7 @@ use backends::tuning::session::{self, BuildLoop};
 use backends::tuning::{learn, profile, Launch, LearnOptions, TuneLoop};
 use backends::{source, Backend, LocalBackend};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -295,11 +295,14 @@ pub fn prepare(
             })
     };
     let mut interrupted = false;
-    let all_loops: Vec<TuneLoop> = defaults
+    let all_loops: Vec<TuneLoop> = slots
         .iter()
-        .map(|(&id, &default)| (id, TuneLoop { id, variants: variant_space(default, cores), default }))
-        .collect::<BTreeMap<_, _>>()
-        .into_values()
+        .enumerate()
+        .map(|(i, s)| TuneLoop {
+            id: i as u32,
+            variants: variant_space(s.candidate.default, &s.candidate.collapses, cores),
+            default: s.candidate.default,
+        })
         .collect();
     for prog in &programs {
         if interrupted {

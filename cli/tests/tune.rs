@@ -141,6 +141,15 @@ fn tuning_decides_what_holds_on_any_machine_and_keeps_the_outputs() {
     let relax = j["loops"].as_array().unwrap().iter().find(|l| l["loop_id"] == "relax#0").unwrap();
     assert_eq!(relax["mode"], "learn");
     assert!(relax["variants"].as_array().unwrap().len() >= 2, "{relax}");
+    // Each nest of `channels.c` was measured at its other collapse depth too.
+    let labels = |id: &str| -> Vec<String> {
+        let l = j["loops"].as_array().unwrap().iter().find(|l| l["loop_id"] == id).unwrap();
+        l["variants"].as_array().unwrap().iter().map(|v| v["label"].as_str().unwrap().to_string()).collect()
+    };
+    if cores() >= 2 {
+        assert!(labels("gain#0").iter().any(|l| l.contains("collapse(1)")), "{:?}", labels("gain#0"));
+        assert!(labels("tone#0").iter().any(|l| l.contains("collapse(2)")), "{:?}", labels("tone#0"));
+    }
 }
 
 /// A copy of two corpus programs, small budget: the second `-t` run measures nothing, an

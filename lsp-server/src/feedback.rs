@@ -723,6 +723,7 @@ mod tests {
                 ..DataSharing::default()
             },
             collapse: 2,
+            collapse_max: 2,
             schedule: Schedule::Dynamic,
             runtime_check: Some("a + n <= c || c + n <= a".into()),
             overlap_pairs: pairs(&[("a", "c"), ("b", "c")]),

@@ -170,7 +170,11 @@ pub fn tune_loop(req: TuneRequest, progress: &mut dyn FnMut(usize, usize)) -> Re
     let backend = LocalBackend { threads: None, timeout: Some(req.timeout), build: build.clone() };
     let program = backend.compile(&src).map_err(|e| e.to_string())?;
     let cores = backends::available_cpus() as u32;
-    let loops = [TuneLoop { id: 0, variants: variant_space(cand.default, cores), default: cand.default }];
+    let loops = [TuneLoop {
+        id: 0,
+        variants: variant_space(cand.default, &cand.collapses, cores),
+        default: cand.default,
+    }];
     let learned = learn(
         &backend,
         Launch::Exe(&program),

@@ -83,6 +83,10 @@ pub struct LoopVerdict {
     pub work_check: Option<String>,
     /// Number of perfectly nested loops collapsed (1 = no collapse clause).
     pub collapse: u32,
+    /// The deepest `collapse` that is legal (at least `collapse`; 1 for a loop that is not
+    /// legal): what learning mode may measure besides the directive's own. Not in the JSON.
+    #[serde(skip)]
+    pub collapse_max: u32,
     pub schedule: Schedule,
     /// Why the loop is sequential (empty when `parallelize`, except with `region_only`: why a
     /// region of its own would not repay).
@@ -274,20 +278,14 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         let triangular =
             var.is_some_and(|v| descendants(infos, k).any(|d| schedule::bound_grows(&infos[d], v, unit, f)));
         let schedule = if triangular { Schedule::Dynamic } else { Schedule::Static };
-        // Collapse.
-        let mut collapse = 1u32;
+        // Collapse: how deep the nest may collapse (for tuning to measure), and how deep the
+        // directive collapses it.
+        let mut collapse_max = 1u32;
         // `linear` steps count iterations of the loop itself, not of a collapsed nest.
-        if parallelize && !triangular && lg.sharing.linear.is_empty() {
-            // Only when the outer loop is known to be too short to feed the threads: a
-            // collapsed nest computes its indices per iteration, which keeps the compiler
-            // from vectorizing the inner loop (2.5x slower on a stencil of unknown size).
-            let outer_small = match info.trip_count {
-                TripCount::Const(n) => n < facts.thresholds.collapse_max_outer_trip,
-                _ => false,
-            };
+        if is_legal && !triangular && lg.sharing.linear.is_empty() {
             let mut cur = k;
             let mut vars: Vec<SymId> = var.into_iter().collect();
-            while outer_small && infos[cur].perfectly_nested && infos[cur].children.len() == 1 {
+            while infos[cur].perfectly_nested && infos[cur].children.len() == 1 {
                 let c = infos[cur].children[0];
                 let ci = &infos[c];
                 let Some(cc) = ci.counted.as_ref() else { break };
@@ -298,10 +296,18 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                     break;
                 }
                 vars.push(cc.var);
-                collapse += 1;
+                collapse_max += 1;
                 cur = c;
             }
         }
+        // Only when the outer loop is known to be too short to feed the threads: a collapsed
+        // nest computes its indices per iteration, which keeps the compiler from vectorizing
+        // the inner loop (2.5x slower on a stencil of unknown size).
+        let outer_small = match info.trip_count {
+            TripCount::Const(n) => n < facts.thresholds.collapse_max_outer_trip,
+            _ => false,
+        };
+        let collapse = if parallelize && outer_small { collapse_max } else { 1 };
         // A nest inside a sequential loop (or in a function called inside one) whose size is
         // known only at run time: parallel only when it is large enough to repay its region.
         let work_check =
@@ -322,6 +328,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             overlap_pairs: overlap.map(|t| t.pairs.clone()).unwrap_or_default(),
             work_check,
             collapse,
+            collapse_max,
             schedule,
             reasons,
             hosted: None,

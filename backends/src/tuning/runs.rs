@@ -211,11 +211,12 @@ impl Runner<'_> {
         let mut text = String::new();
         for (id, v) in config {
             text.push_str(&format!(
-                "{id} {} {} {} {}\n",
+                "{id} {} {} {} {} {}\n",
                 u8::from(v.parallel),
                 v.omp_kind(),
                 v.chunk,
-                v.threads
+                v.threads,
+                v.collapse
             ));
         }
         std::fs::write(&cfg, text).map_err(|e| io(&cfg, e))?;

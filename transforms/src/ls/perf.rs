@@ -157,8 +157,10 @@ impl LogDb {
                 .prepare(
                     "INSERT INTO perf_measurements (perf_run_id, file, function, loop_id, loop_key, line, parallel,
                         schedule, chunk, threads, is_default, output_ok, runs, seconds_median, seconds_min,
-                        seconds_max, invocations, per_call_median, per_call_min, nested, samples, trips_per_call)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
+                        seconds_max, invocations, per_call_median, per_call_min, nested, samples, trips_per_call,
+                        collapse)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
+                        ?23)",
                 )
                 .map_err(e)?;
             for m in &run.loops {
@@ -187,6 +189,7 @@ impl LogDb {
                     m.nested as i64,
                     serde_json::to_string(&m.seconds).unwrap_or_else(|_| "[]".into()),
                     m.trips_per_call,
+                    m.variant.collapse,
                 ])
                 .map_err(e)?;
             }
@@ -202,7 +205,7 @@ impl LogDb {
         let mut st = self
             .conn
             .prepare(
-                "SELECT r.id, m.parallel, m.schedule, m.chunk, m.threads, m.output_ok, m.samples
+                "SELECT r.id, m.parallel, m.schedule, m.chunk, m.threads, m.output_ok, m.samples, m.collapse
                  FROM perf_measurements m JOIN perf_runs r ON r.id = m.perf_run_id
                  WHERE m.file = ?1 AND m.loop_key = ?2 AND r.mode = 'learn' AND r.compiler = ?3
                    AND r.flags = ?4 AND r.arguments = ?5 AND r.machine = ?6 AND r.cores = ?7
@@ -221,6 +224,7 @@ impl LogDb {
                         r.get::<_, u32>(4)?,
                         r.get::<_, bool>(5)?,
                         r.get::<_, String>(6)?,
+                        r.get::<_, u32>(7)?,
                     ))
                 },
             )
@@ -228,11 +232,14 @@ impl LogDb {
         let mut out = Vec::new();
         let mut latest = None;
         for row in rows {
-            let (run, parallel, schedule, chunk, threads, ok, samples) = row.map_err(|e| self.err(e))?;
+            let (run, parallel, schedule, chunk, threads, ok, samples, collapse) =
+                row.map_err(|e| self.err(e))?;
             if *latest.get_or_insert(run) != run {
                 break;
             }
-            let Some(variant) = Variant::from_columns(parallel, &schedule, chunk, threads) else { continue };
+            let Some(variant) = Variant::from_columns(parallel, &schedule, chunk, threads, collapse) else {
+                continue;
+            };
             let seconds: Vec<f64> = serde_json::from_str(&samples).unwrap_or_default();
             out.push(Measured { variant, seconds, rejected: !ok });
         }
@@ -267,7 +274,7 @@ impl LogDb {
             .prepare(
                 "SELECT r.id, m.file, m.function, m.loop_id, m.line, m.loop_key, r.program, r.mode, r.started_unix,
                         r.cores, coalesce(r.default_seconds, r.sequential_seconds), m.parallel, m.schedule, m.chunk, m.threads, m.is_default,
-                        m.output_ok, m.seconds_median, m.runs, m.invocations, m.trips_per_call
+                        m.output_ok, m.seconds_median, m.runs, m.invocations, m.trips_per_call, m.collapse
                  FROM perf_measurements m JOIN perf_runs r ON r.id = m.perf_run_id
                  ORDER BY m.file, m.loop_key, r.id DESC, m.id",
             )
@@ -286,6 +293,7 @@ impl LogDb {
                 &schedule,
                 r.get(13).map_err(get)?,
                 r.get(14).map_err(get)?,
+                r.get(21).map_err(get)?,
             ) else {
                 continue;
             };
@@ -395,6 +403,60 @@ mod tests {
         };
         db.record_perf(&run).unwrap();
         assert_eq!(db.perf_loops().unwrap()[0].mode, PerfMode::Profile);
+    }
+
+    #[test]
+    fn a_schema_3_log_keeps_its_measurements_and_gains_collapse() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("old.db");
+        {
+            let c = rusqlite::Connection::open(&p).unwrap();
+            for step in &super::super::MIGRATIONS[..3] {
+                c.execute_batch(step).unwrap();
+            }
+            c.pragma_update(None, "user_version", 3).unwrap();
+            c.pragma_update(None, "application_id", super::super::APPLICATION_ID).unwrap();
+        }
+        let par = Variant::parallel(Schedule::Static, 0, 0);
+        let learn = |loops| PerfRun {
+            mode: PerfMode::Learn,
+            context: ctx(),
+            program_runs: 3,
+            sequential_seconds: Some(2.0),
+            default_seconds: Some(1.0),
+            loops,
+        };
+        {
+            // A record as the schema-3 ppo wrote it: no collapse column.
+            let c = rusqlite::Connection::open(&p).unwrap();
+            c.execute(
+                "INSERT INTO perf_runs (started_unix, mode, program, source_checksum, compiler, flags, arguments,
+                    machine, cores, program_runs) VALUES (1, 'learn', ?1, '', ?2, ?3, ?4, ?5, ?6, 3)",
+                rusqlite::params![ctx().program, ctx().compiler, ctx().flags, ctx().arguments, ctx().machine, ctx().cores],
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO perf_measurements (perf_run_id, file, function, loop_id, loop_key, line, parallel,
+                    schedule, chunk, threads, is_default, output_ok, runs, invocations, nested, samples)
+                 VALUES (1, 'p.c', 'main', 'main#0', 'old', 3, 1, 'static', 0, 0, 1, 1, 1, 1, 0, '[0.5]')",
+                [],
+            )
+            .unwrap();
+        }
+        let mut db = LogDb::open(&p).unwrap();
+        let old = db.measured(&ctx(), "p.c", "old").unwrap();
+        assert_eq!(old.len(), 1);
+        assert_eq!(old[0].variant, par, "an old record is the directive's own collapse");
+        db.record_perf(&learn(vec![m("k", par, &[1.0]), m("k", par.collapsed(2), &[0.6])])).unwrap();
+        let got = db.measured(&ctx(), "p.c", "k").unwrap();
+        assert_eq!(got.iter().map(|m| m.variant).collect::<Vec<_>>(), [par, par.collapsed(2)]);
+        let labels: Vec<String> = db
+            .perf_loops()
+            .unwrap()
+            .iter()
+            .flat_map(|l| l.variants.iter().map(|v| v.label.clone()))
+            .collect();
+        assert!(labels.contains(&"static collapse(2) ×all".to_string()), "{labels:?}");
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub(crate) mod test_support {
             directive: None,
             sharing,
             collapse: 1,
+            collapse_max: 1,
             schedule: analysis::parallel::Schedule::Static,
             runtime_check: runtime_check.map(str::to_string),
             overlap_pairs: Vec::new(),

@@ -156,8 +156,10 @@ mod tests {
         Measured { variant, seconds: seconds.to_vec(), rejected: false }
     }
 
-    const PAR: Variant = Variant { parallel: true, schedule: Schedule::Static, chunk: 0, threads: 0 };
-    const DYN: Variant = Variant { parallel: true, schedule: Schedule::Dynamic, chunk: 1, threads: 0 };
+    const PAR: Variant =
+        Variant { parallel: true, schedule: Schedule::Static, chunk: 0, threads: 0, collapse: 0 };
+    const DYN: Variant =
+        Variant { parallel: true, schedule: Schedule::Dynamic, chunk: 1, threads: 0, collapse: 0 };
 
     #[test]
     fn a_slower_parallel_default_becomes_sequential() {

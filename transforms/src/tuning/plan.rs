@@ -1,7 +1,7 @@
 //! Which loops tuning measures, how each is keyed in the log, and what the PS stage does
 //! with a loop under a tuning plan (instrument it, or apply the decided variant).
 
-use super::variant::{default_variant, Variant};
+use super::variant::{default_variant, other_collapses, Variant};
 use analysis::codes::Code;
 use analysis::report::api::{FileReport, LoopReport};
 use std::collections::{HashMap, HashSet};
@@ -19,6 +19,8 @@ pub struct Candidate {
     pub key: String,
     /// What ppo's default output does with the loop.
     pub default: Variant,
+    /// The numbers of nested loops it may collapse besides its directive's own.
+    pub collapses: Vec<u32>,
 }
 
 /// The keys of every loop of a file, by loop id.
@@ -75,6 +77,7 @@ pub fn candidates(report: &FileReport) -> Vec<Candidate> {
                 line: l.range.line,
                 key: keys[&l.id].clone(),
                 default: default_variant(&l.parallel),
+                collapses: other_collapses(&l.parallel),
             });
         }
     }

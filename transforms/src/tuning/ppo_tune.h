@@ -2,7 +2,10 @@
  *
  * Every loop ppo measures is wrapped as
  *     { ppo_tune_begin(ID);
- *       if (ppo_tune_on(ID)) {
+ *       if (ppo_tune_on(ID) && ppo_tune_collapse(ID) == 2) {   (one per other depth)
+ *           #pragma omp parallel for ... collapse(2) schedule(runtime) num_threads(...)
+ *           for (...) ...                          (a copy of the loop)
+ *       } else if (ppo_tune_on(ID)) {
  *           #pragma omp parallel for ... schedule(runtime) num_threads(ppo_tune_threads(ID))
  *           for (...) ...
  *       } else {
@@ -10,8 +13,9 @@
  *       }
  *       ppo_tune_end(ID); }
  * so that one build runs each loop in the variant PPO_TUNE_CONFIG names for it: lines
- * "ID ON KIND CHUNK THREADS" (ON 0/1; KIND 1 static, 2 dynamic, 3 guided as omp_sched_t;
- * CHUNK 0 for the default; THREADS 0 for all). At exit, one line per loop that ran is
+ * "ID ON KIND CHUNK THREADS COLLAPSE" (ON 0/1; KIND 1 static, 2 dynamic, 3 guided as
+ * omp_sched_t; CHUNK 0 for the default; THREADS 0 for all; COLLAPSE 0 for the directive's
+ * own). At exit, one line per loop that ran is
  * appended to PPO_TUNE_OUT:
  *     loop ID CALLS NESTED TOTAL MIN MAX TRIPS SAMPLE...
  * (seconds; NESTED counts entries inside another parallel region, which are not timed;
@@ -28,7 +32,7 @@
 #define PPO_TUNE_SAMPLES 64
 
 struct ppo_tune_loop {
-    int on, kind, chunk, threads, depth;
+    int on, kind, chunk, threads, collapse, depth;
     long calls, nested, trips;
     double t0, total, min, max;
     int nsamples;
@@ -61,7 +65,7 @@ static void ppo_tune_dump(void)
 static void ppo_tune_init(void)
 {
     const char *path = getenv("PPO_TUNE_CONFIG");
-    int i, id, on, kind, chunk, threads;
+    int i, id, on, kind, chunk, threads, collapse;
     ppo_tune_ready = 1;
     for (i = 0; i < PPO_TUNE_LOOPS; i++) {
         ppo_tune_tab[i].on = 1;
@@ -73,12 +77,13 @@ static void ppo_tune_init(void)
             fprintf(stderr, "ppo_tune: cannot read %s\n", path);
             exit(97);
         }
-        while (fscanf(f, "%d %d %d %d %d", &id, &on, &kind, &chunk, &threads) == 5)
+        while (fscanf(f, "%d %d %d %d %d %d", &id, &on, &kind, &chunk, &threads, &collapse) == 6)
             if (id >= 0 && id < PPO_TUNE_LOOPS) {
                 ppo_tune_tab[id].on = on;
                 ppo_tune_tab[id].kind = kind >= 1 && kind <= 3 ? kind : 1;
                 ppo_tune_tab[id].chunk = chunk > 0 ? chunk : 0;
                 ppo_tune_tab[id].threads = threads > 0 ? threads : 0;
+                ppo_tune_tab[id].collapse = collapse > 0 ? collapse : 0;
             }
         fclose(f);
     }
@@ -91,6 +96,14 @@ static void ppo_tune_init(void)
 static int ppo_tune_on(int id)
 {
     return ppo_tune_tab[id].on;
+}
+
+/* The number of nested loops the parallel loop ID collapses (0: its directive's own). */
+static int ppo_tune_collapse(int id)
+{
+    if (!ppo_tune_ready)
+        ppo_tune_init();
+    return ppo_tune_tab[id].collapse;
 }
 
 static int ppo_tune_threads(int id)

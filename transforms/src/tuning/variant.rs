@@ -7,21 +7,28 @@ use serde::Serialize;
 use std::fmt;
 
 /// One way to run a loop: sequentially, or as a `parallel for` with a schedule, a chunk
-/// size (0: the schedule's default) and a thread count (0: every CPU).
+/// size (0: the schedule's default), a thread count (0: every CPU) and a number of nested
+/// loops collapsed (0: as many as ppo's own directive collapses).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Variant {
     pub parallel: bool,
     pub schedule: Schedule,
     pub chunk: u32,
     pub threads: u32,
+    pub collapse: u32,
 }
 
 impl Variant {
     pub const SEQUENTIAL: Variant =
-        Variant { parallel: false, schedule: Schedule::Static, chunk: 0, threads: 0 };
+        Variant { parallel: false, schedule: Schedule::Static, chunk: 0, threads: 0, collapse: 0 };
 
     pub fn parallel(schedule: Schedule, chunk: u32, threads: u32) -> Variant {
-        Variant { parallel: true, schedule, chunk, threads }
+        Variant { parallel: true, schedule, chunk, threads, collapse: 0 }
+    }
+
+    /// The variant with `n` nested loops collapsed (0: the directive's own number).
+    pub fn collapsed(self, n: u32) -> Variant {
+        Variant { collapse: n, ..self }
     }
 
     /// The `omp_sched_t` value of the schedule (the runtime header's KIND).
@@ -49,14 +56,24 @@ impl Variant {
     }
 
     /// The variant from its stored columns (the log's `perf_measurements`).
-    pub fn from_columns(parallel: bool, schedule: &str, chunk: u32, threads: u32) -> Option<Variant> {
+    pub fn from_columns(
+        parallel: bool,
+        schedule: &str,
+        chunk: u32,
+        threads: u32,
+        collapse: u32,
+    ) -> Option<Variant> {
         let schedule = match schedule {
             "static" => Schedule::Static,
             "dynamic" => Schedule::Dynamic,
             "guided" => Schedule::Guided,
             _ => return None,
         };
-        Some(if parallel { Variant::parallel(schedule, chunk, threads) } else { Variant::SEQUENTIAL })
+        Some(if parallel {
+            Variant::parallel(schedule, chunk, threads).collapsed(collapse)
+        } else {
+            Variant::SEQUENTIAL
+        })
     }
 
     pub fn schedule_name(self) -> &'static str {
@@ -68,7 +85,7 @@ impl Variant {
     }
 }
 
-/// `sequential`, `static ×2`, `dynamic,16 ×all`.
+/// `sequential`, `static ×2`, `dynamic,16 ×all`, `static collapse(2) ×all`.
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.parallel {
@@ -77,6 +94,9 @@ impl fmt::Display for Variant {
         f.write_str(self.schedule_name())?;
         if self.chunk > 0 {
             write!(f, ",{}", self.chunk)?;
+        }
+        if self.collapse > 0 {
+            write!(f, " collapse({})", self.collapse)?;
         }
         match self.threads {
             0 => f.write_str(" ×all"),
@@ -95,11 +115,21 @@ pub fn default_variant(v: &VerdictReport) -> Variant {
     }
 }
 
+/// The numbers of nested loops a legal loop may collapse besides its directive's own: every
+/// depth from 1 to the deepest legal one (`VerdictReport::collapse_max`) but `collapse`.
+pub fn other_collapses(v: &VerdictReport) -> Vec<u32> {
+    if !v.legal {
+        return Vec::new();
+    }
+    (1..=v.collapse_max.max(v.collapse)).filter(|&c| c != v.collapse).collect()
+}
+
 /// The variants learning mode measures for a loop on a machine with `cpus` CPUs: sequential,
-/// the default, the three schedules with a few chunk sizes on every CPU, and the default
-/// schedule on fewer threads (halving down to 2). Sequential first, the default second,
-/// no duplicates.
-pub fn variant_space(default: Variant, cpus: u32) -> Vec<Variant> {
+/// the default, the three schedules with a few chunk sizes on every CPU, the default
+/// schedule on fewer threads (halving down to 2), and the default schedule with each of
+/// `collapses` nested loops collapsed (see [`other_collapses`]). Sequential first, the
+/// default second, no duplicates.
+pub fn variant_space(default: Variant, collapses: &[u32], cpus: u32) -> Vec<Variant> {
     let mut out = vec![Variant::SEQUENTIAL];
     let mut push = |v: Variant| {
         if !out.contains(&v) {
@@ -119,25 +149,30 @@ pub fn variant_space(default: Variant, cpus: u32) -> Vec<Variant> {
             t /= 2;
         }
     }
+    for &c in collapses {
+        push(base.collapsed(c));
+    }
     out
 }
 
 /// The directive of `variant` for a loop with verdict `v` (which must be legal): its
-/// data-sharing clauses, `collapse`, the variant's schedule and thread count, and the
-/// run-time overlap test.
+/// data-sharing clauses, `collapse` (the variant's, or the verdict's), the variant's schedule
+/// and thread count, and the run-time overlap test.
 pub fn directive(v: &VerdictReport, variant: Variant) -> String {
     let mut schedule: Vec<String> = variant.schedule_clause().into_iter().collect();
     if variant.threads > 0 {
         schedule.push(format!("num_threads({})", variant.threads));
     }
-    parallel_for(&openmp_clauses(&v.sharing, v.collapse, &schedule, v.runtime_check.as_deref()))
+    let collapse = if variant.collapse > 0 { variant.collapse } else { v.collapse };
+    parallel_for(&openmp_clauses(&v.sharing, collapse, &schedule, v.runtime_check.as_deref()))
 }
 
-/// The directive of an instrumented loop `id`: the schedule and thread count come from the
-/// runtime header's table (the sequential variant runs a copy of the loop without it).
-pub fn instrumented_directive(v: &VerdictReport, id: u32) -> String {
+/// The directive of an instrumented loop `id` collapsing `collapse` nested loops: the
+/// schedule and thread count come from the runtime header's table (the sequential variant
+/// runs a copy of the loop without it).
+pub fn instrumented_directive(v: &VerdictReport, id: u32, collapse: u32) -> String {
     let schedule = [format!("schedule(runtime) num_threads(ppo_tune_threads({id}))")];
-    parallel_for(&openmp_clauses(&v.sharing, v.collapse, &schedule, v.runtime_check.as_deref()))
+    parallel_for(&openmp_clauses(&v.sharing, collapse, &schedule, v.runtime_check.as_deref()))
 }
 
 #[cfg(test)]
@@ -147,7 +182,7 @@ mod tests {
     #[test]
     fn space_starts_with_sequential_then_the_default() {
         let d = Variant::parallel(Schedule::Dynamic, 0, 0);
-        let s = variant_space(d, 8);
+        let s = variant_space(d, &[], 8);
         assert_eq!(s[0], Variant::SEQUENTIAL);
         assert_eq!(s[1], d);
         assert!(s.contains(&Variant::parallel(Schedule::Dynamic, 0, 4)));
@@ -157,9 +192,12 @@ mod tests {
         dedup.dedup();
         assert_eq!(dedup.len(), s.len());
         assert_eq!(
-            variant_space(Variant::SEQUENTIAL, 1),
+            variant_space(Variant::SEQUENTIAL, &[], 1),
             vec![Variant::SEQUENTIAL, Variant::parallel(Schedule::Static, 0, 0)]
         );
+        // Other collapse depths, with the default's schedule, last.
+        let s = variant_space(d, &[1, 3], 2);
+        assert_eq!(&s[s.len() - 2..], &[d.collapsed(1), d.collapsed(3)]);
     }
 
     #[test]
@@ -171,5 +209,30 @@ mod tests {
         );
         assert_eq!(Variant::parallel(Schedule::Guided, 0, 2).to_string(), "guided ×2");
         assert_eq!(Variant::SEQUENTIAL.to_string(), "sequential");
+        assert_eq!(
+            Variant::parallel(Schedule::Static, 0, 0).collapsed(2).to_string(),
+            "static collapse(2) ×all"
+        );
+        assert_eq!(
+            Variant::parallel(Schedule::Dynamic, 4, 2).collapsed(1).schedule_clause().as_deref(),
+            Some("schedule(dynamic, 4)")
+        );
+    }
+
+    #[test]
+    fn other_collapse_depths_render_their_directives() {
+        let mut v = crate::targets::test_support::verdict(Default::default(), None);
+        v.collapse = 2;
+        v.collapse_max = 3;
+        assert_eq!(other_collapses(&v), vec![1, 3]);
+        let base = Variant::parallel(Schedule::Static, 0, 0);
+        assert_eq!(directive(&v, base), "#pragma omp parallel for collapse(2)");
+        assert_eq!(directive(&v, base.collapsed(1)), "#pragma omp parallel for");
+        assert_eq!(
+            directive(&v, Variant::parallel(Schedule::Dynamic, 0, 0).collapsed(3)),
+            "#pragma omp parallel for collapse(3) schedule(dynamic)"
+        );
+        v.legal = false;
+        assert!(other_collapses(&v).is_empty());
     }
 }

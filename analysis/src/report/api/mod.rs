@@ -332,6 +332,10 @@ pub struct VerdictReport {
     #[serde(skip)]
     pub sharing: crate::parallel::sharing::DataSharing,
     pub collapse: u32,
+    /// The deepest legal `collapse` (`LoopVerdict::collapse_max`), which learning mode
+    /// measures besides `collapse`. Not in the JSON.
+    #[serde(skip)]
+    pub collapse_max: u32,
     pub schedule: crate::parallel::Schedule,
     /// The loop is legal only when pointers that may alias do not overlap: the condition of
     /// the directive's `if(...)` clause (absent when the loop needs no run-time test).

@@ -278,6 +278,7 @@ impl Relocate for LoopReport {
             directive: _,
             sharing: _,
             collapse: _,
+            collapse_max: _,
             schedule: _,
             runtime_check: _,
             overlap_pairs: _,

@@ -125,13 +125,35 @@ pub fn plan_tuned(
                         continue;
                     }
                     let Some(copy) = counting_copy(text, index, l, start, end, *id) else { continue };
+                    // The other collapse depths: each a copy of the loop under its directive,
+                    // chosen by the table's COLLAPSE (0 or the directive's own: the loop).
+                    let own = l.parallel.collapse;
+                    let others = variant::other_collapses(&l.parallel);
+                    let mut alternatives = String::new();
+                    for &c in &others {
+                        alternatives.push_str(&format!(
+                            "\n}} else if (ppo_tune_on({id}) && ppo_tune_collapse({id}) == {c}) {{\n{}\n{}",
+                            guarded(
+                                &l.parallel.sharing,
+                                &variant::instrumented_directive(&l.parallel, *id, c)
+                            ),
+                            &text[start..end]
+                        ));
+                    }
                     end_edit = Some(Edit::insert(
                         end as u32,
-                        format!("\n}} else {{\n{copy}\n}}\nppo_tune_end({id}); }}"),
+                        format!("{alternatives}\n}} else {{\n{copy}\n}}\nppo_tune_end({id}); }}"),
                     ));
+                    let on = if others.is_empty() {
+                        format!("ppo_tune_on({id})")
+                    } else {
+                        format!(
+                            "ppo_tune_on({id}) && (ppo_tune_collapse({id}) == 0 || ppo_tune_collapse({id}) == {own})"
+                        )
+                    };
                     format!(
-                        "{{ ppo_tune_begin({id});\nif (ppo_tune_on({id})) {{\n{}",
-                        guarded(&l.parallel.sharing, &variant::instrumented_directive(&l.parallel, *id))
+                        "{{ ppo_tune_begin({id});\nif ({on}) {{\n{}",
+                        guarded(&l.parallel.sharing, &variant::instrumented_directive(&l.parallel, *id, own))
                     )
                 }
             };
