@@ -300,7 +300,12 @@ pub fn prepare(
         .enumerate()
         .map(|(i, s)| TuneLoop {
             id: i as u32,
-            variants: variant_space(s.candidate.default, &s.candidate.collapses, cores),
+            variants: variant_space(
+                s.candidate.default,
+                &s.candidate.collapses,
+                s.candidate.inner_level,
+                cores,
+            ),
             default: s.candidate.default,
         })
         .collect();

@@ -149,6 +149,8 @@ fn tuning_decides_what_holds_on_any_machine_and_keeps_the_outputs() {
     if cores() >= 2 {
         assert!(labels("gain#0").iter().any(|l| l.contains("collapse(1)")), "{:?}", labels("gain#0"));
         assert!(labels("tone#0").iter().any(|l| l.contains("collapse(2)")), "{:?}", labels("tone#0"));
+        // And the component loop of `components.c` one level down, at its two sweeps.
+        assert!(labels("smooth#0").iter().any(|l| l.ends_with("(inner loops)")), "{:?}", labels("smooth#0"));
     }
 }
 

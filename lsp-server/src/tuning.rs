@@ -172,7 +172,7 @@ pub fn tune_loop(req: TuneRequest, progress: &mut dyn FnMut(usize, usize)) -> Re
     let cores = backends::available_cpus() as u32;
     let loops = [TuneLoop {
         id: 0,
-        variants: variant_space(cand.default, &cand.collapses, cores),
+        variants: variant_space(cand.default, &cand.collapses, cand.inner_level, cores),
         default: cand.default,
     }];
     let learned = learn(

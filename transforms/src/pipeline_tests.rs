@@ -396,3 +396,59 @@ fn wavefronts_run_as_doacross_loops_in_tiles() {
     assert!(new.contains(want), "{new}");
     assert!(new.ends_with("    }\n    #pragma omp ordered depend(source)\n    }\n}\n"), "{new}");
 }
+
+/// Five components, two sweeps each: the component loop is the directive's; its sweeps are
+/// the inner level.
+const COMPONENTS: &str = "double u[5][4096], w[5][4096];\n\
+    void smooth(void) {\n\
+    \x20 for (int m = 0; m < 5; m++) {\n\
+    \x20   double c = 0.25 + 0.05 * m;\n\
+    \x20   for (int i = 1; i < 4095; i++)\n\
+    \x20     w[m][i] = u[m][i] + c * u[m][i - 1];\n\
+    \x20   for (int i = 1; i < 4095; i++)\n\
+    \x20     u[m][i] = w[m][i] * c;\n\
+    \x20 }\n\
+    }\n";
+
+fn components_with(plan: crate::tuning::plan::LoopPlan) -> FileOutcome {
+    use crate::tuning::plan::{loop_keys, FileTuning, TuningPlan};
+    let report = run(omp(), Registry::empty(), COMPONENTS).spps.report;
+    let outer = &report.functions[0].loops[0];
+    assert!(outer.parallel.directive.is_some(), "{:?}", outer.parallel);
+    let mut ft = FileTuning::new();
+    ft.insert(loop_keys(&report)[&outer.id].clone(), plan);
+    let tuning = TuningPlan { files: [("t.c".to_string(), ft)].into(), loops: 1 };
+    run(Options { tuning: Some(std::sync::Arc::new(tuning)), ..omp() }, Registry::empty(), COMPONENTS)
+}
+
+#[test]
+fn the_instrumented_nest_can_run_at_its_inner_level() {
+    use crate::tuning::plan::{candidates, LoopPlan};
+    let report = run(omp(), Registry::empty(), COMPONENTS).spps.report;
+    assert!(candidates(&report)[0].inner_level);
+    let o = components_with(LoopPlan::Instrument(0));
+    let new = o.new_text.as_deref().unwrap();
+    assert!(new.contains("if (ppo_tune_on(0) && ppo_tune_level(0) == 0) {"), "{new}");
+    // The copy: the component loop without a directive, each sweep with one.
+    let (_, level) = new.split_once("ppo_tune_level(0) == 1) {").expect(new);
+    let (level, _) = level.split_once("} else {").expect(new);
+    assert_eq!(
+        level.matches("#pragma omp parallel for schedule(runtime) num_threads(ppo_tune_threads(0))").count(),
+        2,
+        "{level}"
+    );
+    assert!(level.trim_start().starts_with("for (int m = 0; m < 5; m++) {"), "{level}");
+}
+
+#[test]
+fn a_nest_tuned_to_its_inner_level_gets_the_inner_directives() {
+    use crate::tuning::plan::LoopPlan;
+    use crate::tuning::variant::Variant;
+    use analysis::parallel::Schedule;
+    let variant = Variant::parallel(Schedule::Static, 0, 0).at_level(1);
+    let o = components_with(LoopPlan::Apply { variant, evidence: "measured".into() });
+    let new = o.new_text.as_deref().unwrap();
+    assert_eq!(new.matches("#pragma omp parallel for").count(), 2, "{new}");
+    assert!(!new.contains("  #pragma omp parallel for\n  for (int m"), "{new}");
+    assert!(new.contains("    #pragma omp parallel for\n    for (int i = 1; i < 4095; i++)\n"), "{new}");
+}

@@ -211,12 +211,13 @@ impl Runner<'_> {
         let mut text = String::new();
         for (id, v) in config {
             text.push_str(&format!(
-                "{id} {} {} {} {} {}\n",
+                "{id} {} {} {} {} {} {}\n",
                 u8::from(v.parallel),
                 v.omp_kind(),
                 v.chunk,
                 v.threads,
-                v.collapse
+                v.collapse,
+                v.level
             ));
         }
         std::fs::write(&cfg, text).map_err(|e| io(&cfg, e))?;

@@ -130,8 +130,10 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX perf_runs_started ON perf_runs(started_unix);
     CREATE INDEX perf_measurements_key ON perf_measurements(file, loop_key);
     CREATE INDEX perf_measurements_run ON perf_measurements(perf_run_id);",
-    // 4: the number of nested loops a measured variant collapsed (0: the directive's own).
-    "ALTER TABLE perf_measurements ADD COLUMN collapse INTEGER NOT NULL DEFAULT 0;",
+    // 4: the number of nested loops a measured variant collapsed (0: the directive's own),
+    // and the nest level it ran at (0: the loop; 1: the loops inside it).
+    "ALTER TABLE perf_measurements ADD COLUMN collapse INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE perf_measurements ADD COLUMN level INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// The schema version this ppo writes (`PRAGMA user_version`).

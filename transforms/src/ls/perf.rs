@@ -158,9 +158,9 @@ impl LogDb {
                     "INSERT INTO perf_measurements (perf_run_id, file, function, loop_id, loop_key, line, parallel,
                         schedule, chunk, threads, is_default, output_ok, runs, seconds_median, seconds_min,
                         seconds_max, invocations, per_call_median, per_call_min, nested, samples, trips_per_call,
-                        collapse)
+                        collapse, level)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-                        ?23)",
+                        ?23, ?24)",
                 )
                 .map_err(e)?;
             for m in &run.loops {
@@ -190,6 +190,7 @@ impl LogDb {
                     serde_json::to_string(&m.seconds).unwrap_or_else(|_| "[]".into()),
                     m.trips_per_call,
                     m.variant.collapse,
+                    m.variant.level,
                 ])
                 .map_err(e)?;
             }
@@ -205,7 +206,7 @@ impl LogDb {
         let mut st = self
             .conn
             .prepare(
-                "SELECT r.id, m.parallel, m.schedule, m.chunk, m.threads, m.output_ok, m.samples, m.collapse
+                "SELECT r.id, m.parallel, m.schedule, m.chunk, m.threads, m.output_ok, m.samples, m.collapse, m.level
                  FROM perf_measurements m JOIN perf_runs r ON r.id = m.perf_run_id
                  WHERE m.file = ?1 AND m.loop_key = ?2 AND r.mode = 'learn' AND r.compiler = ?3
                    AND r.flags = ?4 AND r.arguments = ?5 AND r.machine = ?6 AND r.cores = ?7
@@ -225,6 +226,7 @@ impl LogDb {
                         r.get::<_, bool>(5)?,
                         r.get::<_, String>(6)?,
                         r.get::<_, u32>(7)?,
+                        r.get::<_, u32>(8)?,
                     ))
                 },
             )
@@ -232,12 +234,13 @@ impl LogDb {
         let mut out = Vec::new();
         let mut latest = None;
         for row in rows {
-            let (run, parallel, schedule, chunk, threads, ok, samples, collapse) =
+            let (run, parallel, schedule, chunk, threads, ok, samples, collapse, level) =
                 row.map_err(|e| self.err(e))?;
             if *latest.get_or_insert(run) != run {
                 break;
             }
-            let Some(variant) = Variant::from_columns(parallel, &schedule, chunk, threads, collapse) else {
+            let Some(variant) = Variant::from_columns(parallel, &schedule, chunk, threads, collapse, level)
+            else {
                 continue;
             };
             let seconds: Vec<f64> = serde_json::from_str(&samples).unwrap_or_default();
@@ -274,7 +277,7 @@ impl LogDb {
             .prepare(
                 "SELECT r.id, m.file, m.function, m.loop_id, m.line, m.loop_key, r.program, r.mode, r.started_unix,
                         r.cores, coalesce(r.default_seconds, r.sequential_seconds), m.parallel, m.schedule, m.chunk, m.threads, m.is_default,
-                        m.output_ok, m.seconds_median, m.runs, m.invocations, m.trips_per_call, m.collapse
+                        m.output_ok, m.seconds_median, m.runs, m.invocations, m.trips_per_call, m.collapse, m.level
                  FROM perf_measurements m JOIN perf_runs r ON r.id = m.perf_run_id
                  ORDER BY m.file, m.loop_key, r.id DESC, m.id",
             )
@@ -294,6 +297,7 @@ impl LogDb {
                 r.get(13).map_err(get)?,
                 r.get(14).map_err(get)?,
                 r.get(21).map_err(get)?,
+                r.get(22).map_err(get)?,
             ) else {
                 continue;
             };
@@ -406,7 +410,7 @@ mod tests {
     }
 
     #[test]
-    fn a_schema_3_log_keeps_its_measurements_and_gains_collapse() {
+    fn a_schema_3_log_keeps_its_measurements_and_gains_collapse_and_level() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("old.db");
         {
@@ -447,9 +451,15 @@ mod tests {
         let old = db.measured(&ctx(), "p.c", "old").unwrap();
         assert_eq!(old.len(), 1);
         assert_eq!(old[0].variant, par, "an old record is the directive's own collapse");
-        db.record_perf(&learn(vec![m("k", par, &[1.0]), m("k", par.collapsed(2), &[0.6])])).unwrap();
+        let inner = par.at_level(1);
+        db.record_perf(&learn(vec![
+            m("k", par, &[1.0]),
+            m("k", par.collapsed(2), &[0.6]),
+            m("k", inner, &[0.8]),
+        ]))
+        .unwrap();
         let got = db.measured(&ctx(), "p.c", "k").unwrap();
-        assert_eq!(got.iter().map(|m| m.variant).collect::<Vec<_>>(), [par, par.collapsed(2)]);
+        assert_eq!(got.iter().map(|m| m.variant).collect::<Vec<_>>(), [par, par.collapsed(2), inner]);
         let labels: Vec<String> = db
             .perf_loops()
             .unwrap()
@@ -457,6 +467,7 @@ mod tests {
             .flat_map(|l| l.variants.iter().map(|v| v.label.clone()))
             .collect();
         assert!(labels.contains(&"static collapse(2) ×all".to_string()), "{labels:?}");
+        assert!(labels.contains(&"static ×all (inner loops)".to_string()), "{labels:?}");
     }
 
     #[test]

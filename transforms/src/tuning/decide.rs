@@ -157,9 +157,9 @@ mod tests {
     }
 
     const PAR: Variant =
-        Variant { parallel: true, schedule: Schedule::Static, chunk: 0, threads: 0, collapse: 0 };
+        Variant { parallel: true, schedule: Schedule::Static, chunk: 0, threads: 0, collapse: 0, level: 0 };
     const DYN: Variant =
-        Variant { parallel: true, schedule: Schedule::Dynamic, chunk: 1, threads: 0, collapse: 0 };
+        Variant { parallel: true, schedule: Schedule::Dynamic, chunk: 1, threads: 0, collapse: 0, level: 0 };
 
     #[test]
     fn a_slower_parallel_default_becomes_sequential() {

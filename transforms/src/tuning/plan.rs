@@ -3,7 +3,7 @@
 
 use super::variant::{default_variant, other_collapses, Variant};
 use analysis::codes::Code;
-use analysis::report::api::{FileReport, LoopReport};
+use analysis::report::api::{FileReport, FunctionReport, LoopReport};
 use std::collections::{HashMap, HashSet};
 
 /// A loop tuning may decide: one the analysis put a directive on, or one it proved parallel
@@ -21,6 +21,26 @@ pub struct Candidate {
     pub default: Variant,
     /// The numbers of nested loops it may collapse besides its directive's own.
     pub collapses: Vec<u32>,
+    /// The nest has parallel loops inside the candidate ([`inner_level`]): a level to measure.
+    pub inner_level: bool,
+}
+
+/// The loops a level-1 variant of loop `l` runs in parallel, `l` itself sequential: the
+/// outermost legal loops strictly inside it, in source order (a doacross nest is not one).
+pub fn inner_level<'r>(f: &'r FunctionReport, l: &LoopReport) -> Vec<&'r LoopReport> {
+    let children = |id: &str| -> Vec<&'r LoopReport> {
+        f.loops.iter().filter(|c| c.parent.as_deref() == Some(id)).rev().collect()
+    };
+    let mut out = Vec::new();
+    let mut stack = children(&l.id);
+    while let Some(c) = stack.pop() {
+        if c.parallel.legal && c.parallel.pipeline.is_none() {
+            out.push(c);
+        } else {
+            stack.extend(children(&c.id));
+        }
+    }
+    out
 }
 
 /// The keys of every loop of a file, by loop id.
@@ -78,6 +98,7 @@ pub fn candidates(report: &FileReport) -> Vec<Candidate> {
                 key: keys[&l.id].clone(),
                 default: default_variant(&l.parallel),
                 collapses: other_collapses(&l.parallel),
+                inner_level: !inner_level(f, l).is_empty(),
             });
         }
     }

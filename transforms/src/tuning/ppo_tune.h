@@ -5,6 +5,10 @@
  *       if (ppo_tune_on(ID) && ppo_tune_collapse(ID) == 2) {   (one per other depth)
  *           #pragma omp parallel for ... collapse(2) schedule(runtime) num_threads(...)
  *           for (...) ...                          (a copy of the loop)
+ *       } else if (ppo_tune_on(ID) && ppo_tune_level(ID) == 1) {
+ *           for (...) { ...                         (a copy of the nest: the outermost
+ *               #pragma omp parallel for ...         parallel loops inside it parallel)
+ *               for (...) ... }
  *       } else if (ppo_tune_on(ID)) {
  *           #pragma omp parallel for ... schedule(runtime) num_threads(ppo_tune_threads(ID))
  *           for (...) ...
@@ -13,9 +17,9 @@
  *       }
  *       ppo_tune_end(ID); }
  * so that one build runs each loop in the variant PPO_TUNE_CONFIG names for it: lines
- * "ID ON KIND CHUNK THREADS COLLAPSE" (ON 0/1; KIND 1 static, 2 dynamic, 3 guided as
- * omp_sched_t; CHUNK 0 for the default; THREADS 0 for all; COLLAPSE 0 for the directive's
- * own). At exit, one line per loop that ran is
+ * "ID ON KIND CHUNK THREADS COLLAPSE LEVEL" (ON 0/1; KIND 1 static, 2 dynamic, 3 guided
+ * as omp_sched_t; CHUNK 0 for the default; THREADS 0 for all; COLLAPSE 0 for the
+ * directive's own; LEVEL 0 for the loop, 1 for the loops inside it). At exit, one line per loop that ran is
  * appended to PPO_TUNE_OUT:
  *     loop ID CALLS NESTED TOTAL MIN MAX TRIPS SAMPLE...
  * (seconds; NESTED counts entries inside another parallel region, which are not timed;
@@ -32,7 +36,7 @@
 #define PPO_TUNE_SAMPLES 64
 
 struct ppo_tune_loop {
-    int on, kind, chunk, threads, collapse, depth;
+    int on, kind, chunk, threads, collapse, level, depth;
     long calls, nested, trips;
     double t0, total, min, max;
     int nsamples;
@@ -65,7 +69,7 @@ static void ppo_tune_dump(void)
 static void ppo_tune_init(void)
 {
     const char *path = getenv("PPO_TUNE_CONFIG");
-    int i, id, on, kind, chunk, threads, collapse;
+    int i, id, on, kind, chunk, threads, collapse, level;
     ppo_tune_ready = 1;
     for (i = 0; i < PPO_TUNE_LOOPS; i++) {
         ppo_tune_tab[i].on = 1;
@@ -77,13 +81,14 @@ static void ppo_tune_init(void)
             fprintf(stderr, "ppo_tune: cannot read %s\n", path);
             exit(97);
         }
-        while (fscanf(f, "%d %d %d %d %d %d", &id, &on, &kind, &chunk, &threads, &collapse) == 6)
+        while (fscanf(f, "%d %d %d %d %d %d %d", &id, &on, &kind, &chunk, &threads, &collapse, &level) == 7)
             if (id >= 0 && id < PPO_TUNE_LOOPS) {
                 ppo_tune_tab[id].on = on;
                 ppo_tune_tab[id].kind = kind >= 1 && kind <= 3 ? kind : 1;
                 ppo_tune_tab[id].chunk = chunk > 0 ? chunk : 0;
                 ppo_tune_tab[id].threads = threads > 0 ? threads : 0;
                 ppo_tune_tab[id].collapse = collapse > 0 ? collapse : 0;
+                ppo_tune_tab[id].level = level > 0 ? level : 0;
             }
         fclose(f);
     }
@@ -104,6 +109,14 @@ static int ppo_tune_collapse(int id)
     if (!ppo_tune_ready)
         ppo_tune_init();
     return ppo_tune_tab[id].collapse;
+}
+
+/* The nest level loop ID runs in parallel at (0: itself; 1: the loops inside it). */
+static int ppo_tune_level(int id)
+{
+    if (!ppo_tune_ready)
+        ppo_tune_init();
+    return ppo_tune_tab[id].level;
 }
 
 static int ppo_tune_threads(int id)

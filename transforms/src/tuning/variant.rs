@@ -8,7 +8,9 @@ use std::fmt;
 
 /// One way to run a loop: sequentially, or as a `parallel for` with a schedule, a chunk
 /// size (0: the schedule's default), a thread count (0: every CPU) and a number of nested
-/// loops collapsed (0: as many as ppo's own directive collapses).
+/// loops collapsed (0: as many as ppo's own directive collapses) — at the loop itself (level
+/// 0) or, with the loop sequential, at the outermost parallel loops inside it (level 1,
+/// [`super::plan::inner_level`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Variant {
     pub parallel: bool,
@@ -16,19 +18,32 @@ pub struct Variant {
     pub chunk: u32,
     pub threads: u32,
     pub collapse: u32,
+    pub level: u32,
 }
 
 impl Variant {
     pub const SEQUENTIAL: Variant =
-        Variant { parallel: false, schedule: Schedule::Static, chunk: 0, threads: 0, collapse: 0 };
+        Variant { parallel: false, schedule: Schedule::Static, chunk: 0, threads: 0, collapse: 0, level: 0 };
 
     pub fn parallel(schedule: Schedule, chunk: u32, threads: u32) -> Variant {
-        Variant { parallel: true, schedule, chunk, threads, collapse: 0 }
+        Variant { parallel: true, schedule, chunk, threads, collapse: 0, level: 0 }
     }
 
     /// The variant with `n` nested loops collapsed (0: the directive's own number).
     pub fn collapsed(self, n: u32) -> Variant {
         Variant { collapse: n, ..self }
+    }
+
+    /// The variant run at the loops of nest level `level` (0: the loop itself; 1: the
+    /// outermost parallel loops inside it, each with its own directive).
+    pub fn at_level(self, level: u32) -> Variant {
+        Variant { level, ..self }
+    }
+
+    /// The same schedule and threads at the loop itself, its directive's own collapse: what
+    /// each inner loop of a level-1 variant runs in.
+    pub fn at_inner_loop(self) -> Variant {
+        Variant { level: 0, collapse: 0, ..self }
     }
 
     /// The `omp_sched_t` value of the schedule (the runtime header's KIND).
@@ -62,6 +77,7 @@ impl Variant {
         chunk: u32,
         threads: u32,
         collapse: u32,
+        level: u32,
     ) -> Option<Variant> {
         let schedule = match schedule {
             "static" => Schedule::Static,
@@ -70,7 +86,7 @@ impl Variant {
             _ => return None,
         };
         Some(if parallel {
-            Variant::parallel(schedule, chunk, threads).collapsed(collapse)
+            Variant::parallel(schedule, chunk, threads).collapsed(collapse).at_level(level)
         } else {
             Variant::SEQUENTIAL
         })
@@ -85,7 +101,8 @@ impl Variant {
     }
 }
 
-/// `sequential`, `static ×2`, `dynamic,16 ×all`, `static collapse(2) ×all`.
+/// `sequential`, `static ×2`, `dynamic,16 ×all`, `static collapse(2) ×all`, `static ×all
+/// (inner loops)`.
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.parallel {
@@ -99,9 +116,13 @@ impl fmt::Display for Variant {
             write!(f, " collapse({})", self.collapse)?;
         }
         match self.threads {
-            0 => f.write_str(" ×all"),
-            n => write!(f, " ×{n}"),
+            0 => f.write_str(" ×all")?,
+            n => write!(f, " ×{n}")?,
         }
+        if self.level > 0 {
+            f.write_str(" (inner loops)")?;
+        }
+        Ok(())
     }
 }
 
@@ -126,10 +147,11 @@ pub fn other_collapses(v: &VerdictReport) -> Vec<u32> {
 
 /// The variants learning mode measures for a loop on a machine with `cpus` CPUs: sequential,
 /// the default, the three schedules with a few chunk sizes on every CPU, the default
-/// schedule on fewer threads (halving down to 2), and the default schedule with each of
-/// `collapses` nested loops collapsed (see [`other_collapses`]). Sequential first, the
-/// default second, no duplicates.
-pub fn variant_space(default: Variant, collapses: &[u32], cpus: u32) -> Vec<Variant> {
+/// schedule on fewer threads (halving down to 2), the default schedule with each of
+/// `collapses` nested loops collapsed (see [`other_collapses`]), and, for a parallel default
+/// with `inner_level` loops, the default schedule at those loops instead. Sequential first,
+/// the default second, no duplicates.
+pub fn variant_space(default: Variant, collapses: &[u32], inner_level: bool, cpus: u32) -> Vec<Variant> {
     let mut out = vec![Variant::SEQUENTIAL];
     let mut push = |v: Variant| {
         if !out.contains(&v) {
@@ -151,6 +173,9 @@ pub fn variant_space(default: Variant, collapses: &[u32], cpus: u32) -> Vec<Vari
     }
     for &c in collapses {
         push(base.collapsed(c));
+    }
+    if inner_level && default.parallel {
+        push(base.at_level(1));
     }
     out
 }
@@ -182,7 +207,7 @@ mod tests {
     #[test]
     fn space_starts_with_sequential_then_the_default() {
         let d = Variant::parallel(Schedule::Dynamic, 0, 0);
-        let s = variant_space(d, &[], 8);
+        let s = variant_space(d, &[], false, 8);
         assert_eq!(s[0], Variant::SEQUENTIAL);
         assert_eq!(s[1], d);
         assert!(s.contains(&Variant::parallel(Schedule::Dynamic, 0, 4)));
@@ -192,12 +217,12 @@ mod tests {
         dedup.dedup();
         assert_eq!(dedup.len(), s.len());
         assert_eq!(
-            variant_space(Variant::SEQUENTIAL, &[], 1),
+            variant_space(Variant::SEQUENTIAL, &[], true, 1),
             vec![Variant::SEQUENTIAL, Variant::parallel(Schedule::Static, 0, 0)]
         );
         // Other collapse depths, with the default's schedule, last.
-        let s = variant_space(d, &[1, 3], 2);
-        assert_eq!(&s[s.len() - 2..], &[d.collapsed(1), d.collapsed(3)]);
+        let s = variant_space(d, &[1, 3], true, 2);
+        assert_eq!(&s[s.len() - 3..], &[d.collapsed(1), d.collapsed(3), d.at_level(1)]);
     }
 
     #[test]

@@ -6,11 +6,12 @@ mod pipeline;
 
 use crate::edit::Edit;
 use crate::text::directive::{is_conditional, pragma_before, Pragma};
-use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan};
+use crate::tuning::plan::{inner_level, loop_keys, FileTuning, LoopPlan};
 use crate::tuning::variant;
 use analysis::ir::LineIndex;
 use analysis::parallel::sharing::{compiler_guard, guarded, CompilerGuard};
-use analysis::report::api::FileReport;
+use analysis::report::api::{FileReport, FunctionReport, LoopReport};
+use std::collections::HashMap;
 
 /// Where a directive was not inserted although the loop was marked, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +80,19 @@ pub fn plan_tuned(
     let mut tuned = Vec::new();
     let keys = tuning.map(|_| loop_keys(report)).unwrap_or_default();
     for f in &report.functions {
+        // The loops of the inner level of a nest tuning decided to run there, with the
+        // variant: they get the directive their nest does not.
+        let mut promoted: HashMap<&str, variant::Variant> = HashMap::new();
+        for l in &f.loops {
+            let loop_plan = tuning.zip(keys.get(&l.id)).and_then(|(t, k)| t.get(k));
+            if let Some(LoopPlan::Apply { variant, .. }) = loop_plan {
+                if variant.parallel && variant.level > 0 && l.parallel.legal {
+                    for inner in inner_level(f, l) {
+                        promoted.insert(inner.id.as_str(), variant.at_inner_loop());
+                    }
+                }
+            }
+        }
         for l in &f.loops {
             let loop_plan = tuning.zip(keys.get(&l.id)).and_then(|(t, k)| t.get(k));
             if let (None, Some(p)) = (loop_plan, &l.parallel.pipeline) {
@@ -95,9 +109,10 @@ pub fn plan_tuned(
             }
             let mut end_edit = None;
             let directive = match loop_plan {
-                None => match &l.parallel.directive {
-                    Some(d) => d.clone(),
-                    None => continue,
+                None => match (&l.parallel.directive, promoted.get(l.id.as_str())) {
+                    (_, Some(v)) if l.parallel.legal => variant::directive(&l.parallel, *v),
+                    (Some(d), _) => d.clone(),
+                    _ => continue,
                 },
                 Some(_) if !l.parallel.legal => continue,
                 Some(LoopPlan::Apply { variant, evidence }) => {
@@ -107,7 +122,8 @@ pub fn plan_tuned(
                         variant: *variant,
                         evidence: evidence.clone(),
                     });
-                    if !variant.parallel {
+                    // Sequential, or run at its inner loops (which get their directives).
+                    if !variant.parallel || variant.level > 0 {
                         continue;
                     }
                     variant::directive(&l.parallel, *variant)
@@ -140,17 +156,28 @@ pub fn plan_tuned(
                             &text[start..end]
                         ));
                     }
+                    // The inner level: a copy of the nest whose outermost parallel loops have
+                    // their directives, under the table's schedule and threads of this loop.
+                    let level = inner_level_copy(text, index, f, l, start, end, *id);
+                    if let Some(nest) = &level {
+                        alternatives.push_str(&format!(
+                            "\n}} else if (ppo_tune_on({id}) && ppo_tune_level({id}) == 1) {{\n{nest}"
+                        ));
+                    }
                     end_edit = Some(Edit::insert(
                         end as u32,
                         format!("{alternatives}\n}} else {{\n{copy}\n}}\nppo_tune_end({id}); }}"),
                     ));
-                    let on = if others.is_empty() {
-                        format!("ppo_tune_on({id})")
-                    } else {
-                        format!(
-                            "ppo_tune_on({id}) && (ppo_tune_collapse({id}) == 0 || ppo_tune_collapse({id}) == {own})"
-                        )
-                    };
+                    let mut on = vec![format!("ppo_tune_on({id})")];
+                    if level.is_some() {
+                        on.push(format!("ppo_tune_level({id}) == 0"));
+                    }
+                    if !others.is_empty() {
+                        on.push(format!(
+                            "(ppo_tune_collapse({id}) == 0 || ppo_tune_collapse({id}) == {own})"
+                        ));
+                    }
+                    let on = on.join(" && ");
                     format!(
                         "{{ ppo_tune_begin({id});\nif ({on}) {{\n{}",
                         guarded(&l.parallel.sharing, &variant::instrumented_directive(&l.parallel, *id, own))
@@ -389,6 +416,39 @@ fn counting_copy(
         Some(rest) => format!("{head}{lead}{{ PPO_TUNE_TRIP({id});{rest}"),
         None => format!("{head}{lead}{{ PPO_TUNE_TRIP({id}); {trimmed} }}"),
     })
+}
+
+/// The text of loop `l` (`text[start..end]`) with the instrumented directive of loop `id`
+/// before each loop of its inner level ([`inner_level`]) that starts its line and has no
+/// directive of the user's; `None` when none does.
+fn inner_level_copy(
+    text: &str,
+    index: &LineIndex,
+    f: &FunctionReport,
+    l: &LoopReport,
+    start: usize,
+    end: usize,
+    id: u32,
+) -> Option<String> {
+    let mut edits = Vec::new();
+    for inner in inner_level(f, l) {
+        let Ok((ls, prefix)) = insertion_point(text, index, inner) else { continue };
+        if ls <= start || ls >= end {
+            continue;
+        }
+        let directive = guarded(
+            &inner.parallel.sharing,
+            &variant::instrumented_directive(&inner.parallel, id, inner.parallel.collapse),
+        );
+        edits.push(Edit::insert(
+            (ls - start) as u32,
+            format!("{prefix}{}\n", directive.replace('\n', &format!("\n{prefix}"))),
+        ));
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    crate::edit::apply(text.get(start..end)?, &edits)
 }
 
 /// The byte offset just after a loop statement (its `}` or `;`), when the report's range
