@@ -28,10 +28,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use transforms::ls::perf::{LoopMeasurement, PerfMode, PerfRun};
+use transforms::ls::perf::{LoopMeasurement, PerfMode, PerfRun, Validation};
 use transforms::ls::{sha256_hex, LogDb};
 use transforms::pipeline::{Options, Pipeline};
-use transforms::tuning::decide::{decide, median, Measured};
+use transforms::tuning::decide::{decide, median, slower_program, Measured};
 use transforms::tuning::plan::{candidates, Candidate, FileTuning, LoopPlan, TuningPlan};
 use transforms::tuning::variant::{variant_space, Variant};
 use transforms::tuning::{runtime_header, RUNTIME_HEADER_NAME};
@@ -295,6 +295,8 @@ pub fn prepare(
             })
     };
     let mut interrupted = false;
+    // Each program's validation: learned now, or read from the log.
+    let mut validations: Vec<Validation> = Vec::new();
     let all_loops: Vec<TuneLoop> = slots
         .iter()
         .enumerate()
@@ -318,6 +320,10 @@ pub fn prepare(
             if !a.quiet {
                 eprintln!("ppo: tune: {}: measurements of this machine and compiler reused", prog.name);
             }
+            if let Some(db) = &log {
+                validations
+                    .extend(db.validation(&context(&prog.name, String::new())).map_err(|e| e.to_string())?);
+            }
             continue;
         }
         let pb = progress_bar(a.quiet, &format!("learning {}", prog.name));
@@ -325,7 +331,7 @@ pub fn prepare(
             &backend,
             prog.launch(build.path()),
             &all_loops,
-            &LearnOptions { budget: a.tune_budget as usize, args: args.clone() },
+            &LearnOptions { budget: a.tune_budget as usize, args: args.clone(), validate: a.learn || a.tune },
             &mut |done, planned| {
                 pb.set_length(planned.max(done) as u64);
                 pb.set_position(done as u64);
@@ -347,6 +353,12 @@ pub fn prepare(
             );
         }
         let rows = session::rows(&learned, &slots, &defaults);
+        validations.push(Validation {
+            program: prog.name.clone(),
+            sequential_seconds: median(&learned.sequential_seconds),
+            tuned_seconds: median(&learned.tuned_seconds),
+            loops: rows.iter().map(|r| (r.file.clone(), r.loop_key.clone())).collect(),
+        });
         for r in &rows {
             fresh
                 .entry((r.file.clone(), r.loop_key.clone()))
@@ -369,6 +381,7 @@ pub fn prepare(
                 program_runs: learned.runs as u32,
                 sequential_seconds: median(&learned.sequential_seconds),
                 default_seconds: median(&learned.default_seconds),
+                tuned_seconds: median(&learned.tuned_seconds),
                 loops: rows,
             };
             db.record_perf(&run).map_err(|e| e.to_string())?;
@@ -381,15 +394,40 @@ pub fn prepare(
     let mut decided: HashMap<u32, Variant> = HashMap::new();
     let mut out_plan = TuningPlan::default();
     let mut unmeasured = 0;
+    // A program that measured slower as a whole, tuned, than sequential: its loops stay
+    // sequential.
+    let mut slower: HashMap<(&str, &str), (&str, f64)> = HashMap::new();
+    for v in &validations {
+        if let Some(ratio) = slower_program(v.sequential_seconds, v.tuned_seconds) {
+            if !a.quiet {
+                eprintln!(
+                    "ppo: tune: {}: the tuned program measured {ratio:.2}× the sequential program's time: its loops stay sequential",
+                    v.program
+                );
+            }
+            for (file, key) in &v.loops {
+                slower.insert((file, key), (&v.program, ratio));
+            }
+        }
+    }
     if a.tune {
         for (id, s) in slots.iter().enumerate() {
             let (file, c) = (&s.file, &s.candidate);
             let measured =
                 session::measured(log.as_ref(), &shared, &fresh, file, &c.key).map_err(|e| e.to_string())?;
-            let Some(dec) = decide(c.default, &measured) else {
+            let Some(mut dec) = decide(c.default, &measured) else {
                 unmeasured += 1;
                 continue;
             };
+            if let Some((program, ratio)) = slower.get(&(file.as_str(), c.key.as_str())) {
+                if dec.variant.parallel {
+                    dec.evidence = format!(
+                        "sequential: with its loops as measured best, {program} ran {ratio:.2}× the sequential program's time (the cost of running in parallel at all)"
+                    );
+                    dec.variant = Variant::SEQUENTIAL;
+                    dec.speedup = Some(1.0);
+                }
+            }
             if !a.quiet {
                 eprintln!("ppo: tune: {file}:{}: {}: {}", c.line, c.loop_id, dec.evidence);
             }
@@ -452,6 +490,7 @@ pub fn prepare(
                     program_runs: learned.runs as u32,
                     sequential_seconds: None,
                     default_seconds: median(&learned.default_seconds),
+                    tuned_seconds: None,
                     loops: rows,
                 };
                 db.record_perf(&run).map_err(|e| e.to_string())?;

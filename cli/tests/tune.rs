@@ -215,6 +215,45 @@ fn records_are_reused_until_the_loop_changes() {
     assert!(third.contains("primes.c: ") && third.contains(" runs, "), "{third}");
 }
 
+/// A program whose loops, as measured best, made it slower as a whole than sequential (the
+/// validation runs of learning) keeps every loop sequential, also when a later `-t` reuses
+/// the records.
+#[test]
+fn a_program_slower_as_a_whole_keeps_its_loops_sequential() {
+    if !has_gcc() || cores() < 2 {
+        return;
+    }
+    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    fs::copy(root().join("corpus/tuning/matmul.c"), src.join("matmul.c")).unwrap();
+    let (out, rep) = (t.path().join("out"), t.path().join("report.json"));
+    let first = tune(&src, &out, &rep);
+    let db = rusqlite::Connection::open(out.join(".ppo/ppo.db")).unwrap();
+    let (seq, tuned): (Option<f64>, Option<f64>) = db
+        .query_row("SELECT sequential_seconds, tuned_seconds FROM perf_runs", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert!(seq.is_some() && tuned.is_some(), "{seq:?} {tuned:?}\n{}", first.stderr);
+    // As if the parallel program had measured three times slower.
+    db.execute("UPDATE perf_runs SET tuned_seconds = 3 * sequential_seconds", []).unwrap();
+    drop(db);
+    let second = tune(&src, &out, &rep);
+    assert!(second.stderr.contains("measurements of this machine and compiler reused"), "{}", second.stderr);
+    assert!(
+        second.stderr.contains("matmul.c: the tuned program measured 3.00× the sequential program's time"),
+        "{}",
+        second.stderr
+    );
+    let report = report(&rep);
+    let e = entry(&report, "matmul.c", "main#2");
+    assert_ne!(e["verdict"], "parallel", "{e}");
+    assert!(e["tuning"].as_str().unwrap().starts_with("sequential: with its loops as measured best"), "{e}");
+    assert!(!fs::read_to_string(out.join("matmul.c")).unwrap().contains("#pragma omp"));
+}
+
 /// `-p`: the output as written, timed per loop, in the log.
 #[test]
 fn performance_log_times_the_output() {

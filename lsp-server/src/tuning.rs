@@ -179,7 +179,7 @@ pub fn tune_loop(req: TuneRequest, progress: &mut dyn FnMut(usize, usize)) -> Re
         &backend,
         Launch::Exe(&program),
         &loops,
-        &LearnOptions { budget: req.budget, args: Vec::new() },
+        &LearnOptions { budget: req.budget, args: Vec::new(), validate: false },
         progress,
     )
     .map_err(|e| e.to_string())?;
@@ -196,6 +196,7 @@ pub fn tune_loop(req: TuneRequest, progress: &mut dyn FnMut(usize, usize)) -> Re
         program_runs: learned.runs as u32,
         sequential_seconds: transforms::tuning::decide::median(&learned.sequential_seconds),
         default_seconds: transforms::tuning::decide::median(&learned.default_seconds),
+        tuned_seconds: None,
         loops: rows.clone(),
     };
     db.record_perf(&run).map_err(|e| e.to_string())?;

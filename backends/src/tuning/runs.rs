@@ -15,7 +15,7 @@ use crate::{Error, LocalBackend, Program};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
-use transforms::tuning::decide::median;
+use transforms::tuning::decide::{decide, median, Measured};
 use transforms::tuning::variant::Variant;
 
 /// A loop of the instrumented program: its id, the variants to measure (sequential first)
@@ -33,7 +33,14 @@ pub struct LearnOptions {
     /// Program runs at most (the culprit search after an output change may add a few).
     pub budget: usize,
     pub args: Vec<String>,
+    /// End with [`VALIDATION_PAIRS`] pairs of runs, all-sequential and every loop in the
+    /// variant [`decide`] picks from the measurements, for `-t` to compare the programs as
+    /// wholes (reserved from the budget).
+    pub validate: bool,
 }
+
+/// The pairs of whole-program runs (sequential, tuned) that end a validated learning.
+pub const VALIDATION_PAIRS: usize = 3;
 
 /// One loop's figures in one run.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -66,12 +73,20 @@ pub struct Learned {
     /// Whole-program times of the all-sequential runs and of the all-default runs.
     pub sequential_seconds: Vec<f64>,
     pub default_seconds: Vec<f64>,
+    /// Whole-program times of the validation runs, every loop in its decided variant (empty
+    /// without validation, or when every loop was decided sequential).
+    pub tuned_seconds: Vec<f64>,
     /// Stopped by Ctrl-C: what was measured until then.
     pub interrupted: bool,
     /// The outputs of two sequential runs differ in length: only exit statuses were checked.
     pub unchecked_output: bool,
     /// Loops with a variant that changed the output: sequential in the later runs.
     pub banned: std::collections::BTreeSet<u32>,
+    /// The whole-program time of the last run whose output was checked equal.
+    last_seconds: f64,
+    /// Validation runs: whole-program times only (the loops' figures are not recorded, so
+    /// that the decisions drawn later are the ones validated).
+    validating: bool,
 }
 
 impl Learned {
@@ -277,9 +292,13 @@ pub fn learn(
     let mut learned = Learned::default();
     let seq = config(loops, |_| Variant::SEQUENTIAL);
     let width = loops.iter().map(|l| l.variants.len()).max().unwrap_or(1).max(1);
+    // Validation only when one round of every variant fits beside it.
+    let validate = opts.validate && opts.budget >= 2 + width + 2 * VALIDATION_PAIRS;
+    let reserved = if validate { 2 * VALIDATION_PAIRS } else { 0 };
+    let budget = opts.budget.saturating_sub(reserved);
     // Rounds of every variant that fit the budget (at least one), after the two sequential runs.
-    let rounds = ((opts.budget.saturating_sub(2)) / width).clamp(1, 3);
-    let planned = (2 + rounds * width).max(opts.budget.min(2 + rounds * width + 3 * 2));
+    let rounds = ((budget.saturating_sub(2)) / width).clamp(1, 3);
+    let planned = (2 + rounds * width).max(budget.min(2 + rounds * width + 3 * 2)) + reserved;
     let fail = |what: &str, r: &RunResult| {
         let err = r.stderr.lines().last().unwrap_or("");
         Error::Config(format!(
@@ -301,6 +320,9 @@ pub fn learn(
     }
     let mut reference: Option<(String, String)> = None;
     let record = |learned: &mut Learned, cfg: &BTreeMap<u32, Variant>, r: &RunResult| {
+        if learned.validating {
+            return;
+        }
         for (id, v) in cfg {
             // Entered only inside other parallel regions: nothing timed.
             if let Some(s) = r.loops.get(id).filter(|s| s.calls > 0) {
@@ -330,6 +352,7 @@ pub fn learn(
             return Ok(true);
         };
         if r.ok && same_output(a, b, &r.stdout) {
+            learned.last_seconds = r.seconds;
             if cfg.iter().all(|(_, v)| !v.parallel) {
                 learned.sequential_seconds.push(r.seconds);
             }
@@ -426,7 +449,7 @@ pub fn learn(
     let lanes = finalists.iter().map(Vec::len).max().unwrap_or(0);
     'extra: for _ in 0..2 {
         for k in 0..lanes {
-            if learned.runs >= opts.budget {
+            if learned.runs >= budget {
                 break 'extra;
             }
             let cfg: BTreeMap<u32, Variant> = loops
@@ -442,7 +465,52 @@ pub fn learn(
             }
         }
     }
+    // Validation: the program as `-t` would decide it against the sequential program, in
+    // interleaved pairs. Per-loop times miss what a program pays once for being parallel (the
+    // threads' start-up, code compiled for OpenMP that runs slower on one thread).
+    if validate {
+        let tuned = config(loops, |l| match learned.banned.contains(&l.id) {
+            true => Variant::SEQUENTIAL,
+            false => decided(&learned, l),
+        });
+        if tuned.values().any(|v| v.parallel) {
+            learned.validating = true;
+            for _ in 0..VALIDATION_PAIRS {
+                if !step(&mut learned, &seq)? {
+                    return Ok(learned);
+                }
+                let before = learned.banned.len();
+                let r = learned.runs;
+                if !step(&mut learned, &tuned)? {
+                    return Ok(learned);
+                }
+                // A tuned run that changed the output banned its culprits: no program time.
+                if learned.banned.len() != before || learned.runs != r + 1 {
+                    learned.tuned_seconds.clear();
+                    break;
+                }
+                learned.tuned_seconds.push(learned.last_seconds);
+            }
+        }
+    }
     Ok(learned)
+}
+
+/// The variant [`decide`] picks for loop `l` from what `learned` holds (its default when
+/// nothing usable was measured).
+pub fn decided(learned: &Learned, l: &TuneLoop) -> Variant {
+    let measured: Vec<Measured> = learned
+        .loops
+        .get(&l.id)
+        .into_iter()
+        .flatten()
+        .map(|v| Measured {
+            variant: v.variant,
+            seconds: v.samples.iter().map(|s| s.total).collect(),
+            rejected: !v.output_ok,
+        })
+        .collect();
+    decide(l.default, &measured).map_or(l.default, |d| d.variant)
 }
 
 /// `-p`: run the program with every loop in its default variant `runs` times.
@@ -495,6 +563,52 @@ mod tests {
         assert_eq!(m[&0].per_call.len(), 4);
         assert_eq!(m[&0].trips, 400);
         assert_eq!(m[&2].nested, 4);
+    }
+
+    /// A program whose loop 0 runs ten times faster in parallel, but which pays 0.3 s once
+    /// when any loop runs in parallel: per loop the parallel variant wins, as a whole the
+    /// sequential program does.
+    #[test]
+    fn validation_times_the_decided_program_as_a_whole() {
+        use analysis::parallel::Schedule;
+        let dir = tempfile::tempdir().unwrap();
+        let command = "on=$(awk '$1 == 0 { print $2 }' \"$PPO_TUNE_CONFIG\"); \
+            if [ \"$on\" = 1 ]; then sleep 0.3; t=0.001; else t=0.01; fi; \
+            echo \"loop 0 1 0 $t $t $t 0\" >> \"$PPO_TUNE_OUT\"; echo result 42";
+        let backend = LocalBackend {
+            threads: None,
+            timeout: Some(std::time::Duration::from_secs(20)),
+            build: Default::default(),
+        };
+        let par = Variant::parallel(Schedule::Static, 0, 0);
+        let loops = [TuneLoop { id: 0, variants: vec![Variant::SEQUENTIAL, par], default: par }];
+        let run = |validate| {
+            learn(
+                &backend,
+                Launch::Shell { command, dir: dir.path() },
+                &loops,
+                &LearnOptions { budget: 12, args: Vec::new(), validate },
+                &mut |_, _| {},
+            )
+            .unwrap()
+        };
+        let plain = run(false);
+        assert!(plain.tuned_seconds.is_empty());
+        assert!(plain.runs <= 12);
+        let checked = run(true);
+        assert!(checked.runs <= 12, "{} runs", checked.runs);
+        assert_eq!(decided(&checked, &loops[0]), par);
+        assert_eq!(checked.tuned_seconds.len(), VALIDATION_PAIRS);
+        let ratio = transforms::tuning::decide::slower_program(
+            median(&checked.sequential_seconds),
+            median(&checked.tuned_seconds),
+        );
+        assert!(ratio.is_some_and(|r| r > 1.5), "{ratio:?}: {checked:?}");
+        // The validation runs leave the loop's figures as the decision saw them.
+        assert_eq!(
+            checked.loops[&0].iter().map(|v| v.samples.len()).sum::<usize>(),
+            checked.runs - 1 - 2 * VALIDATION_PAIRS
+        );
     }
 
     #[test]

@@ -131,9 +131,11 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX perf_measurements_key ON perf_measurements(file, loop_key);
     CREATE INDEX perf_measurements_run ON perf_measurements(perf_run_id);",
     // 4: the number of nested loops a measured variant collapsed (0: the directive's own),
-    // and the nest level it ran at (0: the loop; 1: the loops inside it).
+    // the nest level it ran at (0: the loop; 1: the loops inside it), and the program's
+    // median time with every loop as `-t` decides it (the validation runs).
     "ALTER TABLE perf_measurements ADD COLUMN collapse INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE perf_measurements ADD COLUMN level INTEGER NOT NULL DEFAULT 0;",
+    ALTER TABLE perf_measurements ADD COLUMN level INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE perf_runs ADD COLUMN tuned_seconds REAL;",
 ];
 
 /// The schema version this ppo writes (`PRAGMA user_version`).

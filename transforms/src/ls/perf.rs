@@ -7,7 +7,7 @@
 use super::{error, now_unix, LogDb, LogError};
 use crate::tuning::decide::{median, Measured};
 use crate::tuning::variant::Variant;
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 /// What the figures depend on besides the loop: records are reused only when all match.
@@ -78,7 +78,20 @@ pub struct PerfRun {
     /// output runs them.
     pub sequential_seconds: Option<f64>,
     pub default_seconds: Option<f64>,
+    /// Median whole-program time with every loop in the variant `-t` decides (learning's
+    /// validation runs; `None` when there were none).
+    pub tuned_seconds: Option<f64>,
     pub loops: Vec<LoopMeasurement>,
+}
+
+/// What the validation of a learning found: the program's median times sequential and as
+/// `-t` decides it, and the loops it measured (file, key).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Validation {
+    pub program: String,
+    pub sequential_seconds: Option<f64>,
+    pub tuned_seconds: Option<f64>,
+    pub loops: Vec<(String, String)>,
 }
 
 /// A loop as `ppo log --perf` shows it: its latest measurements.
@@ -133,8 +146,8 @@ impl LogDb {
         let c = &run.context;
         tx.execute(
             "INSERT INTO perf_runs (started_unix, mode, program, source_checksum, compiler, flags, arguments,
-                machine, cores, program_runs, sequential_seconds, default_seconds)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                machine, cores, program_runs, sequential_seconds, default_seconds, tuned_seconds)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 now_unix(),
                 run.mode.as_str(),
@@ -147,7 +160,8 @@ impl LogDb {
                 c.cores,
                 run.program_runs,
                 run.sequential_seconds,
-                run.default_seconds
+                run.default_seconds,
+                run.tuned_seconds
             ],
         )
         .map_err(e)?;
@@ -247,6 +261,35 @@ impl LogDb {
             out.push(Measured { variant, seconds, rejected: !ok });
         }
         Ok(out)
+    }
+
+    /// The validation of the latest learning of `ctx.program` in `ctx`'s context (compiler,
+    /// flags, arguments, machine, cores); `None` when it was never learned there.
+    pub fn validation(&self, ctx: &PerfContext) -> Result<Option<Validation>, LogError> {
+        let e = |err| self.err(err);
+        let run: Option<(i64, Option<f64>, Option<f64>)> = self
+            .conn
+            .query_row(
+                "SELECT id, sequential_seconds, tuned_seconds FROM perf_runs
+                 WHERE program = ?1 AND mode = 'learn' AND compiler = ?2 AND flags = ?3 AND arguments = ?4
+                   AND machine = ?5 AND cores = ?6
+                 ORDER BY id DESC LIMIT 1",
+                params![ctx.program, ctx.compiler, ctx.flags, ctx.arguments, ctx.machine, ctx.cores],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(e)?;
+        let Some((id, sequential_seconds, tuned_seconds)) = run else { return Ok(None) };
+        let mut st = self
+            .conn
+            .prepare("SELECT DISTINCT file, loop_key FROM perf_measurements WHERE perf_run_id = ?1 ORDER BY file, loop_key")
+            .map_err(e)?;
+        let loops = st
+            .query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(e)?
+            .collect::<Result<_, _>>()
+            .map_err(e)?;
+        Ok(Some(Validation { program: ctx.program.clone(), sequential_seconds, tuned_seconds, loops }))
     }
 
     /// The files whose loops learning mode measured when it ran `ctx.program` in `ctx`'s
@@ -403,6 +446,7 @@ mod tests {
             program_runs: 1,
             sequential_seconds: None,
             default_seconds: Some(1.0),
+            tuned_seconds: None,
             loops: vec![m("k", Variant::SEQUENTIAL, &[0.25])],
         };
         db.record_perf(&run).unwrap();
@@ -428,6 +472,7 @@ mod tests {
             program_runs: 3,
             sequential_seconds: Some(2.0),
             default_seconds: Some(1.0),
+            tuned_seconds: None,
             loops,
         };
         {
@@ -481,6 +526,7 @@ mod tests {
             program_runs: 5,
             sequential_seconds: Some(2.0),
             default_seconds: Some(1.5),
+            tuned_seconds: None,
             loops: vec![m("abc", Variant::SEQUENTIAL, &[1.0, 1.2]), m("abc", par, &[secs])],
         };
         db.record_perf(&run(0.7)).unwrap();

@@ -13,6 +13,15 @@ pub const MIN_GAIN: f64 = 0.05;
 /// the default (ties count half): the probability of superiority of a rank test.
 pub const SUPERIORITY: f64 = 0.75;
 
+/// Whether a program run with every loop as tuning decided measured slower, as a whole,
+/// than the same program sequential: its median `tuned` time over [`MIN_GAIN`] above the
+/// `sequential` one. What per-loop times miss: the threads' start-up, paid once, and code
+/// compiled for OpenMP that runs slower on one thread. The ratio when so.
+pub fn slower_program(sequential: Option<f64>, tuned: Option<f64>) -> Option<f64> {
+    let (s, t) = (sequential?, tuned?);
+    (s > 0.0 && t > s * (1.0 + MIN_GAIN)).then_some(t / s)
+}
+
 /// The share of pairs `(a, b)` with `a < b` (ties half).
 pub fn superiority(a: &[f64], b: &[f64]) -> f64 {
     if a.is_empty() || b.is_empty() {
@@ -203,6 +212,15 @@ mod tests {
         assert_eq!(d.variant, Variant::SEQUENTIAL);
         assert!(d.evidence.contains("PPO131"));
         assert_eq!(decide(PAR, &[]), None);
+    }
+
+    #[test]
+    fn a_program_slower_as_a_whole() {
+        assert_eq!(slower_program(Some(1.0), Some(1.5)), Some(1.5));
+        assert_eq!(slower_program(Some(1.0), Some(1.04)), None);
+        assert_eq!(slower_program(Some(1.0), Some(0.5)), None);
+        assert_eq!(slower_program(None, Some(0.5)), None);
+        assert_eq!(slower_program(Some(1.0), None), None);
     }
 
     #[test]
