@@ -31,7 +31,7 @@ use std::time::Duration;
 use transforms::ls::perf::{LoopMeasurement, PerfMode, PerfRun, Validation};
 use transforms::ls::{sha256_hex, LogDb};
 use transforms::pipeline::{Options, Pipeline};
-use transforms::tuning::decide::{decide, median, slower_program, Measured};
+use transforms::tuning::decide::{decide, median, program_fallback, Fallback, Measured};
 use transforms::tuning::plan::{candidates, Candidate, FileTuning, LoopPlan, TuningPlan};
 use transforms::tuning::variant::{variant_space, Variant};
 use transforms::tuning::{runtime_header, RUNTIME_HEADER_NAME};
@@ -356,6 +356,7 @@ pub fn prepare(
         validations.push(Validation {
             program: prog.name.clone(),
             sequential_seconds: median(&learned.sequential_seconds),
+            default_seconds: median(&learned.default_seconds),
             tuned_seconds: median(&learned.tuned_seconds),
             loops: rows.iter().map(|r| (r.file.clone(), r.loop_key.clone())).collect(),
         });
@@ -394,19 +395,24 @@ pub fn prepare(
     let mut decided: HashMap<u32, Variant> = HashMap::new();
     let mut out_plan = TuningPlan::default();
     let mut unmeasured = 0;
-    // A program that measured slower as a whole, tuned, than sequential: its loops stay
-    // sequential.
-    let mut slower: HashMap<(&str, &str), (&str, f64)> = HashMap::new();
+    // A program that measured slower as a whole, tuned, than sequential or ppo's default:
+    // its loops run as in the faster of the two.
+    let mut fallback: HashMap<(&str, &str), (&str, Fallback)> = HashMap::new();
     for v in &validations {
-        if let Some(ratio) = slower_program(v.sequential_seconds, v.tuned_seconds) {
+        if let Some(f) = program_fallback(v.sequential_seconds, v.default_seconds, v.tuned_seconds) {
             if !a.quiet {
-                eprintln!(
-                    "ppo: tune: {}: the tuned program measured {ratio:.2}× the sequential program's time: its loops stay sequential",
-                    v.program
-                );
+                let (ratio, what) = match f {
+                    Fallback::Sequential(r) => {
+                        (r, "the sequential program's time: its loops stay sequential")
+                    }
+                    Fallback::Default(r) => {
+                        (r, "the time of ppo's default program: its loops keep their defaults")
+                    }
+                };
+                eprintln!("ppo: tune: {}: the tuned program measured {ratio:.2}× {what}", v.program);
             }
             for (file, key) in &v.loops {
-                slower.insert((file, key), (&v.program, ratio));
+                fallback.insert((file, key), (&v.program, f));
             }
         }
     }
@@ -419,14 +425,23 @@ pub fn prepare(
                 unmeasured += 1;
                 continue;
             };
-            if let Some((program, ratio)) = slower.get(&(file.as_str(), c.key.as_str())) {
-                if dec.variant.parallel {
+            match fallback.get(&(file.as_str(), c.key.as_str())) {
+                Some((program, Fallback::Sequential(ratio))) if dec.variant.parallel => {
                     dec.evidence = format!(
                         "sequential: with its loops as measured best, {program} ran {ratio:.2}× the sequential program's time (the cost of running in parallel at all)"
                     );
                     dec.variant = Variant::SEQUENTIAL;
                     dec.speedup = Some(1.0);
                 }
+                Some((program, Fallback::Default(ratio))) if dec.variant != c.default => {
+                    dec.evidence = format!(
+                        "{} kept: with its loops as measured best, {program} ran {ratio:.2}× the time of ppo's default program",
+                        if c.default.parallel { format!("parallel ({})", c.default) } else { "sequential".into() }
+                    );
+                    dec.variant = c.default;
+                    dec.gain_over_default = Some(1.0);
+                }
+                _ => {}
             }
             if !a.quiet {
                 eprintln!("ppo: tune: {file}:{}: {}: {}", c.line, c.loop_id, dec.evidence);

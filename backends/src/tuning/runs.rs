@@ -33,14 +33,15 @@ pub struct LearnOptions {
     /// Program runs at most (the culprit search after an output change may add a few).
     pub budget: usize,
     pub args: Vec<String>,
-    /// End with [`VALIDATION_PAIRS`] pairs of runs, all-sequential and every loop in the
-    /// variant [`decide`] picks from the measurements, for `-t` to compare the programs as
-    /// wholes (reserved from the budget).
+    /// End with [`VALIDATION_ROUNDS`] rounds of whole-program runs — all sequential, every
+    /// loop in its default, every loop in the variant [`decide`] picks from the
+    /// measurements — for `-t` to compare the programs as wholes (reserved from the budget).
     pub validate: bool,
 }
 
-/// The pairs of whole-program runs (sequential, tuned) that end a validated learning.
-pub const VALIDATION_PAIRS: usize = 3;
+/// The rounds of whole-program runs (sequential, default, tuned) that end a validated
+/// learning.
+pub const VALIDATION_ROUNDS: usize = 3;
 
 /// One loop's figures in one run.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -293,8 +294,8 @@ pub fn learn(
     let seq = config(loops, |_| Variant::SEQUENTIAL);
     let width = loops.iter().map(|l| l.variants.len()).max().unwrap_or(1).max(1);
     // Validation only when one round of every variant fits beside it.
-    let validate = opts.validate && opts.budget >= 2 + width + 2 * VALIDATION_PAIRS;
-    let reserved = if validate { 2 * VALIDATION_PAIRS } else { 0 };
+    let validate = opts.validate && opts.budget >= 2 + width + 3 * VALIDATION_ROUNDS;
+    let reserved = if validate { 3 * VALIDATION_ROUNDS } else { 0 };
     let budget = opts.budget.saturating_sub(reserved);
     // Rounds of every variant that fit the budget (at least one), after the two sequential runs.
     let rounds = ((budget.saturating_sub(2)) / width).clamp(1, 3);
@@ -465,31 +466,38 @@ pub fn learn(
             }
         }
     }
-    // Validation: the program as `-t` would decide it against the sequential program, in
-    // interleaved pairs. Per-loop times miss what a program pays once for being parallel (the
-    // threads' start-up, code compiled for OpenMP that runs slower on one thread).
+    // Validation: the program as `-t` would decide it against the sequential program and
+    // ppo's default one, in interleaved rounds. Per-loop times miss what a program pays once
+    // for running in parallel (the threads' start-up, code compiled for OpenMP that runs
+    // slower on one thread) and the loops' effects on each other (caches).
     if validate {
-        let tuned = config(loops, |l| match learned.banned.contains(&l.id) {
-            true => Variant::SEQUENTIAL,
-            false => decided(&learned, l),
-        });
+        let pick = |learned: &Learned, f: &dyn Fn(&TuneLoop) -> Variant| {
+            config(loops, |l| if learned.banned.contains(&l.id) { Variant::SEQUENTIAL } else { f(l) })
+        };
+        let tuned = pick(&learned, &|l| decided(&learned, l));
+        let default = pick(&learned, &|l| l.default);
         if tuned.values().any(|v| v.parallel) {
             learned.validating = true;
-            for _ in 0..VALIDATION_PAIRS {
-                if !step(&mut learned, &seq)? {
-                    return Ok(learned);
+            'rounds: for _ in 0..VALIDATION_ROUNDS {
+                let mut configs = vec![&seq];
+                if default != tuned && default != seq {
+                    configs.push(&default);
                 }
-                let before = learned.banned.len();
-                let r = learned.runs;
-                if !step(&mut learned, &tuned)? {
-                    return Ok(learned);
+                configs.push(&tuned);
+                for cfg in configs {
+                    let (before, runs) = (learned.banned.len(), learned.runs);
+                    if !step(&mut learned, cfg)? {
+                        return Ok(learned);
+                    }
+                    // A run that changed the output banned its culprits: no program times.
+                    if learned.banned.len() != before || learned.runs != runs + 1 {
+                        learned.tuned_seconds.clear();
+                        break 'rounds;
+                    }
+                    if cfg == &tuned {
+                        learned.tuned_seconds.push(learned.last_seconds);
+                    }
                 }
-                // A tuned run that changed the output banned its culprits: no program time.
-                if learned.banned.len() != before || learned.runs != r + 1 {
-                    learned.tuned_seconds.clear();
-                    break;
-                }
-                learned.tuned_seconds.push(learned.last_seconds);
             }
         }
     }
@@ -571,6 +579,7 @@ mod tests {
     #[test]
     fn validation_times_the_decided_program_as_a_whole() {
         use analysis::parallel::Schedule;
+        use transforms::tuning::decide::Fallback;
         let dir = tempfile::tempdir().unwrap();
         let command = "on=$(awk '$1 == 0 { print $2 }' \"$PPO_TUNE_CONFIG\"); \
             if [ \"$on\" = 1 ]; then sleep 0.3; t=0.001; else t=0.01; fi; \
@@ -587,27 +596,28 @@ mod tests {
                 &backend,
                 Launch::Shell { command, dir: dir.path() },
                 &loops,
-                &LearnOptions { budget: 12, args: Vec::new(), validate },
+                &LearnOptions { budget: 16, args: Vec::new(), validate },
                 &mut |_, _| {},
             )
             .unwrap()
         };
         let plain = run(false);
         assert!(plain.tuned_seconds.is_empty());
-        assert!(plain.runs <= 12);
+        assert!(plain.runs <= 16);
         let checked = run(true);
-        assert!(checked.runs <= 12, "{} runs", checked.runs);
+        assert!(checked.runs <= 16, "{} runs", checked.runs);
         assert_eq!(decided(&checked, &loops[0]), par);
-        assert_eq!(checked.tuned_seconds.len(), VALIDATION_PAIRS);
-        let ratio = transforms::tuning::decide::slower_program(
+        assert_eq!(checked.tuned_seconds.len(), VALIDATION_ROUNDS);
+        let fallback = transforms::tuning::decide::program_fallback(
             median(&checked.sequential_seconds),
+            median(&checked.default_seconds),
             median(&checked.tuned_seconds),
         );
-        assert!(ratio.is_some_and(|r| r > 1.5), "{ratio:?}: {checked:?}");
+        assert!(matches!(fallback, Some(Fallback::Sequential(r)) if r > 1.5), "{fallback:?}: {checked:?}");
         // The validation runs leave the loop's figures as the decision saw them.
         assert_eq!(
             checked.loops[&0].iter().map(|v| v.samples.len()).sum::<usize>(),
-            checked.runs - 1 - 2 * VALIDATION_PAIRS
+            checked.runs - 1 - 2 * VALIDATION_ROUNDS
         );
     }
 

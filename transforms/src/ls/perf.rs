@@ -90,6 +90,7 @@ pub struct PerfRun {
 pub struct Validation {
     pub program: String,
     pub sequential_seconds: Option<f64>,
+    pub default_seconds: Option<f64>,
     pub tuned_seconds: Option<f64>,
     pub loops: Vec<(String, String)>,
 }
@@ -267,29 +268,40 @@ impl LogDb {
     /// flags, arguments, machine, cores); `None` when it was never learned there.
     pub fn validation(&self, ctx: &PerfContext) -> Result<Option<Validation>, LogError> {
         let e = |err| self.err(err);
-        let run: Option<(i64, Option<f64>, Option<f64>)> = self
+        let run = self
             .conn
             .query_row(
-                "SELECT id, sequential_seconds, tuned_seconds FROM perf_runs
+                "SELECT id, sequential_seconds, default_seconds, tuned_seconds FROM perf_runs
                  WHERE program = ?1 AND mode = 'learn' AND compiler = ?2 AND flags = ?3 AND arguments = ?4
                    AND machine = ?5 AND cores = ?6
                  ORDER BY id DESC LIMIT 1",
                 params![ctx.program, ctx.compiler, ctx.flags, ctx.arguments, ctx.machine, ctx.cores],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        Validation {
+                            program: ctx.program.clone(),
+                            sequential_seconds: r.get(1)?,
+                            default_seconds: r.get(2)?,
+                            tuned_seconds: r.get(3)?,
+                            loops: Vec::new(),
+                        },
+                    ))
+                },
             )
             .optional()
             .map_err(e)?;
-        let Some((id, sequential_seconds, tuned_seconds)) = run else { return Ok(None) };
+        let Some((id, mut validation)) = run else { return Ok(None) };
         let mut st = self
             .conn
             .prepare("SELECT DISTINCT file, loop_key FROM perf_measurements WHERE perf_run_id = ?1 ORDER BY file, loop_key")
             .map_err(e)?;
-        let loops = st
+        validation.loops = st
             .query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(e)?
             .collect::<Result<_, _>>()
             .map_err(e)?;
-        Ok(Some(Validation { program: ctx.program.clone(), sequential_seconds, tuned_seconds, loops }))
+        Ok(Some(validation))
     }
 
     /// The files whose loops learning mode measured when it ran `ctx.program` in `ctx`'s
@@ -512,7 +524,7 @@ mod tests {
             .flat_map(|l| l.variants.iter().map(|v| v.label.clone()))
             .collect();
         assert!(labels.contains(&"static collapse(2) ×all".to_string()), "{labels:?}");
-        assert!(labels.contains(&"static ×all (inner loops)".to_string()), "{labels:?}");
+        assert!(labels.contains(&"static ×all, inner loops".to_string()), "{labels:?}");
     }
 
     #[test]

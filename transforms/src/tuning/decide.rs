@@ -13,13 +13,41 @@ pub const MIN_GAIN: f64 = 0.05;
 /// the default (ties count half): the probability of superiority of a rank test.
 pub const SUPERIORITY: f64 = 0.75;
 
-/// Whether a program run with every loop as tuning decided measured slower, as a whole,
-/// than the same program sequential: its median `tuned` time over [`MIN_GAIN`] above the
-/// `sequential` one. What per-loop times miss: the threads' start-up, paid once, and code
-/// compiled for OpenMP that runs slower on one thread. The ratio when so.
-pub fn slower_program(sequential: Option<f64>, tuned: Option<f64>) -> Option<f64> {
-    let (s, t) = (sequential?, tuned?);
-    (s > 0.0 && t > s * (1.0 + MIN_GAIN)).then_some(t / s)
+/// What a program whose loops, as tuning decided them, measured slower as a whole than
+/// the sequential program or ppo's default one runs instead: the faster of the two, with the
+/// ratio of the tuned program's time to it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fallback {
+    Sequential(f64),
+    Default(f64),
+}
+
+/// Whether the program with every loop as tuning decided (median whole-program time
+/// `tuned`) measured over [`MIN_GAIN`] slower than the sequential program or ppo's default
+/// one: per-loop times miss what a program pays once for running in parallel (the threads'
+/// start-up, code compiled for OpenMP that runs slower on one thread) and the loops' effects
+/// on each other. `None` when the tuned program holds, or a time is missing.
+pub fn program_fallback(
+    sequential: Option<f64>,
+    default: Option<f64>,
+    tuned: Option<f64>,
+) -> Option<Fallback> {
+    let t = tuned?;
+    let best = [sequential.map(Fallback::Sequential), default.map(Fallback::Default)]
+        .into_iter()
+        .flatten()
+        .min_by(|a, b| time(*a).total_cmp(&time(*b)))?;
+    let b = time(best);
+    (b > 0.0 && t > b * (1.0 + MIN_GAIN)).then(|| match best {
+        Fallback::Sequential(_) => Fallback::Sequential(t / b),
+        Fallback::Default(_) => Fallback::Default(t / b),
+    })
+}
+
+fn time(f: Fallback) -> f64 {
+    match f {
+        Fallback::Sequential(t) | Fallback::Default(t) => t,
+    }
 }
 
 /// The share of pairs `(a, b)` with `a < b` (ties half).
@@ -216,11 +244,14 @@ mod tests {
 
     #[test]
     fn a_program_slower_as_a_whole() {
-        assert_eq!(slower_program(Some(1.0), Some(1.5)), Some(1.5));
-        assert_eq!(slower_program(Some(1.0), Some(1.04)), None);
-        assert_eq!(slower_program(Some(1.0), Some(0.5)), None);
-        assert_eq!(slower_program(None, Some(0.5)), None);
-        assert_eq!(slower_program(Some(1.0), None), None);
+        use Fallback::*;
+        assert_eq!(program_fallback(Some(1.0), Some(2.0), Some(1.5)), Some(Sequential(1.5)));
+        assert_eq!(program_fallback(Some(2.0), Some(1.0), Some(1.5)), Some(Default(1.5)));
+        assert_eq!(program_fallback(Some(1.0), None, Some(1.5)), Some(Sequential(1.5)));
+        assert_eq!(program_fallback(Some(1.0), Some(1.0), Some(1.04)), None);
+        assert_eq!(program_fallback(Some(1.0), Some(0.8), Some(0.5)), None);
+        assert_eq!(program_fallback(None, None, Some(0.5)), None);
+        assert_eq!(program_fallback(Some(1.0), Some(1.0), None), None);
     }
 
     #[test]

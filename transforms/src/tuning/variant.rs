@@ -101,8 +101,8 @@ impl Variant {
     }
 }
 
-/// `sequential`, `static ×2`, `dynamic,16 ×all`, `static collapse(2) ×all`, `static ×all
-/// (inner loops)`.
+/// `sequential`, `static ×2`, `dynamic,16 ×all`, `static collapse(2) ×all`, `static ×all,
+/// inner loops`.
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.parallel {
@@ -120,7 +120,7 @@ impl fmt::Display for Variant {
             n => write!(f, " ×{n}")?,
         }
         if self.level > 0 {
-            f.write_str(" (inner loops)")?;
+            f.write_str(", inner loops")?;
         }
         Ok(())
     }
