@@ -233,6 +233,10 @@ mod tests {
             Some("schedule(dynamic, 16)")
         );
         assert_eq!(Variant::parallel(Schedule::Guided, 0, 2).to_string(), "guided ×2");
+        assert_eq!(
+            Variant::parallel(Schedule::Guided, 0, 2).at_level(1).to_string(),
+            "guided ×2, inner loops"
+        );
         assert_eq!(Variant::SEQUENTIAL.to_string(), "sequential");
         assert_eq!(
             Variant::parallel(Schedule::Static, 0, 0).collapsed(2).to_string(),
