@@ -452,3 +452,24 @@ fn a_nest_tuned_to_its_inner_level_gets_the_inner_directives() {
     assert!(!new.contains("  #pragma omp parallel for\n  for (int m"), "{new}");
     assert!(new.contains("    #pragma omp parallel for\n    for (int i = 1; i < 4095; i++)\n"), "{new}");
 }
+
+#[test]
+fn a_nest_whose_inner_loops_cannot_take_a_directive_runs_at_its_own_level() {
+    use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan, TuningPlan};
+    use crate::tuning::variant::Variant;
+    use analysis::parallel::Schedule;
+    let src = "double u[5][4096];\n\
+        void f(void) {\n\
+        \x20 for (int m = 0; m < 5; m++) { for (int i = 0; i < 4096; i++) u[m][i] = m * i; }\n\
+        }\n";
+    let report = run(omp(), Registry::empty(), src).spps.report;
+    let outer = &report.functions[0].loops[0];
+    let mut ft = FileTuning::new();
+    let variant = Variant::parallel(Schedule::Dynamic, 0, 0).at_level(1);
+    ft.insert(loop_keys(&report)[&outer.id].clone(), LoopPlan::Apply { variant, evidence: "measured".into() });
+    let tuning = TuningPlan { files: [("t.c".to_string(), ft)].into(), loops: 0 };
+    let o = run(Options { tuning: Some(std::sync::Arc::new(tuning)), ..omp() }, Registry::empty(), src);
+    let new = o.new_text.as_deref().unwrap();
+    assert!(new.contains("  #pragma omp parallel for collapse(2) schedule(dynamic)\n  for (int m = 0;"), "{new}");
+    assert_eq!(new.matches("#pragma").count(), 1, "{new}");
+}

@@ -81,14 +81,24 @@ pub fn plan_tuned(
     let keys = tuning.map(|_| loop_keys(report)).unwrap_or_default();
     for f in &report.functions {
         // The loops of the inner level of a nest tuning decided to run there, with the
-        // variant: they get the directive their nest does not.
+        // variant: they get the directive their nest does not (those that can take one, as
+        // in the instrumented build). A nest none of whose inner loops can was measured, and
+        // runs, at its own level.
         let mut promoted: HashMap<&str, variant::Variant> = HashMap::new();
+        let mut own_level: Vec<&str> = Vec::new();
         for l in &f.loops {
             let loop_plan = tuning.zip(keys.get(&l.id)).and_then(|(t, k)| t.get(k));
             if let Some(LoopPlan::Apply { variant, .. }) = loop_plan {
                 if variant.parallel && variant.level > 0 && l.parallel.legal {
-                    for inner in inner_level(f, l) {
-                        promoted.insert(inner.id.as_str(), variant.at_inner_loop());
+                    let inner: Vec<&LoopReport> = inner_level(f, l)
+                        .into_iter()
+                        .filter(|i| insertion_point(text, index, i).is_ok())
+                        .collect();
+                    if inner.is_empty() {
+                        own_level.push(&l.id);
+                    }
+                    for i in inner {
+                        promoted.insert(i.id.as_str(), variant.at_inner_loop());
                     }
                 }
             }
@@ -123,10 +133,10 @@ pub fn plan_tuned(
                         evidence: evidence.clone(),
                     });
                     // Sequential, or run at its inner loops (which get their directives).
-                    if !variant.parallel || variant.level > 0 {
+                    if !variant.parallel || variant.level > 0 && !own_level.contains(&l.id.as_str()) {
                         continue;
                     }
-                    variant::directive(&l.parallel, *variant)
+                    variant::directive(&l.parallel, variant.at_level(0))
                 }
                 Some(LoopPlan::Instrument(id)) => {
                     // The sequential variant is the loop itself, outside any OpenMP region
