@@ -466,10 +466,16 @@ fn a_nest_whose_inner_loops_cannot_take_a_directive_runs_at_its_own_level() {
     let outer = &report.functions[0].loops[0];
     let mut ft = FileTuning::new();
     let variant = Variant::parallel(Schedule::Dynamic, 0, 0).at_level(1);
-    ft.insert(loop_keys(&report)[&outer.id].clone(), LoopPlan::Apply { variant, evidence: "measured".into() });
+    ft.insert(
+        loop_keys(&report)[&outer.id].clone(),
+        LoopPlan::Apply { variant, evidence: "measured".into() },
+    );
     let tuning = TuningPlan { files: [("t.c".to_string(), ft)].into(), loops: 0 };
     let o = run(Options { tuning: Some(std::sync::Arc::new(tuning)), ..omp() }, Registry::empty(), src);
     let new = o.new_text.as_deref().unwrap();
-    assert!(new.contains("  #pragma omp parallel for collapse(2) schedule(dynamic)\n  for (int m = 0;"), "{new}");
+    assert!(
+        new.contains("  #pragma omp parallel for collapse(2) schedule(dynamic)\n  for (int m = 0;"),
+        "{new}"
+    );
     assert_eq!(new.matches("#pragma").count(), 1, "{new}");
 }
