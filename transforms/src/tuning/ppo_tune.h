@@ -93,6 +93,13 @@ static void ppo_tune_init(void)
         fclose(f);
     }
     atexit(ppo_tune_dump);
+    /* Start the team before the first measured loop: whichever parallel loop ran first in a
+     * run would otherwise pay the threads' creation, and be judged by it. What the program
+     * pays once for its threads is judged as a whole, by the validation runs. */
+#pragma omp parallel
+    {
+        (void)0;
+    }
 }
 
 /* One iteration of the sequential copy of loop ID (the observed trip count). */
@@ -106,16 +113,12 @@ static int ppo_tune_on(int id)
 /* The number of nested loops the parallel loop ID collapses (0: its directive's own). */
 static int ppo_tune_collapse(int id)
 {
-    if (!ppo_tune_ready)
-        ppo_tune_init();
     return ppo_tune_tab[id].collapse;
 }
 
 /* The nest level loop ID runs in parallel at (0: itself; 1: the loops inside it). */
 static int ppo_tune_level(int id)
 {
-    if (!ppo_tune_ready)
-        ppo_tune_init();
     return ppo_tune_tab[id].level;
 }
 
