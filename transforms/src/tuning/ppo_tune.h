@@ -93,13 +93,18 @@ static void ppo_tune_init(void)
         fclose(f);
     }
     atexit(ppo_tune_dump);
-    /* Start the team before the first measured loop: whichever parallel loop ran first in a
-     * run would otherwise pay the threads' creation, and be judged by it. What the program
-     * pays once for its threads is judged as a whole, by the validation runs. */
+    /* In a run with a parallel loop, start the team before the first measured loop:
+     * whichever parallel loop ran first would otherwise pay the threads' creation, and be
+     * judged by it. A sequential run starts no thread, so what a program pays once for its
+     * threads is still measured as a whole, by the validation runs. */
+    for (i = 0; i < PPO_TUNE_LOOPS; i++)
+        if (ppo_tune_tab[i].on) {
 #pragma omp parallel
-    {
-        (void)0;
-    }
+            {
+                (void)0;
+            }
+            break;
+        }
 }
 
 /* One iteration of the sequential copy of loop ID (the observed trip count). */
