@@ -479,3 +479,47 @@ fn a_nest_whose_inner_loops_cannot_take_a_directive_runs_at_its_own_level() {
     );
     assert_eq!(new.matches("#pragma").count(), 1, "{new}");
 }
+
+/// NPB SP's `m` loops: legal, too short for a region of their own, host of a region whose
+/// worksharing loop is the `j` loop. Tuning measures the host as a candidate.
+const SP_HOST: &str = "double rhs[3][64][64][64], lhs[5][64][64][64];\n\
+    int gp[3];\n\
+    void f(void) {\n\
+    \x20 int i, j, k, m, n, i1;\n\
+    \x20 i = gp[0] - 2;\n\
+    \x20 i1 = gp[0] - 1;\n\
+    \x20 n = 0;\n\
+    \x20 for (m = 0; m < 3; m++) {\n\
+    \x20   for (j = 1; j <= gp[1] - 2; j++) {\n\
+    \x20     for (k = 1; k <= gp[2] - 2; k++) {\n\
+    \x20       rhs[m][i][j][k] = rhs[m][i][j][k] - lhs[n + 3][i][j][k] * rhs[m][i1][j][k];\n\
+    \x20     }\n\
+    \x20   }\n\
+    \x20 }\n\
+    }\n";
+
+#[test]
+fn a_host_tuning_measures_gets_no_region_around_its_wrapper() {
+    use crate::tuning::plan::{candidates, FileTuning, LoopPlan, TuningPlan};
+    use crate::tuning::variant::Variant;
+    let untuned = run(omp(), Registry::empty(), SP_HOST);
+    let text = untuned.new_text.as_deref().unwrap();
+    assert!(text.contains("#pragma omp parallel private(m)"), "{text}");
+    let report = untuned.spps.report;
+    let cands = candidates(&report);
+    assert_eq!(cands.len(), 1, "{cands:?}");
+    let with = |plan: LoopPlan| {
+        let mut ft = FileTuning::new();
+        ft.insert(cands[0].key.clone(), plan);
+        let tuning = TuningPlan { files: [("t.c".to_string(), ft)].into(), loops: 1 };
+        run(Options { tuning: Some(std::sync::Arc::new(tuning)), ..omp() }, Registry::empty(), SP_HOST)
+    };
+    let o = with(LoopPlan::Instrument(0));
+    let new = o.new_text.as_deref().unwrap();
+    assert!(!new.contains("#pragma omp parallel private(m)"), "{new}");
+    assert!(!new.contains("#pragma omp for"), "{new}");
+    assert!(new.contains("{ ppo_tune_begin(0);\n"), "{new}");
+    // Decided sequential: the nest runs as measured, without the region.
+    let o = with(LoopPlan::Apply { variant: Variant::SEQUENTIAL, evidence: "measured".into() });
+    assert!(!o.new_text.as_deref().unwrap_or(SP_HOST).contains("#pragma"), "{:?}", o.new_text);
+}

@@ -298,6 +298,12 @@ pub fn hoist_regions(
     for f in &report.functions {
         for l in &f.loops {
             let Some(region) = &l.parallel.hosted_region else { continue };
+            // A host that tuning instruments (a candidate: legal, judged not worth a region
+            // of its own) or decided runs as measured, without a region around it: the
+            // region's directive and the instrumented wrapper would both claim the loop.
+            if placed.iter().any(|p| p.loop_id == l.id) || tuned.iter().any(|t| t.loop_id == l.id) {
+                continue;
+            }
             let member = |id: &String| f.loops.iter().find(|m| &m.id == id);
             // Each member takes its worksharing directive where its own directive is (or,
             // for a loop parallel only inside the region, where one would go).
