@@ -3,6 +3,7 @@
 use crate::compile::{CompileJob, Lang};
 use crate::process::{self, Limits};
 use crate::{Backend, BuildOptions, Error, Program, RunOutput};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -42,6 +43,20 @@ impl LocalBackend {
             timeout: self.build.timeout,
             install_hint: hint,
         }
+    }
+
+    /// Compile the C program `src` as its sequential build: the same compiler and flags
+    /// without `-fopenmp` (no OpenMP runtime loaded, `_OPENMP` undefined). What learning
+    /// mode compares a tuned program with.
+    pub fn compile_sequential(&self, src: &Path) -> Result<Program, Error> {
+        if crate::compile::Lang::of(src) != Some(Lang::C) {
+            return Err(Error::NotASource { file: src.to_path_buf() });
+        }
+        let mut job = self.compile_job(Lang::C);
+        job.flags.retain(|f| f != "-fopenmp");
+        let (dir, exe) = Program::prepare(src)?;
+        job.compile(src, &exe, crate::compile::Artifact::Executable)?;
+        Ok(Program { source: src.to_path_buf(), exe, _dir: dir })
     }
 
     /// The CPUs a run is pinned to: the first `threads` of the ones this process may use,

@@ -115,8 +115,7 @@ pub fn run(mut cmd: Command, limits: &Limits) -> io::Result<RunOutput> {
     let mut child = cmd.spawn()?;
     let out = reader(child.stdout.take());
     let err = reader(child.stderr.take());
-    let outcome = wait(&mut child, started, limits.timeout);
-    let elapsed = started.elapsed();
+    let (outcome, elapsed) = wait(&mut child, started, limits.timeout);
     Ok(RunOutput {
         outcome,
         stdout: out.join().unwrap_or_default(),
@@ -144,31 +143,60 @@ fn outcome_of(status: ExitStatus) -> Outcome {
     }
 }
 
-fn wait(child: &mut Child, started: Instant, timeout: Option<Duration>) -> Outcome {
+/// Wait for `child` (killing its session on a timeout or an interrupt): how it ended and
+/// how long it ran. The time is taken when the child exits, from a thread blocked in
+/// `waitid` (which leaves the child for `try_wait` to reap), not at the next poll: a
+/// program of a few milliseconds (what learning mode compares) would otherwise be measured
+/// to the polling period.
+fn wait(child: &mut Child, started: Instant, timeout: Option<Duration>) -> (Outcome, Duration) {
+    let (tx, exited) = std::sync::mpsc::channel();
+    let pid = child.id() as libc::id_t;
+    thread::spawn(move || loop {
+        // SAFETY: waitid(2) on our own child into a zeroed siginfo_t; WNOWAIT leaves it a
+        // zombie, reaped by `try_wait` below, so its pid cannot be reused meanwhile.
+        let rc = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT)
+        };
+        if rc == 0 {
+            let _ = tx.send(Instant::now());
+        }
+        if rc == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return;
+        }
+    });
+    let mut exit_at = None;
     loop {
+        // Poll at least every 5 ms; wake as soon as the child exits.
+        match exited.recv_timeout(Duration::from_millis(5)) {
+            Ok(at) => exit_at = Some(at),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            // The waiting thread is gone (it received the exit, or waitid failed): poll.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => thread::sleep(Duration::from_millis(5)),
+        }
         match child.try_wait() {
             Ok(Some(status)) => {
+                let ran = exit_at.unwrap_or_else(Instant::now).saturating_duration_since(started);
                 // The leader is done; anything it left behind in its session (a rank that
                 // outlived mpirun, a daemon) would hold the output pipes open forever.
                 let sid = child.id() as i32;
                 kill_session(sid, None);
-                return outcome_of(status);
+                return (outcome_of(status), ran);
             }
             Ok(None) => {}
             Err(_) => {
                 let killed = kill_session(child.id() as i32, Some(child));
-                return Outcome::TimedOut { killed };
+                return (Outcome::TimedOut { killed }, started.elapsed());
             }
         }
         if interrupted() {
             let killed = kill_session(child.id() as i32, Some(child));
-            return Outcome::Interrupted { killed };
+            return (Outcome::Interrupted { killed }, started.elapsed());
         }
         if timeout.is_some_and(|t| started.elapsed() >= t) {
             let killed = kill_session(child.id() as i32, Some(child));
-            return Outcome::TimedOut { killed };
+            return (Outcome::TimedOut { killed }, started.elapsed());
         }
-        thread::sleep(Duration::from_millis(5));
     }
 }
 

@@ -53,6 +53,10 @@ struct Prog {
     path: PathBuf,
     checksum: String,
     how: Start,
+    /// Its sequential build (the input file compiled without OpenMP), which the validation
+    /// times as the sequential program; `None` with `--build` or when it does not compile
+    /// without OpenMP.
+    sequential: Option<backends::Program>,
 }
 
 /// How a program starts: a `.c` file with `main` ppo compiled, or the user's `--run` after
@@ -262,6 +266,7 @@ pub fn prepare(
                 path: input.to_path_buf(),
                 checksum,
                 how: Start::Command(run_cmd.clone()),
+                sequential: None,
             });
         }
         _ => {
@@ -276,11 +281,22 @@ pub fn prepare(
                         path: f.path.clone(),
                         checksum: sha256_hex(f.text.as_bytes()),
                         how: Start::Exe(p),
+                        sequential: None,
                     }),
                     Err(e) => {
                         d.error(&f.path, format!("the learning build does not compile; not tuned: {e}"))
                     }
                 }
+            }
+        }
+    }
+    // The input's own programs, compiled without OpenMP against the input's headers (not the
+    // instrumented ones), for the validation.
+    if a.learn || a.tune {
+        let plain = LocalBackend { build: build_options(&a.pp), ..backend.clone() };
+        for p in &mut programs {
+            if matches!(p.how, Start::Exe(_)) {
+                p.sequential = plain.compile_sequential(&p.path).ok();
             }
         }
     }
@@ -331,7 +347,12 @@ pub fn prepare(
             &backend,
             prog.launch(build.path()),
             &all_loops,
-            &LearnOptions { budget: a.tune_budget as usize, args: args.clone(), validate: a.learn || a.tune },
+            &LearnOptions {
+                budget: a.tune_budget as usize,
+                args: args.clone(),
+                validate: a.learn || a.tune,
+                sequential: prog.sequential.as_ref().map(Launch::Exe),
+            },
             &mut |done, planned| {
                 pb.set_length(planned.max(done) as u64);
                 pb.set_position(done as u64);
@@ -423,6 +444,26 @@ pub fn prepare(
                 session::measured(log.as_ref(), &shared, &fresh, file, &c.key).map_err(|e| e.to_string())?;
             let Some(mut dec) = decide(c.default, &measured) else {
                 unmeasured += 1;
+                // A loop never timed (its text straddles `#if` branches, or no run entered it)
+                // in a file whose program runs sequential: no directive of its own either.
+                let whole = fallback.iter().find_map(|((f, _), (program, fb))| match fb {
+                    Fallback::Sequential(ratio) if f == file => Some((program, ratio)),
+                    _ => None,
+                });
+                if let Some((program, ratio)) = whole.filter(|_| c.default.parallel) {
+                    let evidence = format!(
+                        "sequential: not measured, and with its measured loops in parallel {program} ran {ratio:.2}× the sequential program's time"
+                    );
+                    if !a.quiet {
+                        eprintln!("ppo: tune: {file}:{}: {}: {evidence}", c.line, c.loop_id);
+                    }
+                    decided.insert(id as u32, Variant::SEQUENTIAL);
+                    out_plan
+                        .files
+                        .entry(file.clone())
+                        .or_default()
+                        .insert(c.key.clone(), LoopPlan::Apply { variant: Variant::SEQUENTIAL, evidence });
+                }
                 continue;
             };
             match fallback.get(&(file.as_str(), c.key.as_str())) {

@@ -271,6 +271,54 @@ fn a_program_slower_as_a_whole_falls_back_to_the_faster_program() {
     );
 }
 
+/// The validation's sequential program is the program built without OpenMP: a program whose
+/// OpenMP build pays a fixed cost outside its loops (here about 0.1 s of work under `_OPENMP`, as
+/// a team start-up or code slower when compiled for OpenMP) is not parallelized, although
+/// its loop measured faster in parallel. Against the instrumented build with every loop
+/// sequential (which pays the same cost), it was.
+#[test]
+fn the_validation_compares_with_the_program_built_without_openmp() {
+    if !has_gcc() || cores() < 2 {
+        return;
+    }
+    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(
+        src.join("overhead.c"),
+        r#"#include <stdio.h>
+#include <math.h>
+#define N 4000000
+static double a[N];
+int main(void)
+{
+    int i;
+#ifdef _OPENMP
+    volatile double spin = 0.0;
+    for (long k = 0; k < 100000000L; k++)
+        spin = spin + 1.0;
+#endif
+    for (i = 0; i < N; i++)
+        a[i] = sqrt((double)i) * sin((double)i);
+    double s = 0.0;
+    for (i = 0; i < N; i += 1000)
+        s += a[i];
+    printf("sum %.6f\n", s);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let (out, rep) = (t.path().join("out"), t.path().join("report.json"));
+    let r = tune(&src, &out, &rep);
+    assert!(r.stderr.contains("overhead.c: the tuned program measured"), "{}", r.stderr);
+    let report = report(&rep);
+    let e = entry(&report, "overhead.c", "main#0");
+    assert!(e["tuning"].as_str().unwrap().starts_with("sequential: with its loops as measured best"), "{e}");
+    assert!(!fs::read_to_string(out.join("overhead.c")).unwrap().contains("#pragma omp"));
+}
+
 /// `-p`: the output as written, timed per loop, in the log.
 #[test]
 fn performance_log_times_the_output() {

@@ -179,7 +179,7 @@ pub fn tune_loop(req: TuneRequest, progress: &mut dyn FnMut(usize, usize)) -> Re
         &backend,
         Launch::Exe(&program),
         &loops,
-        &LearnOptions { budget: req.budget, args: Vec::new(), validate: false },
+        &LearnOptions { budget: req.budget, args: Vec::new(), validate: false, sequential: None },
         progress,
     )
     .map_err(|e| e.to_string())?;

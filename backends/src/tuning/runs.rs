@@ -29,7 +29,7 @@ pub struct TuneLoop {
 
 /// How much to measure.
 #[derive(Clone, Debug)]
-pub struct LearnOptions {
+pub struct LearnOptions<'a> {
     /// Program runs at most (the culprit search after an output change may add a few).
     pub budget: usize,
     pub args: Vec<String>,
@@ -37,6 +37,11 @@ pub struct LearnOptions {
     /// loop in its default, every loop in the variant [`decide`] picks from the
     /// measurements — for `-t` to compare the programs as wholes (reserved from the budget).
     pub validate: bool,
+    /// The sequential build of the program (compiled without OpenMP), which the validation
+    /// runs as its sequential program; without it, or when its output differs, the
+    /// instrumented build with every loop sequential (which loads the OpenMP runtime: on a
+    /// program of a few milliseconds, a few milliseconds more).
+    pub sequential: Option<Launch<'a>>,
 }
 
 /// The rounds of whole-program runs (sequential, default, tuned) that end a validated
@@ -71,7 +76,8 @@ pub struct Learned {
     pub loops: BTreeMap<u32, Vec<VariantRuns>>,
     /// Program runs made.
     pub runs: usize,
-    /// Whole-program times of the all-sequential runs and of the all-default runs.
+    /// Whole-program times of the all-sequential runs (of the sequential build when the
+    /// validation ran it) and of the all-default runs.
     pub sequential_seconds: Vec<f64>,
     pub default_seconds: Vec<f64>,
     /// Whole-program times of the validation runs, every loop in its decided variant (empty
@@ -88,6 +94,10 @@ pub struct Learned {
     /// Validation runs: whole-program times only (the loops' figures are not recorded, so
     /// that the decisions drawn later are the ones validated).
     validating: bool,
+    /// The validation's runs of the sequential build, and whether one of them failed or
+    /// printed another output (then the instrumented build stands for it).
+    plain_seconds: Vec<f64>,
+    pub plain_rejected: bool,
 }
 
 impl Learned {
@@ -290,6 +300,18 @@ pub fn learn(
         .tempdir()
         .map_err(|e| Error::Io { file: std::env::temp_dir(), source: e })?;
     let runner = Runner { backend, program, dir, args: &opts.args };
+    let plain = match opts.sequential {
+        Some(program) if opts.validate => Some(Runner {
+            backend,
+            program,
+            dir: tempfile::Builder::new()
+                .prefix("ppo-tune-seq-")
+                .tempdir()
+                .map_err(|e| Error::Io { file: std::env::temp_dir(), source: e })?,
+            args: &opts.args,
+        }),
+        _ => None,
+    };
     let mut learned = Learned::default();
     let seq = config(loops, |_| Variant::SEQUENTIAL);
     let width = loops.iter().map(|l| l.variants.len()).max().unwrap_or(1).max(1);
@@ -331,10 +353,13 @@ pub fn learn(
             }
         }
     };
-    // Run `cfg`; on an output change, find the loops responsible. Returns false when
-    // interrupted.
-    let mut step = |learned: &mut Learned, cfg: &BTreeMap<u32, Variant>| -> Result<bool, Error> {
-        let r = runner.run(cfg)?;
+    // Run `cfg` (through `via` instead of the instrumented build: the sequential build); on
+    // an output change, find the loops responsible. Returns false when interrupted.
+    let mut step = |learned: &mut Learned,
+                    cfg: &BTreeMap<u32, Variant>,
+                    via: Option<&Runner>|
+     -> Result<bool, Error> {
+        let r = via.unwrap_or(&runner).run(cfg)?;
         learned.runs += 1;
         progress(learned.runs, planned);
         if matches!(r.outcome, Outcome::Interrupted { .. }) || interrupted() {
@@ -352,6 +377,13 @@ pub fn learn(
             reference = Some((warm.stdout.clone(), r.stdout));
             return Ok(true);
         };
+        if via.is_some() {
+            match r.ok && same_output(a, b, &r.stdout) {
+                true => learned.plain_seconds.push(r.seconds),
+                false => learned.plain_rejected = true,
+            }
+            return Ok(true);
+        }
         if r.ok && same_output(a, b, &r.stdout) {
             learned.last_seconds = r.seconds;
             if cfg.iter().all(|(_, v)| !v.parallel) {
@@ -405,7 +437,7 @@ pub fn learn(
         }
         Ok(true)
     };
-    if !step(&mut learned, &seq)? {
+    if !step(&mut learned, &seq, None)? {
         return Ok(learned);
     }
     for round in 0..rounds {
@@ -419,7 +451,7 @@ pub fn learn(
                 true => Variant::SEQUENTIAL,
                 false => l.variants.get(r).copied().unwrap_or(l.default),
             });
-            if !step(&mut learned, &cfg)? {
+            if !step(&mut learned, &cfg, None)? {
                 return Ok(learned);
             }
         }
@@ -461,7 +493,7 @@ pub fn learn(
                     false => (l.id, f.get(k).copied().unwrap_or(l.default)),
                 })
                 .collect();
-            if !step(&mut learned, &cfg)? {
+            if !step(&mut learned, &cfg, None)? {
                 return Ok(learned);
             }
         }
@@ -485,8 +517,15 @@ pub fn learn(
                 }
                 configs.push(&tuned);
                 for cfg in configs {
+                    let via = plain.as_ref().filter(|_| cfg == &seq && !learned.plain_rejected);
+                    if via.is_some() {
+                        if !step(&mut learned, cfg, via)? {
+                            return Ok(learned);
+                        }
+                        continue;
+                    }
                     let (before, runs) = (learned.banned.len(), learned.runs);
-                    if !step(&mut learned, cfg)? {
+                    if !step(&mut learned, cfg, None)? {
                         return Ok(learned);
                     }
                     // A run that changed the output banned its culprits: no program times.
@@ -498,6 +537,11 @@ pub fn learn(
                         learned.tuned_seconds.push(learned.last_seconds);
                     }
                 }
+            }
+            // The sequential program is the sequential build, when every run of it printed
+            // the reference output.
+            if !learned.plain_rejected && !learned.plain_seconds.is_empty() {
+                learned.sequential_seconds = std::mem::take(&mut learned.plain_seconds);
             }
         }
     }
@@ -596,7 +640,7 @@ mod tests {
                 &backend,
                 Launch::Shell { command, dir: dir.path() },
                 &loops,
-                &LearnOptions { budget: 16, args: Vec::new(), validate },
+                &LearnOptions { budget: 16, args: Vec::new(), validate, sequential: None },
                 &mut |_, _| {},
             )
             .unwrap()
@@ -618,6 +662,63 @@ mod tests {
         assert_eq!(
             checked.loops[&0].iter().map(|v| v.samples.len()).sum::<usize>(),
             checked.runs - 1 - 2 * VALIDATION_ROUNDS
+        );
+    }
+
+    /// A program whose instrumented build runs 0.2 s sequential and 0.1 s with its loop in
+    /// parallel, and whose sequential build (without OpenMP) runs in 0.02 s: the validation
+    /// compares the tuned program with the sequential build. A sequential build that prints
+    /// another output is not trusted.
+    #[test]
+    fn validation_runs_the_sequential_build() {
+        use analysis::parallel::Schedule;
+        use transforms::tuning::decide::{program_fallback, Fallback};
+        let dir = tempfile::tempdir().unwrap();
+        let instrumented = "on=$(awk '$1 == 0 { print $2 }' \"$PPO_TUNE_CONFIG\"); \
+            if [ \"$on\" = 1 ]; then sleep 0.1; t=0.01; else sleep 0.2; t=0.1; fi; \
+            echo \"loop 0 1 0 $t $t $t 0\" >> \"$PPO_TUNE_OUT\"; echo result 42";
+        let backend = LocalBackend {
+            threads: None,
+            timeout: Some(std::time::Duration::from_secs(20)),
+            build: Default::default(),
+        };
+        let par = Variant::parallel(Schedule::Static, 0, 0);
+        let loops = [TuneLoop { id: 0, variants: vec![Variant::SEQUENTIAL, par], default: par }];
+        let run = |sequential: &str| {
+            learn(
+                &backend,
+                Launch::Shell { command: instrumented, dir: dir.path() },
+                &loops,
+                &LearnOptions {
+                    budget: 16,
+                    args: Vec::new(),
+                    validate: true,
+                    sequential: Some(Launch::Shell { command: sequential, dir: dir.path() }),
+                },
+                &mut |_, _| {},
+            )
+            .unwrap()
+        };
+        let fast = run("sleep 0.02; echo result 42");
+        assert!(!fast.plain_rejected);
+        assert_eq!(fast.sequential_seconds.len(), VALIDATION_ROUNDS, "{fast:?}");
+        assert!(median(&fast.sequential_seconds).unwrap() < 0.09, "{fast:?}");
+        let fallback = program_fallback(
+            median(&fast.sequential_seconds),
+            median(&fast.default_seconds),
+            median(&fast.tuned_seconds),
+        );
+        assert!(matches!(fallback, Some(Fallback::Sequential(_))), "{fallback:?}: {fast:?}");
+        let other = run("echo result 43");
+        assert!(other.plain_rejected);
+        assert!(median(&other.sequential_seconds).unwrap() > 0.15, "{other:?}");
+        assert_eq!(
+            program_fallback(
+                median(&other.sequential_seconds),
+                median(&other.default_seconds),
+                median(&other.tuned_seconds)
+            ),
+            None
         );
     }
 
