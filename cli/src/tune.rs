@@ -23,13 +23,14 @@ use backends::tuning::session::{self, BuildLoop};
 use backends::tuning::{learn, profile, Launch, LearnOptions, TuneLoop};
 use backends::{source, Backend, LocalBackend};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use transforms::ls::perf::{LoopMeasurement, PerfMode, PerfRun, Validation};
 use transforms::ls::{sha256_hex, LogDb};
+use transforms::model::action;
 use transforms::pipeline::{Options, Pipeline};
 use transforms::tuning::decide::{decide, median, program_fallback, Fallback, Measured};
 use transforms::tuning::plan::{candidates, Candidate, FileTuning, LoopPlan, TuningPlan};
@@ -217,8 +218,16 @@ pub fn prepare(
         Pipeline::new(Options { tuning: Some(Arc::new(plan)), no_diffs: true, ..options.clone() })
             .map_err(|e| e.to_string())?;
     let mut texts = HashMap::new();
+    // The candidates the instrumented build times (not one whose text straddles `#if`
+    // branches): (file, loop id).
+    let mut timed: HashSet<(String, String)> = HashSet::new();
     for f in &files {
         if let Ok(o) = instrumented.run(&f.path, &f.rel, &f.text, &FsLoader) {
+            timed.extend(
+                o.events()
+                    .filter(|e| e.action == action::INSTRUMENT)
+                    .filter_map(|e| Some((f.rel.clone(), e.loop_id.clone()?))),
+            );
             if let Some(t) = o.new_text {
                 texts.insert(f.rel.clone(), t);
             }
@@ -301,13 +310,17 @@ pub fn prepare(
         }
     }
     // Whether the log holds what -t needs for a program: measurements of it in this
-    // context, and of every candidate of the files they cover (a new or changed loop has none).
+    // context, and of every timed candidate of the files they cover (a new or changed loop
+    // has none).
     let has_records = |log: &Option<LogDb>, name: &str| -> bool {
         let Some(db) = log else { return false };
         let Ok(measured_files) = db.measured_files(&context(name, String::new())) else { return false };
         !measured_files.is_empty()
             && files.iter().filter(|f| measured_files.contains(&f.rel)).all(|f| {
-                f.candidates.iter().all(|c| db.measured(&shared, &f.rel, &c.key).is_ok_and(|m| !m.is_empty()))
+                f.candidates
+                    .iter()
+                    .filter(|c| timed.contains(&(f.rel.clone(), c.loop_id.clone())))
+                    .all(|c| db.measured(&shared, &f.rel, &c.key).is_ok_and(|m| !m.is_empty()))
             })
     };
     let mut interrupted = false;
@@ -415,7 +428,7 @@ pub fn prepare(
     // -t: the decisions.
     let mut decided: HashMap<u32, Variant> = HashMap::new();
     let mut out_plan = TuningPlan::default();
-    let mut unmeasured = 0;
+    let (mut unmeasured, mut untimed) = (0, 0);
     // A program that measured slower as a whole, tuned, than sequential or ppo's default:
     // its loops run as in the faster of the two.
     let mut fallback: HashMap<(&str, &str), (&str, Fallback)> = HashMap::new();
@@ -443,7 +456,10 @@ pub fn prepare(
             let measured =
                 session::measured(log.as_ref(), &shared, &fresh, file, &c.key).map_err(|e| e.to_string())?;
             let Some(mut dec) = decide(c.default, &measured) else {
-                unmeasured += 1;
+                match timed.contains(&(file.clone(), c.loop_id.clone())) {
+                    true => unmeasured += 1,
+                    false => untimed += 1,
+                }
                 // A loop never timed (its text straddles `#if` branches, or no run entered it)
                 // in a file whose program runs sequential: no directive of its own either.
                 let whole = fallback.iter().find_map(|((f, _), (program, fb))| match fb {
@@ -497,6 +513,11 @@ pub fn prepare(
     }
     if unmeasured > 0 && !a.quiet {
         eprintln!("ppo: tune: {unmeasured} loop(s) not measured (no program ran them): ppo's default kept");
+    }
+    if untimed > 0 && !a.quiet {
+        eprintln!(
+            "ppo: tune: {untimed} loop(s) not measured (their text straddles #if branches: no timed copy can be built)"
+        );
     }
     // -p: the output as it will run, timed.
     if a.perf {

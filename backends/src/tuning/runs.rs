@@ -355,88 +355,86 @@ pub fn learn(
     };
     // Run `cfg` (through `via` instead of the instrumented build: the sequential build); on
     // an output change, find the loops responsible. Returns false when interrupted.
-    let mut step = |learned: &mut Learned,
-                    cfg: &BTreeMap<u32, Variant>,
-                    via: Option<&Runner>|
-     -> Result<bool, Error> {
-        let r = via.unwrap_or(&runner).run(cfg)?;
-        learned.runs += 1;
-        progress(learned.runs, planned);
-        if matches!(r.outcome, Outcome::Interrupted { .. }) || interrupted() {
-            learned.interrupted = true;
-            return Ok(false);
-        }
-        let Some((a, b)) = &reference else {
-            if !r.ok {
-                return Err(fail("second sequential", &r));
+    let mut step =
+        |learned: &mut Learned, cfg: &BTreeMap<u32, Variant>, via: Option<&Runner>| -> Result<bool, Error> {
+            let r = via.unwrap_or(&runner).run(cfg)?;
+            learned.runs += 1;
+            progress(learned.runs, planned);
+            if matches!(r.outcome, Outcome::Interrupted { .. }) || interrupted() {
+                learned.interrupted = true;
+                return Ok(false);
             }
-            learned.unchecked_output =
-                warm.stdout.split_whitespace().count() != r.stdout.split_whitespace().count();
-            learned.sequential_seconds.push(r.seconds);
-            record(learned, cfg, &r);
-            reference = Some((warm.stdout.clone(), r.stdout));
-            return Ok(true);
-        };
-        if via.is_some() {
-            match r.ok && same_output(a, b, &r.stdout) {
-                true => learned.plain_seconds.push(r.seconds),
-                false => learned.plain_rejected = true,
-            }
-            return Ok(true);
-        }
-        if r.ok && same_output(a, b, &r.stdout) {
-            learned.last_seconds = r.seconds;
-            if cfg.iter().all(|(_, v)| !v.parallel) {
+            let Some((a, b)) = &reference else {
+                if !r.ok {
+                    return Err(fail("second sequential", &r));
+                }
+                learned.unchecked_output =
+                    warm.stdout.split_whitespace().count() != r.stdout.split_whitespace().count();
                 learned.sequential_seconds.push(r.seconds);
-            }
-            if loops.iter().all(|l| cfg.get(&l.id) == Some(&l.default)) {
-                learned.default_seconds.push(r.seconds);
-            }
-            record(learned, cfg, &r);
-            return Ok(true);
-        }
-        // Which parallel loops changed the output: halves of the suspects alone in their
-        // variants (the others sequential), recursively (group testing: about 2 log2(n)
-        // runs for one culprit among n).
-        let suspects: Vec<(u32, Variant)> =
-            cfg.iter().filter(|(_, v)| v.parallel).map(|(i, v)| (*i, *v)).collect();
-        let mut stack = vec![suspects];
-        let mut guilty: Vec<(u32, Variant)> = Vec::new();
-        while let Some(group) = stack.pop() {
-            if group.len() <= 1 {
-                guilty.extend(group);
-                continue;
-            }
-            let (h1, h2) = group.split_at(group.len() / 2);
-            let mut found = false;
-            for half in [h1, h2] {
-                let mut alone = seq.clone();
-                alone.extend(half.iter().copied());
-                let r = runner.run(&alone)?;
-                learned.runs += 1;
-                progress(learned.runs, planned);
-                if matches!(r.outcome, Outcome::Interrupted { .. }) {
-                    learned.interrupted = true;
-                    return Ok(false);
+                record(learned, cfg, &r);
+                reference = Some((warm.stdout.clone(), r.stdout));
+                return Ok(true);
+            };
+            if via.is_some() {
+                match r.ok && same_output(a, b, &r.stdout) {
+                    true => learned.plain_seconds.push(r.seconds),
+                    false => learned.plain_rejected = true,
                 }
-                if r.ok && same_output(a, b, &r.stdout) {
-                    record(learned, &alone, &r);
-                } else {
-                    stack.push(half.to_vec());
-                    found = true;
+                return Ok(true);
+            }
+            if r.ok && same_output(a, b, &r.stdout) {
+                learned.last_seconds = r.seconds;
+                if cfg.iter().all(|(_, v)| !v.parallel) {
+                    learned.sequential_seconds.push(r.seconds);
+                }
+                if loops.iter().all(|l| cfg.get(&l.id) == Some(&l.default)) {
+                    learned.default_seconds.push(r.seconds);
+                }
+                record(learned, cfg, &r);
+                return Ok(true);
+            }
+            // Which parallel loops changed the output: halves of the suspects alone in their
+            // variants (the others sequential), recursively (group testing: about 2 log2(n)
+            // runs for one culprit among n).
+            let suspects: Vec<(u32, Variant)> =
+                cfg.iter().filter(|(_, v)| v.parallel).map(|(i, v)| (*i, *v)).collect();
+            let mut stack = vec![suspects];
+            let mut guilty: Vec<(u32, Variant)> = Vec::new();
+            while let Some(group) = stack.pop() {
+                if group.len() <= 1 {
+                    guilty.extend(group);
+                    continue;
+                }
+                let (h1, h2) = group.split_at(group.len() / 2);
+                let mut found = false;
+                for half in [h1, h2] {
+                    let mut alone = seq.clone();
+                    alone.extend(half.iter().copied());
+                    let r = runner.run(&alone)?;
+                    learned.runs += 1;
+                    progress(learned.runs, planned);
+                    if matches!(r.outcome, Outcome::Interrupted { .. }) {
+                        learned.interrupted = true;
+                        return Ok(false);
+                    }
+                    if r.ok && same_output(a, b, &r.stdout) {
+                        record(learned, &alone, &r);
+                    } else {
+                        stack.push(half.to_vec());
+                        found = true;
+                    }
+                }
+                if !found {
+                    // Only together: none of them is trusted.
+                    guilty.extend(group);
                 }
             }
-            if !found {
-                // Only together: none of them is trusted.
-                guilty.extend(group);
+            for (id, v) in guilty {
+                learned.variant_mut(id, v).output_ok = false;
+                learned.banned.insert(id);
             }
-        }
-        for (id, v) in guilty {
-            learned.variant_mut(id, v).output_ok = false;
-            learned.banned.insert(id);
-        }
-        Ok(true)
-    };
+            Ok(true)
+        };
     if !step(&mut learned, &seq, None)? {
         return Ok(learned);
     }
