@@ -166,7 +166,9 @@ fn records_are_reused_until_the_loop_changes() {
     let t = tempfile::tempdir().unwrap();
     let src = t.path().join("src");
     fs::create_dir_all(&src).unwrap();
-    for f in ["timestep.c", "primes.c"] {
+    // openmp_ifdef.c: a loop that cannot be timed (its header in #if branches) does not make
+    // the records incomplete.
+    for f in ["timestep.c", "primes.c", "openmp_ifdef.c"] {
         fs::copy(root().join("corpus/tuning").join(f), src.join(f)).unwrap();
     }
     let out = t.path().join("out");
@@ -204,6 +206,8 @@ fn records_are_reused_until_the_loop_changes() {
     let second = run();
     assert!(second.contains("timestep.c: measurements of this machine and compiler reused"), "{second}");
     assert!(second.contains("primes.c: measurements of this machine and compiler reused"), "{second}");
+    assert!(second.contains("openmp_ifdef.c: measurements of this machine and compiler reused"), "{second}");
+    assert!(second.contains("1 loop(s) not measured (their text straddles #if branches"), "{second}");
     assert!(!second.contains(" runs, "), "{second}");
     assert_eq!(perf_runs(), before);
     // The prime loop changes: measured again; the time loop's records are reused.
@@ -228,7 +232,10 @@ fn a_program_slower_as_a_whole_falls_back_to_the_faster_program() {
     let t = tempfile::tempdir().unwrap();
     let src = t.path().join("src");
     fs::create_dir_all(&src).unwrap();
-    fs::copy(root().join("corpus/tuning/matmul.c"), src.join("matmul.c")).unwrap();
+    // openmp_ifdef.c has a loop that cannot be timed: it follows its program.
+    for f in ["matmul.c", "openmp_ifdef.c"] {
+        fs::copy(root().join("corpus/tuning").join(f), src.join(f)).unwrap();
+    }
     let (out, rep) = (t.path().join("out"), t.path().join("report.json"));
     let first = tune(&src, &out, &rep);
     let set = |sql: &str| {
@@ -255,6 +262,14 @@ fn a_program_slower_as_a_whole_falls_back_to_the_faster_program() {
     assert_ne!(e["verdict"], "parallel", "{e}");
     assert!(e["tuning"].as_str().unwrap().starts_with("sequential: with its loops as measured best"), "{e}");
     assert!(!fs::read_to_string(out.join("matmul.c")).unwrap().contains("#pragma omp"));
+    let e = entry(&report, "openmp_ifdef.c", "main#2");
+    assert!(
+        e["tuning"].as_str().unwrap().starts_with(
+            "sequential: not measured, and with its measured loops in parallel openmp_ifdef.c ran 3.00×"
+        ),
+        "{e}"
+    );
+    assert!(!fs::read_to_string(out.join("openmp_ifdef.c")).unwrap().contains("#pragma omp"));
     // Slower than ppo's default program: the output is ppo's default output.
     set("UPDATE perf_runs SET default_seconds = sequential_seconds / 2, tuned_seconds = 3 * sequential_seconds");
     let third = tune(&src, &out, &rep);
@@ -265,10 +280,9 @@ fn a_program_slower_as_a_whole_falls_back_to_the_faster_program() {
     );
     let plain = t.path().join("plain");
     ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), plain.as_os_str(), "-omp".as_ref()]).assert_code(0);
-    assert_eq!(
-        fs::read_to_string(out.join("matmul.c")).unwrap(),
-        fs::read_to_string(plain.join("matmul.c")).unwrap()
-    );
+    for f in ["matmul.c", "openmp_ifdef.c"] {
+        assert_eq!(fs::read_to_string(out.join(f)).unwrap(), fs::read_to_string(plain.join(f)).unwrap());
+    }
 }
 
 /// The validation's sequential program is the program built without OpenMP: a program whose
