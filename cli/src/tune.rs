@@ -516,7 +516,7 @@ pub fn prepare(
     }
     if untimed > 0 && !a.quiet {
         eprintln!(
-            "ppo: tune: {untimed} loop(s) not measured (their text straddles #if branches: no timed copy can be built)"
+            "ppo: tune: {untimed} loop(s) not measured (the learning build cannot time them: a loop whose text straddles #if branches, or that does not start its line): ppo's default kept, or none when its program runs sequential"
         );
     }
     // -p: the output as it will run, timed.
