@@ -38,12 +38,7 @@ pub fn loop_entries(rel_path: &Path, outcome: &FileOutcome, codes: &Codes) -> Ve
             let translated = ev.filter(|e| e.action == action::TRANSLATE_LOOP);
             let refused = ev.filter(|e| e.action == action::REFUSE_LOOP);
             if let Some(r) = refused {
-                let code = r
-                    .code
-                    .as_deref()
-                    .and_then(|c| c.parse().ok())
-                    .filter(|c| codes.all.contains(c))
-                    .unwrap_or(codes.fallback);
+                let code = r.code.filter(|c| codes.all.contains(c)).unwrap_or(codes.fallback);
                 reasons.push(ReasonEntry {
                     code,
                     message: r.reason.clone().unwrap_or_default(),

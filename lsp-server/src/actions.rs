@@ -153,8 +153,8 @@ pub fn why_not_parallelized(facts: &Facts, l: &LoopReport) -> Option<String> {
             .events
             .iter()
             .find(|e| e.loop_id.as_deref() == Some(l.id.as_str()) && e.code.is_some())
-            .and_then(|e| e.code.clone())
-            .unwrap_or_else(|| Code::NotPlaced.to_string());
+            .and_then(|e| e.code)
+            .unwrap_or(Code::NotPlaced);
         return Some(if s.user_directive {
             format!("{} (kept as written and checked: see PPO120/PPO121)", s.why)
         } else {

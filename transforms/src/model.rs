@@ -108,7 +108,7 @@ pub struct Event {
     /// One of the [`action`] constants.
     pub action: String,
     /// Stable check code (`PPO101`, …), when there is one.
-    pub code: Option<String>,
+    pub code: Option<Code>,
     pub reason: Option<String>,
     /// The loop's stable id (`function#ordinal`) and content fingerprint.
     pub loop_id: Option<String>,
@@ -154,7 +154,7 @@ impl Event {
     }
 
     pub fn code(mut self, code: Code) -> Event {
-        self.code = Some(code.to_string());
+        self.code = Some(code);
         self
     }
 

@@ -31,7 +31,7 @@ fn spps_marks_every_loop() {
     assert!(ev[0].text.as_deref().unwrap().starts_with("#pragma omp parallel for"));
     assert_eq!(ev[0].fingerprint.as_ref().unwrap().len(), 16);
     assert_eq!(ev[1].action, action::SEQUENTIAL);
-    assert_eq!(ev[1].code.as_deref(), Some("PPO101"));
+    assert_eq!(ev[1].code.map(|c| c.as_str()), Some("PPO101"));
     assert!(ev[1].reason.as_deref().unwrap().starts_with("PPO101: "), "{:?}", ev[1].reason);
     // No target, no optimization: nothing changes.
     assert!(o.ps.is_none() && o.os.is_none() && o.new_text.is_none());
@@ -42,7 +42,7 @@ fn spps_reports_diagnostics() {
     let o = run(Options::default(), Registry::empty(), "int f(void) { return 1 +; }\n");
     let d: Vec<&Event> = o.events().filter(|e| e.action == action::DIAGNOSTIC).collect();
     assert!(!d.is_empty());
-    assert_eq!(d[0].code.as_deref(), Some("PPO010"));
+    assert_eq!(d[0].code.map(|c| c.as_str()), Some("PPO010"));
     assert!(d[0].reason.as_deref().unwrap().starts_with("error: "), "{:?}", d[0].reason);
 }
 
@@ -83,7 +83,7 @@ fn ps_logs_user_directives_and_loops_it_cannot_place() {
     let ps = o.ps.as_ref().unwrap();
     let actions: Vec<&str> = ps.events.iter().map(|e| e.action.as_str()).collect();
     assert_eq!(actions, [action::KEEP_USER_DIRECTIVE, action::NOT_PLACED], "{:#?}", ps.events);
-    assert_eq!(ps.events[1].code.as_deref(), Some(Code::NotPlaced.as_str()));
+    assert_eq!(ps.events[1].code.map(|c| c.as_str()), Some(Code::NotPlaced.as_str()));
     assert!(o.new_text.is_none());
 }
 
@@ -152,7 +152,7 @@ fn os_applies_auto_proposals_and_logs_refusals() {
     let o = run(Options { optimize: true, ..Options::default() }, blank(true), SRC);
     let os = o.os.as_ref().unwrap();
     let actions: Vec<(&str, Option<&str>)> =
-        os.events.iter().map(|e| (e.action.as_str(), e.code.as_deref())).collect();
+        os.events.iter().map(|e| (e.action.as_str(), e.code.map(|c| c.as_str()))).collect();
     assert_eq!(actions, [(action::APPLIED, None), (action::REFUSED, Some("PPO206"))]);
     assert_eq!(os.events[0].text.as_deref(), Some("blank: blank f#0"));
     assert!(os.events[0].diff.as_deref().unwrap().contains("+  /* blank */\n"));

@@ -18,6 +18,7 @@ pub mod perf;
 use crate::model::{Event, Stage};
 use crate::os::LoopRef;
 use crate::pipeline::FileOutcome;
+use analysis::codes::Code;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -505,7 +506,7 @@ impl LogDb {
                     seq as i64,
                     ev.stage.as_str(),
                     ev.action,
-                    ev.code,
+                    ev.code.map(Code::as_str),
                     ev.reason,
                     ev.line_start,
                     ev.line_end,
@@ -608,7 +609,8 @@ impl LogDb {
                     event: Event {
                         stage,
                         action: r.get(3)?,
-                        code: r.get(4)?,
+                        // A code this version does not know (a newer ppo's log): none.
+                        code: r.get::<_, Option<String>>(4)?.and_then(|c| c.parse().ok()),
                         reason: r.get(5)?,
                         loop_id: r.get(6)?,
                         fingerprint: r.get(7)?,
@@ -725,7 +727,7 @@ pub fn event_line(file: &str, e: &Event) -> String {
     match (&e.code, &e.reason) {
         (Some(c), Some(r)) if !r.starts_with(c.as_str()) => parts.push(format!("{c}: {r}")),
         (_, Some(r)) => parts.push(r.clone()),
-        (Some(c), None) => parts.push(c.clone()),
+        (Some(c), None) => parts.push(c.to_string()),
         (None, None) => {}
     }
     if !parts.is_empty() {

@@ -184,7 +184,7 @@ mod tests {
         let o = run(x(), src, false, true);
         let ev = events(&o);
         assert_eq!(
-            (ev[0].action.as_str(), ev[0].code.as_deref()),
+            (ev[0].action.as_str(), ev[0].code.map(|c| c.as_str())),
             ("refused", Some(Code::HasDirective.as_str())),
             "{ev:#?}"
         );

@@ -700,7 +700,7 @@ mod tests {
         let ev = events(&o);
         assert_eq!(ev.len(), 1);
         assert_eq!(
-            (ev[0].action.as_str(), ev[0].code.as_deref()),
+            (ev[0].action.as_str(), ev[0].code.map(|c| c.as_str())),
             ("refused", Some(Code::HasDirective.as_str()))
         );
         assert!(
