@@ -162,8 +162,7 @@ pub fn why_not_parallelized(facts: &Facts, l: &LoopReport) -> Option<String> {
         });
     }
     let v = &l.parallel;
-    let reasons =
-        dedup(v.reasons.iter().map(|r| format!("{} {}", r.code, short_message(&r.message))).collect());
+    let reasons = dedup(v.reasons.iter().map(|r| format!("{} {}", r.code, r.brief)).collect());
     let first = match reasons.len() {
         0 => String::new(),
         1 => format!(": {}", reasons[0]),
@@ -176,22 +175,6 @@ fn dedup(mut v: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     v.retain(|s| seen.insert(s.clone()));
     v
-}
-
-/// A reason's message without its `between line A and line B` tail (the editor shows the
-/// lines as related locations).
-pub fn short_message(m: &str) -> &str {
-    match m.rfind(" between line ") {
-        Some(i)
-            if m[i..]
-                .split_whitespace()
-                .skip(2)
-                .all(|w| w == "and" || w == "line" || w.parse::<u32>().is_ok()) =>
-        {
-            &m[..i]
-        }
-        _ => m,
-    }
 }
 
 /// *Parallelize loop (OpenMP)*: the directive PS inserts for this loop.
@@ -480,22 +463,5 @@ fn capitalize(s: &str) -> String {
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),
         None => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn short_messages_drop_the_lines() {
-        assert_eq!(
-            short_message(
-                "loop-carried flow dependence on x[i] / x[i - 1] (distance 1) between line 82 and line 82"
-            ),
-            "loop-carried flow dependence on x[i] / x[i - 1] (distance 1)"
-        );
-        assert_eq!(short_message("m is read before it is written"), "m is read before it is written");
-        assert_eq!(short_message("x between line of sight"), "x between line of sight");
     }
 }

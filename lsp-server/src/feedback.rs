@@ -1,7 +1,7 @@
 //! What the editor shows from one analysis: code lenses, diagnostics, the hover and the
 //! explanation of a loop. Pure functions of an [`Analysis`].
 
-use crate::actions::{short_message, ActionContext, ActionRegistry, Offer};
+use crate::actions::{ActionContext, ActionRegistry, Offer};
 use crate::config::Settings;
 use crate::engine::{Analysis, Facts, State};
 use crate::text::LspLines;
@@ -106,7 +106,7 @@ fn title_of(
         match rs.first() {
             Some(r) => {
                 let more = if rs.len() > 1 { format!(" (+{} more)", rs.len() - 1) } else { String::new() };
-                format!("{} {}{more}", r.code, short_message(&r.message))
+                format!("{} {}{more}", r.code, r.brief)
             }
             None => String::new(),
         }
@@ -242,7 +242,7 @@ fn overlap_groups(pairs: &[(String, String)]) -> String {
 /// Reasons without repeats (the dependence analysis reports each pair of accesses).
 fn distinct_reasons(rs: &[ReasonReport]) -> Vec<&ReasonReport> {
     let mut seen = std::collections::HashSet::new();
-    rs.iter().filter(|r| seen.insert((r.code, short_message(&r.message).to_string()))).collect()
+    rs.iter().filter(|r| seen.insert((r.code, r.brief.clone()))).collect()
 }
 
 /// One lens per loop, on its header, running `ppo.explainLoop`.
@@ -319,7 +319,7 @@ fn related(a: &Analysis, uri: &Url, reasons: &[&ReasonReport]) -> Option<Vec<Dia
     for r in reasons {
         for rg in &r.ranges {
             let location = Location { uri: uri.clone(), range: a.lines.range(&a.text, rg) };
-            let message = format!("{}: {}", r.code, short_message(&r.message));
+            let message = format!("{}: {}", r.code, r.brief);
             if !out
                 .iter()
                 .any(|x: &DiagnosticRelatedInformation| x.location == location && x.message == message)
@@ -394,8 +394,7 @@ pub fn diagnostics(a: &Analysis, uri: &Url) -> Vec<Diagnostic> {
         for (_, l) in facts.loops().filter(|(_, l)| !l.parallel.legal) {
             let rs = distinct_reasons(&l.parallel.reasons);
             let Some(first) = rs.first() else { continue };
-            let msg =
-                rs.iter().map(|r| format!("{} {}", r.code, short_message(&r.message))).collect::<Vec<_>>();
+            let msg = rs.iter().map(|r| format!("{} {}", r.code, r.brief)).collect::<Vec<_>>();
             let mut d = diagnostic(
                 s,
                 a.lines.range(&a.text, &l.header),
@@ -496,11 +495,11 @@ pub fn classify(f: &FunctionReport, l: &LoopReport) -> Vec<VarClass> {
             .iter()
             .find(|r| matches!(r.code, Code::ScalarDep | Code::DerivedIv) && r.vars.contains(&n))
         {
-            ("carried".to_string(), format!("{} {}", r.code, short_message(&r.message)))
+            ("carried".to_string(), format!("{} {}", r.code, r.brief))
         } else if let Some(r) =
             l.parallel.reasons.iter().find(|r| is_dependence(r.code) && r.vars.contains(&n))
         {
-            ("dependence".to_string(), format!("{} {}", r.code, short_message(&r.message)))
+            ("dependence".to_string(), format!("{} {}", r.code, r.brief))
         } else if declared_inside(&n) {
             ("private (declared in the loop)".to_string(), "each iteration has its own".to_string())
         } else if !l.writes.contains(&n) && is_pointer(&n) && l.writes_memory {
@@ -607,7 +606,7 @@ pub fn explain(
     } else {
         let _ = writeln!(m, "**Dependences**\n");
         for r in deps {
-            let _ = writeln!(m, "- {} {}{}", code_link(s, r.code), short_message(&r.message), line_list(r));
+            let _ = writeln!(m, "- {} {}{}", code_link(s, r.code), r.brief, line_list(r));
         }
         let _ = writeln!(m);
     }
@@ -615,7 +614,7 @@ pub fn explain(
         let _ =
             writeln!(m, "**{}**\n", if l.parallel.legal { "Not annotated because" } else { "Also blocking" });
         for r in others {
-            let _ = writeln!(m, "- {} {}{}", code_link(s, r.code), short_message(&r.message), line_list(r));
+            let _ = writeln!(m, "- {} {}{}", code_link(s, r.code), r.brief, line_list(r));
         }
         let _ = writeln!(m);
     }

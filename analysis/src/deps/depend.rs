@@ -23,6 +23,7 @@ use crate::deps::subscript::{ArrayRef, Nest, Subscript};
 use crate::ir::*;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Serialize, Serializer};
+use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -83,28 +84,43 @@ pub struct Dependence {
     pub reason: String,
 }
 
-impl Dependence {
-    fn at(span: Span, line: Option<u32>) -> String {
-        match line {
+/// Where the two references of a dependence are: `between line 12 and line 14` (or byte
+/// ranges when the analysis was not given the source's lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub source: (Span, Option<u32>),
+    pub sink: (Span, Option<u32>),
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |(span, line): (Span, Option<u32>)| match line {
             Some(l) => format!("line {l}"),
             None => format!("bytes {}..{}", span.start, span.end),
-        }
+        };
+        write!(f, "between {} and {}", at(self.source), at(self.sink))
+    }
+}
+
+impl Dependence {
+    /// The references' places.
+    pub fn place(&self) -> Place {
+        Place { source: (self.source_span, self.source_line), sink: (self.sink_span, self.sink_line) }
     }
     /// A sentence for people: `loop-carried flow dependence on a[i] (distance 1) between
     /// line 12 and line 12`.
     pub fn message(&self) -> String {
-        let place = format!(
-            "between {} and {}",
-            Self::at(self.source_span, self.source_line),
-            Self::at(self.sink_span, self.sink_line)
-        );
+        format!("{} {}", self.what(), self.place())
+    }
+    /// [`Self::message`] without the place: `loop-carried flow dependence on a[i] (distance 1)`.
+    pub fn what(&self) -> String {
         match self.kind {
             DepKind::Unknown => format!(
-                "possible dependence between {} and {} ({}) {place}",
+                "possible dependence between {} and {} ({})",
                 self.source_text, self.sink_text, self.reason
             ),
             DepKind::MayAlias => format!(
-                "{} and {} may refer to the same memory ({}) {place}",
+                "{} and {} may refer to the same memory ({})",
                 self.source_text, self.sink_text, self.reason
             ),
             k => {
@@ -119,7 +135,7 @@ impl Dependence {
                 } else {
                     format!("{} / {}", self.source_text, self.sink_text)
                 };
-                format!("{carried} {} dependence on {on}{dist} {place}", k.as_str())
+                format!("{carried} {} dependence on {on}{dist}", k.as_str())
             }
         }
     }
@@ -129,6 +145,10 @@ impl Dependence {
 #[derive(Clone, Debug, Serialize)]
 pub struct Blocker {
     pub message: String,
+    /// The message without its place, and the place.
+    pub what: String,
+    #[serde(skip)]
+    pub place: Place,
     pub kind: DepKind,
     /// Reference indices in [`Nest::refs`] (for `MayAlias`, one reference of each base).
     pub source: usize,
@@ -171,6 +191,8 @@ impl LoopDeps {
             .into_iter()
             .map(|d| Blocker {
                 message: d.message(),
+                what: d.what(),
+                place: d.place(),
                 kind: d.kind,
                 source: d.source,
                 sink: d.sink,

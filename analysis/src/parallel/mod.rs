@@ -20,8 +20,14 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize)]
 pub struct Reason {
     pub code: Code,
-    /// e.g. `loop-carried flow dependence on a[i] (distance 1) between line 12 and line 12`.
-    pub message: String,
+    /// e.g. `loop-carried flow dependence on a[i] (distance 1)`: the whole sentence is
+    /// [`Reason::message`], with the place and the note.
+    pub what: String,
+    /// Where a dependence's references are (`between line 12 and line 12`).
+    #[serde(skip)]
+    pub place: Option<crate::deps::depend::Place>,
+    /// What follows the place (`; no run-time overlap test: …`).
+    pub note: String,
     /// The accesses or statements involved (conflicting accesses for a dependence).
     pub spans: Vec<Span>,
     /// The variables the reason is about: the array of a dependence, the pointers that may
@@ -31,6 +37,18 @@ pub struct Reason {
 }
 
 impl Reason {
+    /// The sentence for people: `loop-carried flow dependence on a[i] (distance 1) between
+    /// line 12 and line 12`.
+    pub fn message(&self) -> String {
+        match &self.place {
+            Some(p) => format!("{} {p}{}", self.what, self.note),
+            None => format!("{}{}", self.what, self.note),
+        }
+    }
+    /// [`Self::message`] without the place (which an editor shows as related locations).
+    pub fn brief(&self) -> String {
+        format!("{}{}", self.what, self.note)
+    }
     /// The reason, about `vars`.
     fn about(mut self, vars: impl IntoIterator<Item = String>) -> Reason {
         for v in vars {
@@ -246,7 +264,9 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
             if let Some(p) = enclosing {
                 reasons.push(Reason {
                     code: Code::InnerOfParallel,
-                    message: format!("inside parallelized loop {}", infos[p].id),
+                    what: format!("inside parallelized loop {}", infos[p].id),
+                    place: None,
+                    note: String::new(),
                     spans: vec![infos[p].header_span],
                     vars: Vec::new(),
                 });
@@ -473,7 +493,9 @@ fn unprofitable(
         if n < th.min_trip_count {
             return Some(Reason {
                 code: Code::NotProfitable,
-                message: format!("only {n} iterations"),
+                what: format!("only {n} iterations"),
+                place: None,
+                note: String::new(),
                 spans: vec![info.header_span],
                 vars: Vec::new(),
             });
@@ -496,7 +518,9 @@ fn unprofitable(
             };
             return Some(Reason {
                 code: Code::NotProfitable,
-                message: format!("{place} for {size}: less work than starting the region"),
+                what: format!("{place} for {size}: less work than starting the region"),
+                place: None,
+                note: String::new(),
                 spans: vec![info.header_span],
                 vars: Vec::new(),
             });
@@ -518,7 +542,9 @@ fn unprofitable(
     {
         return Some(Reason {
             code: Code::NotProfitable,
-            message: "an innermost loop of unknown trip count inside a sequential loop: a parallel region per iteration of the enclosing loop, for work that cannot be bounded".into(),
+            what: "an innermost loop of unknown trip count inside a sequential loop: a parallel region per iteration of the enclosing loop, for work that cannot be bounded".into(),
+            place: None,
+            note: String::new(),
             spans: vec![info.header_span],
             vars: Vec::new(),
         });
@@ -539,10 +565,12 @@ fn unprofitable(
             if work < th.min_work {
                 return Some(Reason {
                     code: Code::NotProfitable,
-                    message: format!(
+                    what: format!(
                         "{trip} iterations of {n} statement{}: less work than starting a parallel region",
                         if n == 1 { "" } else { "s" }
                     ),
+                    place: None,
+                    note: String::new(),
                     spans: vec![info.header_span],
                     vars: Vec::new(),
                 });
@@ -551,7 +579,9 @@ fn unprofitable(
         if !lg.has_refs && n < th.min_body_stmts {
             return Some(Reason {
                 code: Code::NotProfitable,
-                message: "too little work per iteration".to_string(),
+                what: "too little work per iteration".to_string(),
+                place: None,
+                note: String::new(),
                 spans: vec![info.header_span],
                 vars: Vec::new(),
             });
@@ -560,8 +590,8 @@ fn unprofitable(
     None
 }
 
-fn reason(code: Code, message: String, spans: Vec<crate::ir::Span>) -> Reason {
-    Reason { code, message, spans, vars: Vec::new() }
+fn reason(code: Code, what: String, spans: Vec<crate::ir::Span>) -> Reason {
+    Reason { code, what, place: None, note: String::new(), spans, vars: Vec::new() }
 }
 
 /// The variables read or written in the expression at `span`, each once.
@@ -808,7 +838,9 @@ fn legality(
                     alias.push((rs.len(), d.nest.refs[b.source].base, d.nest.refs[b.sink].base));
                 }
                 let bases = [b.source, b.sink].map(|r| unit.sym(d.nest.refs[r].base).name.clone());
-                rs.push(reason(code, b.message, vec![b.source_span, b.sink_span]).about(bases));
+                let r =
+                    Reason { place: Some(b.place), ..reason(code, b.what, vec![b.source_span, b.sink_span]) };
+                rs.push(r.about(bases));
             }
         }
         // Calls reading memory through arguments that are not a region of a variable, or
@@ -1012,7 +1044,7 @@ fn legality(
                 }
                 Err(why) => {
                     for &(k, _, _) in &alias {
-                        rs[k].message.push_str(&format!("; no run-time overlap test: {why}"));
+                        rs[k].note.push_str(&format!("; no run-time overlap test: {why}"));
                     }
                 }
             }

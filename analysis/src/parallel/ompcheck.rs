@@ -380,7 +380,7 @@ pub fn check_user_directives(
                         severity: Severity::Note,
                         message: format!(
                             "`#pragma {text}`: ppo cannot verify that the iterations are independent: {} [{}]",
-                            r.message, r.code
+                            r.message(), r.code
                         ),
                         span,
                     });
@@ -395,7 +395,7 @@ pub fn check_user_directives(
                     severity: Severity::Warning,
                     message: format!(
                         "`#pragma {text}` on a loop that is not parallel: {} [{}]{}",
-                        r.message,
+                        r.message(),
                         r.code,
                         if wrong.len() > 1 {
                             format!(" (and {} more reasons)", wrong.len() - 1)

@@ -47,7 +47,7 @@ fn nests_inside_sequential_loops_repay_their_region() {
     let v = verdicts("int fftblock; double x[64][64][64], y[64][64];\nvoid tick(void);\nvoid f(int d0, int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < fftblock; j++)\n   for (i = 0; i < d0; i++)\n    y[i][j] = x[k][j][i];\n  tick();\n } }");
     assert!(!v[1].parallelize);
     assert_eq!(codes_of(&v[1]), [Code::NotProfitable]);
-    assert!(v[1].reasons[0].message.contains("at most 4096 statement executions"), "{:?}", v[1].reasons);
+    assert!(v[1].reasons[0].message().contains("at most 4096 statement executions"), "{:?}", v[1].reasons);
     // The same nest with constant sizes: 16 x 256 copies per run is too little.
     let v = verdicts("double x[64][64][256], y[256][16];\nvoid tick(void);\nvoid f(int nk) { int i, j, k;\n for (k = 0; k < nk; k++) {\n  for (j = 0; j < 16; j++)\n   for (i = 0; i < 256; i++)\n    y[i][j] = x[k][j][i];\n  tick();\n } }");
     assert!(!v[1].parallelize);
@@ -191,9 +191,9 @@ fn nesting_collapse_and_profitability() {
     assert_eq!(codes_of(&v[2]), vec![Code::NotProfitable]);
 }
 
-fn alias_reason(v: &LoopVerdict) -> &str {
+fn alias_reason(v: &LoopVerdict) -> String {
     let r = v.reasons.iter().find(|r| r.code == Code::MayAlias).expect("a PPO105 reason");
-    &r.message
+    r.message()
 }
 
 #[test]
@@ -354,7 +354,7 @@ fn induction_variables_that_are_not_linear() {
         let v = verdicts(src);
         assert!(!v[0].legal);
         let r = v[0].reasons.iter().find(|r| r.code == Code::DerivedIv).expect("PPO111");
-        r.message.clone()
+        r.message()
     };
     let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) k += 2; b[i] = k; } return k; }");
     assert!(m.contains("conditional"), "{m}");
@@ -373,7 +373,7 @@ fn induction_variables_that_are_not_linear() {
         "double b[400];\nvoid f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[k] = i; k++; } }",
     );
     assert_eq!(codes_of(&v[0]), vec![Code::UnknownWrite]);
-    assert!(v[0].reasons[0].message.contains("no integer closed form"), "{:?}", v[0].reasons);
+    assert!(v[0].reasons[0].message().contains("no integer closed form"), "{:?}", v[0].reasons);
     let v = verdicts("double b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i += 2) { b[i] = k; k++; } return k; }");
     assert!(v[0].parallelize, "{:?}", v[0].reasons);
     assert_eq!(v[0].clauses(), "linear(k:1)");

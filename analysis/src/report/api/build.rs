@@ -104,9 +104,11 @@ pub(super) fn no_nested_regions(functions: &mut [FunctionReport]) {
                 v.parallelize = false;
                 v.directive = None;
                 v.worksharing = None;
+                let message = format!("inside parallelized loop {id}, through the call to {call}");
                 v.reasons.push(ReasonReport {
                     code: Code::InnerOfParallel,
-                    message: format!("inside parallelized loop {id}, through the call to {call}"),
+                    brief: message.clone(),
+                    message,
                     ranges: vec![*header],
                     vars: Vec::new(),
                 });
@@ -481,7 +483,8 @@ pub(super) fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerd
                 .iter()
                 .map(|r| ReasonReport {
                     code: r.code,
-                    message: r.message.clone(),
+                    message: r.message(),
+                    brief: r.brief(),
                     ranges: r.spans.iter().map(|s| range(fe, *s)).collect(),
                     vars: r.vars.clone(),
                 })
@@ -504,6 +507,7 @@ pub(super) fn verdict_report(fe: &Frontend, v: Option<&crate::parallel::LoopVerd
             reasons: vec![ReasonReport {
                 code: Code::NotCanonical,
                 message: "loop not modelled (inside a statement expression)".into(),
+                brief: "loop not modelled (inside a statement expression)".into(),
                 ranges: Vec::new(),
                 vars: Vec::new(),
             }],

@@ -307,6 +307,10 @@ pub struct ReasonReport {
     /// Stable check code (`PPO1nn`, documented in `docs/checks/`).
     pub code: Code,
     pub message: String,
+    /// The message without the lines of a dependence's references (`Reason::brief`), for an
+    /// editor that shows them as related locations; not in the JSON.
+    #[serde(skip)]
+    pub brief: String,
     /// The conflicting accesses or statements.
     pub ranges: Vec<Range>,
     /// The variables the reason is about ([`crate::parallel::Reason::vars`]); not in the
