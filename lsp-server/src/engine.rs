@@ -32,7 +32,7 @@ pub struct Analysis {
     /// Wall time of the analysis (short when it came from the cache).
     pub elapsed: Duration,
     /// The code lenses, computed once, after the diagnostics are out (see
-    /// [`Analysis::lenses`]).
+    /// `Analysis::lenses` in `feedback.rs`).
     pub lenses: OnceLock<Vec<tower_lsp::lsp_types::CodeLens>>,
 }
 
@@ -206,12 +206,6 @@ impl Facts {
 }
 
 impl Analysis {
-    /// The code lenses of the document `uri` (this analysis' document), computed on first
-    /// use: blocking, as [`Facts::os`].
-    pub fn lenses(&self, uri: &tower_lsp::lsp_types::Url) -> &[tower_lsp::lsp_types::CodeLens] {
-        self.lenses.get_or_init(|| crate::feedback::code_lenses(self, uri))
-    }
-
     pub fn facts(&self) -> Option<&Arc<Facts>> {
         match &self.state {
             State::Analysed(f) => Some(f),

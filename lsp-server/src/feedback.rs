@@ -245,6 +245,15 @@ fn distinct_reasons(rs: &[ReasonReport]) -> Vec<&ReasonReport> {
     rs.iter().filter(|r| seen.insert((r.code, r.brief.clone()))).collect()
 }
 
+impl Analysis {
+    /// The code lenses of the document `uri` (this analysis' document), computed on first
+    /// use: blocking, as [`Facts::os`]. (Here rather than in `engine.rs`, which knows nothing
+    /// of how results are shown.)
+    pub fn lenses(&self, uri: &tower_lsp::lsp_types::Url) -> &[tower_lsp::lsp_types::CodeLens] {
+        self.lenses.get_or_init(|| code_lenses(self, uri))
+    }
+}
+
 /// One lens per loop, on its header, running `ppo.explainLoop`.
 pub fn code_lenses(a: &Analysis, uri: &Url) -> Vec<CodeLens> {
     let Some(facts) = a.facts() else { return Vec::new() };

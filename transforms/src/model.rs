@@ -3,7 +3,6 @@
 //! that the targets and OS consume. The stages themselves run in [`crate::pipeline`].
 
 use crate::edit::Edit;
-use crate::targets::openmp;
 use analysis::ir::Code;
 use analysis::report::api::{FileReport, FunctionReport, LoopReport};
 use serde::Serialize;
@@ -245,22 +244,61 @@ pub struct Spps {
     pub events: Vec<Event>,
 }
 
+// What PS does with each loop a target handles (every target's vocabulary).
+
+/// Where a directive was not inserted although the loop was marked, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub loop_id: String,
+    pub line: u32,
+    pub why: String,
+    /// The user already wrote an OpenMP directive there (kept, checked by the analysis).
+    pub user_directive: bool,
+}
+
+/// A directive to insert before a loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub loop_id: String,
+    pub line: u32,
+    pub directive: String,
+    /// The compilers the directive is compiled under in the inserted text (`#if …` /
+    /// `#endif` around it), when it is right only with some.
+    pub compiled_if: Option<analysis::parallel::sharing::CompilerGuard>,
+    /// The insertion: the directive line, indented like the loop, at the start of its line.
+    pub edit: Edit,
+    /// An instrumented loop's closing insertion after its end (`ppo_tune_end(ID); }`).
+    pub end_edit: Option<Edit>,
+    /// A hoisted region's insertions inside its host: the `#pragma omp single` line and
+    /// braces around each serial run of the body.
+    pub inner: Vec<Edit>,
+}
+
+/// A loop whose directive tuning decided (chosen variant and evidence).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuned {
+    pub loop_id: String,
+    pub line: u32,
+    pub variant: crate::tuning::variant::Variant,
+    pub evidence: String,
+}
+
 /// The PS result: the directives for one file.
 #[derive(Clone, Debug)]
 pub struct Ps {
     pub target: Target,
     /// Directives to insert, one per loop, in source order.
-    pub placed: Vec<openmp::Placed>,
+    pub placed: Vec<Placed>,
     /// Marked loops that get no directive (the user's directive is kept, or none fits).
-    pub skipped: Vec<openmp::Skipped>,
+    pub skipped: Vec<Skipped>,
     pub events: Vec<Event>,
     /// Edits not tied to a loop (TBB: includes and C→C++ conversions).
     pub file_edits: Vec<Edit>,
     /// Loops whose directive tuning decided (`-t`).
-    pub tuned: Vec<openmp::Tuned>,
+    pub tuned: Vec<Tuned>,
     /// Parallel regions hoisted around sequential loops (OpenMP): one `#pragma omp parallel`
     /// per host loop, whose members in `placed` are worksharing loops.
-    pub regions: Vec<openmp::Placed>,
+    pub regions: Vec<Placed>,
 }
 
 impl Ps {

@@ -221,23 +221,6 @@ impl Cfg {
         }
         cd
     }
-
-    /// Natural loops (one per header, back edges merged), outer loops before inner ones.
-    /// Computed by [`crate::flow::dom::LoopNest`] over the dense dominator tree.
-    pub fn natural_loops(&self) -> Vec<NaturalLoop> {
-        let dom = crate::flow::dom::DomTree::build(self);
-        crate::flow::dom::LoopNest::build(self, &dom)
-            .loops
-            .into_iter()
-            .map(|l| NaturalLoop {
-                header: l.header,
-                body: l.body,
-                stmt: l.stmt,
-                parent: l.parent,
-                depth: l.depth,
-            })
-            .collect()
-    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -250,12 +233,6 @@ pub struct NaturalLoop {
     /// Index of the enclosing loop in the returned vector.
     pub parent: Option<usize>,
     pub depth: u32,
-}
-
-impl From<&crate::flow::dom::LoopInfo> for NaturalLoop {
-    fn from(l: &crate::flow::dom::LoopInfo) -> Self {
-        NaturalLoop { header: l.header, body: l.body.clone(), stmt: l.stmt, parent: l.parent, depth: l.depth }
-    }
 }
 
 impl NaturalLoop {

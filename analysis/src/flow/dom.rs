@@ -2,7 +2,7 @@
 //! with dense side tables) and its natural-loop nest. The one dominator implementation of the
 //! crate: the CFG's loop queries, SSA construction, the analyses on SSA and CSE use it.
 
-use crate::flow::cfg::{BlockId, Cfg};
+use crate::flow::cfg::{BlockId, Cfg, NaturalLoop};
 use crate::ir::StmtId;
 use serde::Serialize;
 
@@ -384,5 +384,32 @@ impl LoopNest {
                 b = self.loops[b].parent?;
             }
         }
+    }
+}
+
+// The CFG's loop queries, over the dominator tree (here, so that `cfg` does not depend on
+// this module).
+impl Cfg {
+    /// Natural loops (one per header, back edges merged), outer loops before inner ones.
+    /// Computed by [`LoopNest`] over the dense dominator tree.
+    pub fn natural_loops(&self) -> Vec<NaturalLoop> {
+        let dom = DomTree::build(self);
+        LoopNest::build(self, &dom)
+            .loops
+            .into_iter()
+            .map(|l| NaturalLoop {
+                header: l.header,
+                body: l.body,
+                stmt: l.stmt,
+                parent: l.parent,
+                depth: l.depth,
+            })
+            .collect()
+    }
+}
+
+impl From<&LoopInfo> for NaturalLoop {
+    fn from(l: &LoopInfo) -> Self {
+        NaturalLoop { header: l.header, body: l.body.clone(), stmt: l.stmt, parent: l.parent, depth: l.depth }
     }
 }

@@ -15,8 +15,8 @@
 
 pub mod perf;
 
+use crate::model::LoopRef;
 use crate::model::{Event, Stage};
-use crate::os::LoopRef;
 use crate::pipeline::FileOutcome;
 use analysis::codes::Code;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};

@@ -20,8 +20,8 @@ pub mod sched;
 
 use crate::diff;
 use crate::edit::Edit;
+use crate::model::LoopRef;
 use crate::model::{action, Event, PipelineError, Ps, Spps, Stage, Target};
-use crate::os::LoopRef;
 use crate::targets::openmp::{Placed, Skipped};
 use analysis::codes::Code;
 use analysis::ir::LineIndex;

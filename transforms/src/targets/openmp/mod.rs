@@ -9,46 +9,11 @@ use crate::text::directive::{is_conditional, pragma_before, Pragma};
 use crate::tuning::plan::{inner_level, loop_keys, FileTuning, LoopPlan};
 use crate::tuning::variant;
 use analysis::ir::LineIndex;
-use analysis::parallel::sharing::{compiler_guard, guarded, CompilerGuard};
+use analysis::parallel::sharing::{compiler_guard, guarded};
 use analysis::report::api::{FileReport, FunctionReport, LoopReport};
 use std::collections::HashMap;
 
-/// Where a directive was not inserted although the loop was marked, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skipped {
-    pub loop_id: String,
-    pub line: u32,
-    pub why: String,
-    /// The user already wrote an OpenMP directive there (kept, checked by the analysis).
-    pub user_directive: bool,
-}
-
-/// A directive to insert before a loop.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Placed {
-    pub loop_id: String,
-    pub line: u32,
-    pub directive: String,
-    /// The compilers the directive is compiled under in the inserted text (`#if …` /
-    /// `#endif` around it), when it is right only with some.
-    pub compiled_if: Option<CompilerGuard>,
-    /// The insertion: the directive line, indented like the loop, at the start of its line.
-    pub edit: Edit,
-    /// An instrumented loop's closing insertion after its end (`ppo_tune_end(ID); }`).
-    pub end_edit: Option<Edit>,
-    /// A hoisted region's insertions inside its host: the `#pragma omp single` line and
-    /// braces around each serial run of the body.
-    pub inner: Vec<Edit>,
-}
-
-/// A loop whose directive tuning decided (chosen variant and evidence).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tuned {
-    pub loop_id: String,
-    pub line: u32,
-    pub variant: variant::Variant,
-    pub evidence: String,
-}
+pub use crate::model::{Placed, Skipped, Tuned};
 
 /// The directive edits for a file: one line `#pragma omp parallel for …` before each loop
 /// to parallelize, indented like the loop. A loop that does not start its line (`if (c) for

@@ -177,8 +177,8 @@ pub fn ps(
     spps: &crate::model::Spps,
 ) -> Result<crate::model::Ps, crate::model::PipelineError> {
     use crate::diff;
+    use crate::model::LoopRef;
     use crate::model::{action, Event, PipelineError, Ps, Stage, Target};
-    use crate::os::LoopRef;
     use crate::targets::openmp::{Placed, Skipped};
     let report = &spps.report;
     let plan = plan(name, text, lines, report)
