@@ -3,8 +3,8 @@
 //! `lastprivate` or `reduction` clause the loop needs, is reported with the evidence.
 
 use crate::ir::{
-    Code, Diagnostic, ExprKind, Function, Severity, Span, StmtId, StmtKind, SymId, SymKind, TranslationUnit,
-    Type, UnOp,
+    BinOp, Code, Diagnostic, ExprKind, Function, Severity, Span, StmtId, StmtKind, SymId, SymKind,
+    TranslationUnit, Type, UnOp,
 };
 use crate::parallel::{LoopVerdict, Reason};
 use std::collections::HashSet;
@@ -110,6 +110,45 @@ fn for_index(f: &Function, s: StmtId) -> Option<SymId> {
     }
 }
 
+/// The branches, inside loop `loop_stmt`, of the `if` statements whose condition reads a
+/// variable the loop's statements assign (an index of the nest, a counter) through integer
+/// division, a remainder or a conditional expression (PLuTo's `c1 <= (… ? … : (n - 1) / 16)`):
+/// a range of the iterations the dependence test cannot model. A plain condition (`i == 1`,
+/// `i < n - 1`) restricts the iterations in a way that leaves a dependence real.
+fn guards_on_indices(f: &Function, loop_stmt: StmtId) -> Vec<Span> {
+    let outer = f.stmt(loop_stmt).span;
+    let inside = |sp: Span| outer.contains(sp);
+    let assigned: HashSet<SymId> = f
+        .exprs
+        .iter()
+        .filter(|e| inside(e.span))
+        .filter_map(|e| match &e.kind {
+            ExprKind::Assign { lhs: x, .. } | ExprKind::IncDec { operand: x, .. } => f.as_var(*x),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for s in f.stmts.iter().filter(|s| inside(s.span)) {
+        let StmtKind::If { cond, then, els } = &s.kind else { continue };
+        let cond_span = f.expr(*cond).span;
+        let within = |e: &&crate::ir::Expr| cond_span.contains(e.span);
+        let reads_index = f
+            .exprs
+            .iter()
+            .filter(within)
+            .any(|e| matches!(e.kind, ExprKind::Var(v) if assigned.contains(&v)));
+        let opaque =
+            f.exprs.iter().filter(within).any(|e| {
+                matches!(e.kind, ExprKind::Binary(BinOp::Div | BinOp::Rem, ..) | ExprKind::Cond { .. })
+            });
+        if reads_index && opaque {
+            out.push(f.stmt(*then).span);
+            out.extend(els.map(|e| f.stmt(e).span));
+        }
+    }
+    out
+}
+
 /// The variable a scalar reason is about: the variable read or written at its first span.
 fn reason_var<'a>(unit: &'a TranslationUnit, f: &Function, r: &Reason) -> Option<&'a str> {
     let sp = *r.spans.first()?;
@@ -152,6 +191,51 @@ fn reason_base_var(f: &Function, r: &Reason) -> Option<SymId> {
         ExprKind::Var(s) => Some(s),
         _ => None,
     }
+}
+
+/// Whether every use of the scalar a reason is about, inside loop `loop_stmt`, lies in a
+/// `#pragma omp critical` block of one name: the threads take turns, no race (in which
+/// order they do is the program's business: DataRaceBench's producer-consumer counter).
+fn in_one_critical(unit: &TranslationUnit, f: &Function, loop_stmt: StmtId, r: &Reason) -> bool {
+    let outer = f.stmt(loop_stmt).span;
+    // The variable at the reason's first span, or the one it names.
+    let var = f.exprs.iter().find_map(|e| match e.kind {
+        ExprKind::Var(v) if Some(&e.span) == r.spans.first() => Some(v),
+        _ => None,
+    });
+    let var = var.or_else(|| {
+        let [name] = r.vars.as_slice() else { return None };
+        f.exprs.iter().find_map(|e| match e.kind {
+            ExprKind::Var(v) if outer.contains(e.span) && unit.sym(v).name == *name => Some(v),
+            _ => None,
+        })
+    });
+    let Some(var) = var else { return false };
+    // The critical blocks inside the loop, with their names (`critical(name)`, or none).
+    let mut blocks: Vec<(Span, String)> = Vec::new();
+    for s in f.stmts.iter().filter(|s| outer.contains(s.span)) {
+        let StmtKind::Compound(items) = &s.kind else { continue };
+        for w in items.windows(2) {
+            if let StmtKind::Pragma(text) = &f.stmt(w[0]).kind {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                if words.first() == Some(&"omp") && words.get(1).is_some_and(|w| w.starts_with("critical")) {
+                    let name = text.trim().trim_start_matches("omp").trim().trim_start_matches("critical");
+                    blocks.push((f.stmt(w[1]).span, name.split_whitespace().collect::<String>()));
+                }
+            }
+        }
+    }
+    let mut names = std::collections::BTreeSet::new();
+    let all_inside = f.exprs.iter().filter(|e| outer.contains(e.span) && e.kind == ExprKind::Var(var)).all(
+        |e| match blocks.iter().find(|(b, _)| b.contains(e.span)) {
+            Some((_, n)) => {
+                names.insert(n.clone());
+                true
+            }
+            None => false,
+        },
+    );
+    all_inside && names.len() == 1
 }
 
 /// The `#pragma omp …` statement right before `loop_stmt` in its block, if any.
@@ -368,10 +452,35 @@ pub fn check_user_directives(
                         user_private.contains(name) || private.contains(name)
                     })
             };
+            // A scalar the directive makes `firstprivate` is no race: each thread starts from
+            // the value before the loop (whether the program means the previous iteration's
+            // is not a data race; DataRaceBench's producer-consumer loop, one iteration per
+            // thread).
+            let firstprivate: HashSet<&str> =
+                listed(&have, &["firstprivate"]).into_iter().map(str::trim).collect();
+            let per_thread_copy = |r: &Reason| {
+                matches!(r.code, Code::ScalarDep | Code::DerivedIv)
+                    && (reason_var(unit, f, r).is_some_and(|n| firstprivate.contains(n))
+                        || !r.vars.is_empty() && r.vars.iter().all(|n| firstprivate.contains(n.as_str()))
+                        || in_one_critical(unit, f, v.stmt, r))
+            };
+            // A dependence between references under a condition on the nest's indices (PLuTo's
+            // tiles, guarded by `if (c1 <= …)` on the tile index) may be excluded by that
+            // condition, which the dependence test does not model: possible, not proven.
+            let guarded = guards_on_indices(f, v.stmt);
+            let under_guard = |r: &Reason| {
+                matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep)
+                    && r.spans.iter().any(|sp| guarded.iter().any(|g| g.contains(*sp)))
+            };
             let wrong: Vec<&Reason> = blocking
                 .iter()
                 .copied()
-                .filter(|r| PROVEN.contains(&r.code) && !privatized_aggregate(r))
+                .filter(|r| {
+                    PROVEN.contains(&r.code)
+                        && !privatized_aggregate(r)
+                        && !per_thread_copy(r)
+                        && !under_guard(r)
+                })
                 .collect();
             if wrong.is_empty() {
                 if let Some(r) = blocking.first() {
@@ -535,6 +644,59 @@ mod tests {
     /// The index of the directive's loop is private by OpenMP's rules, also where ppo cannot
     /// prove the bound fixed (read through a pointer while the body calls a function that
     /// writes memory): no warning that it is carried.
+    /// A tile guarded by a condition on the tile index through a division (PLuTo's code):
+    /// the dependence the test finds ignores the guard, so it is no proven race (a note); a
+    /// plain condition (`i == 1`) leaves the race proven.
+    #[test]
+    fn guards_the_test_cannot_model_make_a_dependence_unverified() {
+        let src = "double A[256][64];\n\
+            void f(int n, int m) {\n\
+            int c1, c3, c4;\n\
+            #pragma omp parallel for private(c3, c4)\n\
+            for (c1 = 0; c1 <= (n - 1) / 16; c1++)\n\
+              if (c1 <= (m - 1) / 16)\n\
+                for (c3 = m; c3 <= (16 * c1 + 15 < n - 1 ? 16 * c1 + 15 : n - 1); c3++)\n\
+                  for (c4 = 0; c4 < 64; c4++) A[c3][c4] = c3 * c4;\n\
+            }";
+        let out = check(src);
+        assert!(out.iter().all(|m| !m.starts_with("PPO120")), "{out:?}");
+        assert!(out.iter().any(|m| m.starts_with("PPO122") || m.contains("cannot verify")), "{out:?}");
+        let plain = "int A[100];\n\
+            void f(void) {\n\
+            #pragma omp parallel for\n\
+            for (int i = 0; i < 100; i++) { A[i] = i; if (i == 1) A[0] = 1; }\n\
+            }";
+        assert!(check(plain).iter().any(|m| m.starts_with("PPO120")), "{:?}", check(plain));
+    }
+
+    /// A counter every thread updates inside one `critical` block, and a `firstprivate`
+    /// scalar each thread counts down from its own copy: no race.
+    #[test]
+    fn critical_counters_and_firstprivate_copies_are_no_race() {
+        let src = "int size = 0, packages = 100;\n\
+            void f(int nthread) {\n\
+            #pragma omp parallel for firstprivate(packages)\n\
+            for (int i = 0; i < nthread; i++)\n\
+              while (packages) {\n\
+            #pragma omp critical\n\
+                if (size < 5) { size++; packages--; }\n\
+              }\n\
+            }";
+        let out = check(src);
+        assert!(out.iter().all(|m| !m.starts_with("PPO120")), "{out:?}");
+        // A use of the counter outside the block is a race.
+        let outside = src.replace("while (packages) {", "while (packages) { packages += size;");
+        assert!(check(&outside).iter().any(|m| m.starts_with("PPO120")), "{:?}", check(&outside));
+        // Two blocks of different names do not exclude each other.
+        let two = src
+            .replace(
+                "if (size < 5) { size++; packages--; }",
+                "if (size < 5) { packages--; }\n#pragma omp critical(b)\n{ size++; }",
+            )
+            .replace("#pragma omp critical\n    if (size < 5)", "#pragma omp critical(a)\n    if (size < 5)");
+        assert!(check(&two).iter().any(|m| m.starts_with("PPO120")), "{:?}", check(&two));
+    }
+
     #[test]
     fn the_loop_index_is_private() {
         let src = "typedef struct { int m; double *v; } Mat;\n\
