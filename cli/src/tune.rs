@@ -20,7 +20,7 @@ use crate::fsutil;
 use crate::run::{build_options, split_args};
 use analysis::syntax::preprocess::FsLoader;
 use backends::tuning::session::{self, BuildLoop};
-use backends::tuning::{learn, profile, Launch, LearnOptions, TuneLoop};
+use backends::tuning::{learn, profile, validates, Launch, LearnOptions, TuneLoop};
 use backends::{source, Backend, LocalBackend};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{HashMap, HashSet};
@@ -79,7 +79,7 @@ impl Prog {
 /// Run the user's `--build` command in the build tree (with ten times the run timeout, at
 /// least ten minutes). The instrumented sources need OpenMP: the build's flags must have
 /// `-fopenmp`, as for ppo's `-omp` output.
-fn build_with(command: &str, tree: &Path, timeout: f64) -> Result<(), String> {
+fn build_with(command: &str, tree: &Path, timeout: f64, what: &str) -> Result<(), String> {
     let mut cmd = std::process::Command::new("sh");
     cmd.arg("-c").arg(command).current_dir(tree);
     let limit = Duration::from_secs_f64((timeout * 10.0).max(600.0));
@@ -91,9 +91,22 @@ fn build_with(command: &str, tree: &Path, timeout: f64) -> Result<(), String> {
     let tail: Vec<&str> = r.stdout.lines().chain(r.stderr.lines()).collect();
     let shown = tail[tail.len().saturating_sub(20)..].join("\n    ");
     Err(format!(
-        "--build `{command}` failed in the instrumented copy of the input ({}); the build must compile with -fopenmp:\n    {shown}",
+        "--build `{command}` failed in {what} ({}); the build must compile with -fopenmp:\n    {shown}",
         r.outcome
     ))
+}
+
+/// A copy of the input tree (ppo's log left out) built by the user's `--build` command: the
+/// program as the user builds it without ppo, which the validation times as the sequential
+/// one.
+fn plain_build(input: &Path, command: &str, timeout: f64) -> Result<tempfile::TempDir, String> {
+    let tree = tempfile::Builder::new()
+        .prefix("ppo-seq-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    write_build_tree(input, tree.path(), &HashMap::new(), 0)?;
+    build_with(command, tree.path(), timeout, "a copy of the input")?;
+    Ok(tree)
 }
 
 /// What tuning hands to the batch run.
@@ -154,6 +167,9 @@ fn write_build_tree(
                 }
             }
         }
+    }
+    if texts.is_empty() {
+        return Ok(());
     }
     // Beside every instrumented file, so that a build of the user's own finds it too.
     let mut dirs: Vec<PathBuf> =
@@ -268,7 +284,7 @@ pub fn prepare(
     let mut programs: Vec<Prog> = Vec::new();
     match (&a.build, &a.run) {
         (Some(build_cmd), Some(run_cmd)) => {
-            build_with(build_cmd, build.path(), a.exec.timeout)?;
+            build_with(build_cmd, build.path(), a.exec.timeout, "the instrumented copy of the input")?;
             let checksum = sha256_hex(files.iter().map(|f| f.text.as_str()).collect::<String>().as_bytes());
             programs.push(Prog {
                 name: run_cmd.clone(),
@@ -355,22 +371,37 @@ pub fn prepare(
             }
             continue;
         }
+        // The sequential program of `--build`: a copy of the input built by the user's
+        // command (in a temporary tree, as the instrumented one).
+        let mut options = LearnOptions {
+            budget: a.tune_budget as usize,
+            args: args.clone(),
+            validate: a.learn || a.tune,
+            sequential: None,
+        };
+        let plain_tree = match (&prog.how, &a.build) {
+            (Start::Command(_), Some(cmd)) if validates(&options, &all_loops) => {
+                plain_build(input, cmd, a.exec.timeout)
+                    .map_err(|e| {
+                        d.warning(
+                            &prog.path,
+                            format!("{e}; the validation's sequential program is the instrumented build"),
+                        )
+                    })
+                    .ok()
+            }
+            _ => None,
+        };
+        options.sequential = match (&prog.how, &plain_tree) {
+            (Start::Command(c), Some(tree)) => Some(Launch::Shell { command: c, dir: tree.path() }),
+            _ => prog.sequential.as_ref().map(Launch::Exe),
+        };
         let pb = progress_bar(a.quiet, &format!("learning {}", prog.name));
-        let learned = learn(
-            &backend,
-            prog.launch(build.path()),
-            &all_loops,
-            &LearnOptions {
-                budget: a.tune_budget as usize,
-                args: args.clone(),
-                validate: a.learn || a.tune,
-                sequential: prog.sequential.as_ref().map(Launch::Exe),
-            },
-            &mut |done, planned| {
+        let learned =
+            learn(&backend, prog.launch(build.path()), &all_loops, &options, &mut |done, planned| {
                 pb.set_length(planned.max(done) as u64);
                 pb.set_position(done as u64);
-            },
-        );
+            });
         pb.finish_and_clear();
         let learned = match learned {
             Ok(l) => l,

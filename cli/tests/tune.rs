@@ -484,7 +484,7 @@ fn a_program_built_by_its_own_command_is_tuned() {
     )
     .unwrap();
     let build = "gcc -O2 -fopenmp -o prog main.c util.c -lm";
-    let run = |build: &str, out: &Path, rep: &Path| {
+    let run_with = |budget: &str, build: &str, out: &Path, rep: &Path| {
         ppo(&[
             "-i".as_ref(),
             src.as_os_str(),
@@ -493,7 +493,7 @@ fn a_program_built_by_its_own_command_is_tuned() {
             "-omp".as_ref(),
             "-t".as_ref(),
             "--tune-budget".as_ref(),
-            "8".as_ref(),
+            budget.as_ref(),
             "--build".as_ref(),
             build.as_ref(),
             "--run".as_ref(),
@@ -502,6 +502,7 @@ fn a_program_built_by_its_own_command_is_tuned() {
             rep.as_os_str(),
         ])
     };
+    let run = |build: &str, out: &Path, rep: &Path| run_with("8", build, out, rep);
     let (out, rep) = (t.path().join("out"), t.path().join("r.json"));
     let r = run(build, &out, &rep);
     r.assert_code(0).assert_no_panic().assert_stderr("ppo: tune: ./prog: ");
@@ -513,4 +514,18 @@ fn a_program_built_by_its_own_command_is_tuned() {
     let bad = run("gcc -o prog nothing.c", &t.path().join("out2"), &t.path().join("r2.json"));
     assert_eq!(bad.code, 1, "{}", bad.stderr);
     bad.assert_stderr("--build `gcc -o prog nothing.c` failed");
+    // With a budget that leaves room for the validation, the input is built a second time,
+    // as it is (no instrumented file, no runtime header): the validation's sequential program.
+    let log = t.path().join("builds.log");
+    let logged = format!(
+        "if [ -f ppo_tune.h ]; then echo instrumented >> {l}; else echo plain >> {l}; fi; {build}",
+        l = log.display()
+    );
+    let r = run_with("30", &logged, &t.path().join("out3"), &t.path().join("r3.json"));
+    r.assert_code(0).assert_no_panic();
+    assert_eq!(fs::read_to_string(&log).unwrap(), "instrumented\nplain\n", "{}", r.stderr);
+    let db = rusqlite::Connection::open(t.path().join("out3/.ppo/ppo.db")).unwrap();
+    let seq: Option<f64> =
+        db.query_row("SELECT sequential_seconds FROM perf_runs", [], |r| r.get(0)).unwrap();
+    assert!(seq.is_some_and(|s| s > 0.0), "{seq:?}");
 }

@@ -7,6 +7,6 @@ pub mod runs;
 pub mod session;
 
 pub use runs::{
-    learn, parse_measurements, profile, same_output, Launch, LearnOptions, Learned, Sample, TuneLoop,
-    VariantRuns,
+    learn, parse_measurements, profile, same_output, validates, Launch, LearnOptions, Learned, Sample,
+    TuneLoop, VariantRuns,
 };

@@ -285,6 +285,13 @@ fn config(loops: &[TuneLoop], pick: impl Fn(&TuneLoop) -> Variant) -> BTreeMap<u
     loops.iter().map(|l| (l.id, pick(l))).collect()
 }
 
+/// Whether [`learn`] ends with the validation: asked for, and one round of every variant
+/// fits beside it in the budget.
+pub fn validates(opts: &LearnOptions<'_>, loops: &[TuneLoop]) -> bool {
+    let width = loops.iter().map(|l| l.variants.len()).max().unwrap_or(1).max(1);
+    opts.validate && opts.budget >= 2 + width + 3 * VALIDATION_ROUNDS
+}
+
 /// Run `program` (built from instrumented sources) in configurations of `loops`' variants
 /// and collect the figures. `progress(done, planned)` after each run. `Err` when the
 /// program cannot run or its sequential version fails.
@@ -315,8 +322,7 @@ pub fn learn(
     let mut learned = Learned::default();
     let seq = config(loops, |_| Variant::SEQUENTIAL);
     let width = loops.iter().map(|l| l.variants.len()).max().unwrap_or(1).max(1);
-    // Validation only when one round of every variant fits beside it.
-    let validate = opts.validate && opts.budget >= 2 + width + 3 * VALIDATION_ROUNDS;
+    let validate = validates(opts, loops);
     let reserved = if validate { 3 * VALIDATION_ROUNDS } else { 0 };
     let budget = opts.budget.saturating_sub(reserved);
     // Rounds of every variant that fit the budget (at least one), after the two sequential runs.
