@@ -3,7 +3,8 @@
 # Debian/Ubuntu machine that already has Rust. Idempotent: does nothing when all are
 # installed; runs `apt-get update` only when something must be installed.
 #
-# gcc/g++/libgomp1: the corpus checks and scripts/omp_diff.sh; g++ and libtbb-dev (oneTBB):
+# gcc/g++/libgomp1: the corpus checks and scripts/omp_diff.sh; make: learning mode's test of a
+# program built by its Makefile (`--build make`); g++ and libtbb-dev (oneTBB):
 # scripts/tbb_diff.sh, the checks of `ppo -tbb`. clang, libomp-dev (LLVM's
 # OpenMP runtime and Archer, its ThreadSanitizer tool), libclang-rt-dev (the TSan
 # runtime) and llvm (llvm-symbolizer, for file:line in TSan reports): scripts/omp_race.sh.
@@ -14,7 +15,7 @@
 # (javac): the Eclipse plug-in's test compiles its sources (cli/tests/it/eclipse_plugin.rs).
 set -euo pipefail
 
-PACKAGES=(gcc g++ libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm chromium neovim openmpi-bin libopenmpi-dev)
+PACKAGES=(gcc g++ make libgomp1 libtbb-dev clang libomp-dev libclang-rt-dev llvm chromium neovim openmpi-bin libopenmpi-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -333,6 +333,58 @@ int main(void)
     assert!(!fs::read_to_string(out.join("overhead.c")).unwrap().contains("#pragma omp"));
 }
 
+/// An input tree that holds its own build's objects: the copies keep their times, so `make`
+/// in the learning tree rebuilds them from the instrumented sources (with the copy's time, an
+/// object could look newer than its instrumented source, and the learning build ran the
+/// uninstrumented program: NPB's trees, built in place, measured no loop).
+#[test]
+fn objects_built_in_the_input_are_rebuilt_from_the_instrumented_sources() {
+    if !has_gcc() || std::process::Command::new("make").arg("--version").output().is_err() {
+        return;
+    }
+    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    fs::write(
+        src.join("util.c"),
+        "void relax(double *restrict dst, const double *restrict src, int n) {\n  for (int i = 1; i < n - 1; i++)\n    dst[i] = 0.25 * src[i - 1] + 0.5 * src[i] + 0.25 * src[i + 1];\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        src.join("main.c"),
+        "#include <stdio.h>\nvoid relax(double *restrict dst, const double *restrict src, int n);\nstatic double a[4096], b[4096];\nint main(void) {\n  for (int i = 0; i < 4096; i++) a[i] = b[i] = i % 7;\n  for (int t = 0; t < 200; t++) { relax(b, a, 4096); relax(a, b, 4096); }\n  printf(\"%.6f\\n\", a[100]);\n  return 0;\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        src.join("Makefile"),
+        "prog: main.o util.o\n\tgcc -fopenmp -o prog main.o util.o\n%.o: %.c\n\tgcc -O2 -fopenmp -c $<\n",
+    )
+    .unwrap();
+    // Built in place, as users do.
+    let built = std::process::Command::new("make").arg("prog").current_dir(&src).output().unwrap();
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let (out, rep) = (t.path().join("out"), t.path().join("r.json"));
+    let r = ppo(&[
+        "-i".as_ref(),
+        src.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "-omp".as_ref(),
+        "-l".as_ref(),
+        "--tune-budget".as_ref(),
+        "8".as_ref(),
+        "--build".as_ref(),
+        "make prog".as_ref(),
+        "--run".as_ref(),
+        "./prog".as_ref(),
+        "--report".as_ref(),
+        rep.as_os_str(),
+    ]);
+    r.assert_code(0).assert_no_panic();
+    assert!(r.stderr.contains("./prog: 8 runs, 2 loops measured"), "{}", r.stderr);
+}
+
 /// `-p`: the output as written, timed per loop, in the log.
 #[test]
 fn performance_log_times_the_output() {
