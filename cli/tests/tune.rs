@@ -333,6 +333,23 @@ int main(void)
     assert!(!fs::read_to_string(out.join("overhead.c")).unwrap().contains("#pragma omp"));
 }
 
+/// A program of two files in `src`: `util.c` smooths a row (a parallel loop), `main.c` calls
+/// it `2 × steps` times on rows of `n`.
+fn relax_program(src: &Path, n: usize, steps: usize) {
+    fs::write(
+        src.join("util.c"),
+        "void relax(double *restrict dst, const double *restrict src, int n) {\n  for (int i = 1; i < n - 1; i++)\n    dst[i] = 0.25 * src[i - 1] + 0.5 * src[i] + 0.25 * src[i + 1];\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        src.join("main.c"),
+        format!(
+            "#include <stdio.h>\nvoid relax(double *restrict dst, const double *restrict src, int n);\nstatic double a[{n}], b[{n}];\nint main(void) {{\n  for (int i = 0; i < {n}; i++) a[i] = b[i] = i % 7;\n  for (int t = 0; t < {steps}; t++) {{ relax(b, a, {n}); relax(a, b, {n}); }}\n  printf(\"%.6f\\n\", a[100]);\n  return 0;\n}}\n"
+        ),
+    )
+    .unwrap();
+}
+
 /// An input tree that holds its own build's objects: the copies keep their times, so `make`
 /// in the learning tree rebuilds them from the instrumented sources (with the copy's time, an
 /// object could look newer than its instrumented source, and the learning build ran the
@@ -346,16 +363,7 @@ fn objects_built_in_the_input_are_rebuilt_from_the_instrumented_sources() {
     let t = tempfile::tempdir().unwrap();
     let src = t.path().join("src");
     fs::create_dir_all(&src).unwrap();
-    fs::write(
-        src.join("util.c"),
-        "void relax(double *restrict dst, const double *restrict src, int n) {\n  for (int i = 1; i < n - 1; i++)\n    dst[i] = 0.25 * src[i - 1] + 0.5 * src[i] + 0.25 * src[i + 1];\n}\n",
-    )
-    .unwrap();
-    fs::write(
-        src.join("main.c"),
-        "#include <stdio.h>\nvoid relax(double *restrict dst, const double *restrict src, int n);\nstatic double a[4096], b[4096];\nint main(void) {\n  for (int i = 0; i < 4096; i++) a[i] = b[i] = i % 7;\n  for (int t = 0; t < 200; t++) { relax(b, a, 4096); relax(a, b, 4096); }\n  printf(\"%.6f\\n\", a[100]);\n  return 0;\n}\n",
-    )
-    .unwrap();
+    relax_program(&src, 4096, 200);
     fs::write(
         src.join("Makefile"),
         "prog: main.o util.o\n\tgcc -fopenmp -o prog main.o util.o\n%.o: %.c\n\tgcc -O2 -fopenmp -c $<\n",
@@ -525,16 +533,7 @@ fn a_program_built_by_its_own_command_is_tuned() {
     let t = tempfile::tempdir().unwrap();
     let src = t.path().join("src");
     fs::create_dir_all(&src).unwrap();
-    fs::write(
-        src.join("util.c"),
-        "void relax(double *restrict dst, const double *restrict src, int n) {\n  for (int i = 1; i < n - 1; i++)\n    dst[i] = 0.25 * src[i - 1] + 0.5 * src[i] + 0.25 * src[i + 1];\n}\n",
-    )
-    .unwrap();
-    fs::write(
-        src.join("main.c"),
-        "#include <stdio.h>\nvoid relax(double *restrict dst, const double *restrict src, int n);\nstatic double a[256], b[256];\nint main(void) {\n  for (int i = 0; i < 256; i++) a[i] = b[i] = i % 7;\n  for (int t = 0; t < 2000; t++) { relax(b, a, 256); relax(a, b, 256); }\n  printf(\"%.6f\\n\", a[100]);\n  return 0;\n}\n",
-    )
-    .unwrap();
+    relax_program(&src, 256, 2000);
     let build = "gcc -O2 -fopenmp -o prog main.c util.c -lm";
     let run_with = |budget: &str, build: &str, out: &Path, rep: &Path| {
         ppo(&[

@@ -621,24 +621,31 @@ mod tests {
         assert_eq!(m[&2].nested, 4);
     }
 
-    /// A program whose loop 0 runs ten times faster in parallel, but which pays 0.3 s once
-    /// when any loop runs in parallel: per loop the parallel variant wins, as a whole the
-    /// sequential program does.
-    #[test]
-    fn validation_times_the_decided_program_as_a_whole() {
+    /// A backend with a time limit, and loop 0 of a fake program: sequential or parallel,
+    /// parallel by default.
+    fn one_loop() -> (LocalBackend, [TuneLoop; 1]) {
         use analysis::parallel::Schedule;
-        use transforms::tuning::decide::Fallback;
-        let dir = tempfile::tempdir().unwrap();
-        let command = "on=$(awk '$1 == 0 { print $2 }' \"$PPO_TUNE_CONFIG\"); \
-            if [ \"$on\" = 1 ]; then sleep 0.3; t=0.001; else t=0.01; fi; \
-            echo \"loop 0 1 0 $t $t $t 0\" >> \"$PPO_TUNE_OUT\"; echo result 42";
         let backend = LocalBackend {
             threads: None,
             timeout: Some(std::time::Duration::from_secs(20)),
             build: Default::default(),
         };
         let par = Variant::parallel(Schedule::Static, 0, 0);
-        let loops = [TuneLoop { id: 0, variants: vec![Variant::SEQUENTIAL, par], default: par }];
+        (backend, [TuneLoop { id: 0, variants: vec![Variant::SEQUENTIAL, par], default: par }])
+    }
+
+    /// A program whose loop 0 runs ten times faster in parallel, but which pays 0.3 s once
+    /// when any loop runs in parallel: per loop the parallel variant wins, as a whole the
+    /// sequential program does.
+    #[test]
+    fn validation_times_the_decided_program_as_a_whole() {
+        use transforms::tuning::decide::Fallback;
+        let dir = tempfile::tempdir().unwrap();
+        let command = "on=$(awk '$1 == 0 { print $2 }' \"$PPO_TUNE_CONFIG\"); \
+            if [ \"$on\" = 1 ]; then sleep 0.3; t=0.001; else t=0.01; fi; \
+            echo \"loop 0 1 0 $t $t $t 0\" >> \"$PPO_TUNE_OUT\"; echo result 42";
+        let (backend, loops) = one_loop();
+        let par = loops[0].default;
         let run = |validate| {
             learn(
                 &backend,
@@ -675,19 +682,12 @@ mod tests {
     /// another output is not trusted.
     #[test]
     fn validation_runs_the_sequential_build() {
-        use analysis::parallel::Schedule;
         use transforms::tuning::decide::{program_fallback, Fallback};
         let dir = tempfile::tempdir().unwrap();
         let instrumented = "on=$(awk '$1 == 0 { print $2 }' \"$PPO_TUNE_CONFIG\"); \
             if [ \"$on\" = 1 ]; then sleep 0.1; t=0.01; else sleep 0.2; t=0.1; fi; \
             echo \"loop 0 1 0 $t $t $t 0\" >> \"$PPO_TUNE_OUT\"; echo result 42";
-        let backend = LocalBackend {
-            threads: None,
-            timeout: Some(std::time::Duration::from_secs(20)),
-            build: Default::default(),
-        };
-        let par = Variant::parallel(Schedule::Static, 0, 0);
-        let loops = [TuneLoop { id: 0, variants: vec![Variant::SEQUENTIAL, par], default: par }];
+        let (backend, loops) = one_loop();
         let run = |sequential: &str| {
             learn(
                 &backend,
