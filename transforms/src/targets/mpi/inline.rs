@@ -384,7 +384,7 @@ fn inline_call(
             }
             None => decls[k].1.clone(),
         };
-        if d.contains('[') {
+        if unit.sym(p).declared_array.is_some() {
             return Err(format!("`{name}`'s array parameter `{pn}` is not bound to a variable"));
         }
         // The argument must not name a parameter declared before it in the block.
