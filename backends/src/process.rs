@@ -151,7 +151,8 @@ fn outcome_of(status: ExitStatus) -> Outcome {
 fn wait(child: &mut Child, started: Instant, timeout: Option<Duration>) -> (Outcome, Duration) {
     let (tx, exited) = std::sync::mpsc::channel();
     let pid = child.id() as libc::id_t;
-    thread::spawn(move || loop {
+    // Without the thread (none can be started), the poll below measures to its period.
+    let _ = thread::Builder::new().name("ppo-wait".into()).spawn(move || loop {
         // SAFETY: waitid(2) on our own child into a zeroed siginfo_t; WNOWAIT leaves it a
         // zombie, reaped by `try_wait` below, so its pid cannot be reused meanwhile.
         let rc = unsafe {

@@ -54,10 +54,6 @@ struct Prog {
     path: PathBuf,
     checksum: String,
     how: Start,
-    /// Its sequential build (the input file compiled without OpenMP), which the validation
-    /// times as the sequential program; `None` with `--build` or when it does not compile
-    /// without OpenMP.
-    sequential: Option<backends::Program>,
 }
 
 /// How a program starts: a `.c` file with `main` ppo compiled, or the user's `--run` after
@@ -301,7 +297,6 @@ pub fn prepare(
                 path: input.to_path_buf(),
                 checksum,
                 how: Start::Command(run_cmd.clone()),
-                sequential: None,
             });
         }
         _ => {
@@ -316,22 +311,11 @@ pub fn prepare(
                         path: f.path.clone(),
                         checksum: sha256_hex(f.text.as_bytes()),
                         how: Start::Exe(p),
-                        sequential: None,
                     }),
                     Err(e) => {
                         d.error(&f.path, format!("the learning build does not compile; not tuned: {e}"))
                     }
                 }
-            }
-        }
-    }
-    // The input's own programs, compiled without OpenMP against the input's headers (not the
-    // instrumented ones), for the validation.
-    if a.learn || a.tune {
-        let plain = LocalBackend { build: build_options(&a.pp), ..backend.clone() };
-        for p in &mut programs {
-            if matches!(p.how, Start::Exe(_)) {
-                p.sequential = plain.compile_sequential(&p.path).ok();
             }
         }
     }
@@ -381,13 +365,22 @@ pub fn prepare(
             }
             continue;
         }
-        // The sequential program of `--build`: a copy of the input built by the user's
-        // command (in a temporary tree, as the instrumented one).
+        // The validation's sequential program: the input file compiled without OpenMP, against
+        // the input's headers (not the instrumented ones); with `--build`, a copy of the input
+        // built by the user's command (in a temporary tree, as the instrumented one).
         let mut options = LearnOptions {
             budget: a.tune_budget as usize,
             args: args.clone(),
             validate: a.learn || a.tune,
             sequential: None,
+        };
+        let plain_exe = match &prog.how {
+            Start::Exe(_) if validates(&options, &all_loops) => {
+                LocalBackend { build: build_options(&a.pp), ..backend.clone() }
+                    .compile_sequential(&prog.path)
+                    .ok()
+            }
+            _ => None,
         };
         let plain_tree = match (&prog.how, &a.build) {
             (Start::Command(_), Some(cmd)) if validates(&options, &all_loops) => {
@@ -404,7 +397,7 @@ pub fn prepare(
         };
         options.sequential = match (&prog.how, &plain_tree) {
             (Start::Command(c), Some(tree)) => Some(Launch::Shell { command: c, dir: tree.path() }),
-            _ => prog.sequential.as_ref().map(Launch::Exe),
+            _ => plain_exe.as_ref().map(Launch::Exe),
         };
         let pb = progress_bar(a.quiet, &format!("learning {}", prog.name));
         let learned =
