@@ -450,14 +450,15 @@ impl Run<'_> {
         self.sink.file(path, rel, &text, &outcome, self.diag);
     }
 
-    /// Copy a file byte for byte (atomically, with its permissions).
+    /// Copy a file byte for byte (atomically, with its permissions and its time).
     fn copy(&mut self, path: &Path, dest: &Path) {
-        let (mut file, perms) = match fs::File::open(path).and_then(|f| Ok((f.metadata()?.permissions(), f)))
-        {
-            Ok((perms, f)) => (f, perms),
+        let (mut file, meta) = match fs::File::open(path).and_then(|f| Ok((f.metadata()?, f))) {
+            Ok((meta, f)) => (f, meta),
             Err(e) => return self.fail(path, format!("cannot read: {e}; not copied")),
         };
-        if let Err(e) = fsutil::write_atomic(dest, Some(perms), &mut file) {
+        if let Err(e) =
+            fsutil::write_atomic_dated(dest, Some(meta.permissions()), meta.modified().ok(), &mut file)
+        {
             self.diag.error(path, format!("cannot write {}: {e}", dest.display()));
         }
     }

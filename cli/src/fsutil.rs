@@ -241,10 +241,25 @@ pub fn refuse_inside(path: &Path, input: &Path, what: &str) -> Result<(), String
 /// given `perms`, and renamed over `dest`. On error no file is left at `dest` changed
 /// and the temp file is removed.
 pub fn write_atomic(dest: &Path, perms: Option<fs::Permissions>, content: &mut dyn Read) -> io::Result<()> {
+    write_atomic_dated(dest, perms, None, content)
+}
+
+/// [`write_atomic`], the file dated `modified` (a copy keeps its source's time, as `cp -p`:
+/// an object file or an executable built in the input stays older than the sources ppo
+/// writes beside it, so that `make` in the output rebuilds it from them).
+pub fn write_atomic_dated(
+    dest: &Path,
+    perms: Option<fs::Permissions>,
+    modified: Option<std::time::SystemTime>,
+    content: &mut dyn Read,
+) -> io::Result<()> {
     let dir = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new().prefix(".ppo-tmp-").tempfile_in(dir)?;
     io::copy(content, tmp.as_file_mut())?;
     tmp.as_file_mut().flush()?;
+    if let Some(t) = modified {
+        tmp.as_file().set_modified(t)?;
+    }
     if let Some(p) = perms {
         fs::set_permissions(tmp.path(), p)?;
     }

@@ -35,6 +35,25 @@ fn mirror_is_byte_identical_and_input_is_untouched() {
     assert!(temp_leftovers(&out).is_empty());
 }
 
+/// A copied file keeps its time, as `cp -p`: an object built in the input stays older than
+/// the sources ppo writes, so `make` in the output rebuilds it (with the copy's time it could
+/// look up to date, and the user would run the program built from the input).
+#[test]
+fn copies_keep_their_times() {
+    let t = tempfile::tempdir().unwrap();
+    let (src, out) = (t.path().join("src"), t.path().join("out"));
+    write(&src, "main.c", GOOD_C);
+    let obj = write(&src, "main.o", [0x7fu8, b'E', b'L', b'F']);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    fs::File::options().write(true).open(&obj).unwrap().set_modified(old).unwrap();
+    ppo(&["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str(), "-omp".as_ref()])
+        .assert_code(0)
+        .assert_no_panic();
+    let time = |p: &Path| fs::metadata(p).unwrap().modified().unwrap();
+    assert_eq!(time(&out.join("main.o")), old);
+    assert!(time(&out.join("main.c")) > old);
+}
+
 #[test]
 fn rerun_over_existing_output_replaces_files() {
     let t = tempfile::tempdir().unwrap();
