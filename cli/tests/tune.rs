@@ -19,6 +19,27 @@ use std::sync::Mutex;
 /// The tests measure: one at a time, or they would slow each other down.
 static MEASURING: Mutex<()> = Mutex::new(());
 
+/// What a test that times programs holds: the lock that keeps the others from running
+/// meanwhile, a temporary directory and its empty `src` (the input).
+struct Measuring {
+    lock: std::sync::MutexGuard<'static, ()>,
+    t: tempfile::TempDir,
+    src: std::path::PathBuf,
+}
+
+/// [`Measuring`], or `None` (the test skipped) without gcc, or with one core when the test
+/// needs two.
+fn measuring(two_cores: bool) -> Option<Measuring> {
+    if !has_gcc() || two_cores && cores() < 2 {
+        return None;
+    }
+    let lock = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    fs::create_dir_all(&src).unwrap();
+    Some(Measuring { lock, t, src })
+}
+
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -159,13 +180,7 @@ fn tuning_decides_what_holds_on_any_machine_and_keeps_the_outputs() {
 /// edited loop is measured again (its fingerprint changed), the other's records stay.
 #[test]
 fn records_are_reused_until_the_loop_changes() {
-    if !has_gcc() {
-        return;
-    }
-    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let t = tempfile::tempdir().unwrap();
-    let src = t.path().join("src");
-    fs::create_dir_all(&src).unwrap();
+    let Some(Measuring { lock: _held, t, src }) = measuring(false) else { return };
     // openmp_ifdef.c: a loop that cannot be timed (its header in #if branches) does not make
     // the records incomplete.
     for f in ["timestep.c", "primes.c", "openmp_ifdef.c"] {
@@ -225,13 +240,7 @@ fn records_are_reused_until_the_loop_changes() {
 /// default program keeps the defaults, also when a later `-t` reuses the records.
 #[test]
 fn a_program_slower_as_a_whole_falls_back_to_the_faster_program() {
-    if !has_gcc() || cores() < 2 {
-        return;
-    }
-    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let t = tempfile::tempdir().unwrap();
-    let src = t.path().join("src");
-    fs::create_dir_all(&src).unwrap();
+    let Some(Measuring { lock: _held, t, src }) = measuring(true) else { return };
     // openmp_ifdef.c has a loop that cannot be timed: it follows its program.
     for f in ["matmul.c", "openmp_ifdef.c"] {
         fs::copy(root().join("corpus/tuning").join(f), src.join(f)).unwrap();
@@ -292,13 +301,7 @@ fn a_program_slower_as_a_whole_falls_back_to_the_faster_program() {
 /// sequential (which pays the same cost), it was.
 #[test]
 fn the_validation_compares_with_the_program_built_without_openmp() {
-    if !has_gcc() || cores() < 2 {
-        return;
-    }
-    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let t = tempfile::tempdir().unwrap();
-    let src = t.path().join("src");
-    fs::create_dir_all(&src).unwrap();
+    let Some(Measuring { lock: _held, t, src }) = measuring(true) else { return };
     fs::write(
         src.join("overhead.c"),
         r#"#include <stdio.h>
@@ -356,13 +359,10 @@ fn relax_program(src: &Path, n: usize, steps: usize) {
 /// uninstrumented program: NPB's trees, built in place, measured no loop).
 #[test]
 fn objects_built_in_the_input_are_rebuilt_from_the_instrumented_sources() {
-    if !has_gcc() || std::process::Command::new("make").arg("--version").output().is_err() {
+    if std::process::Command::new("make").arg("--version").output().is_err() {
         return;
     }
-    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let t = tempfile::tempdir().unwrap();
-    let src = t.path().join("src");
-    fs::create_dir_all(&src).unwrap();
+    let Some(Measuring { lock: _held, t, src }) = measuring(false) else { return };
     relax_program(&src, 4096, 200);
     fs::write(
         src.join("Makefile"),
@@ -396,13 +396,7 @@ fn objects_built_in_the_input_are_rebuilt_from_the_instrumented_sources() {
 /// `-p`: the output as written, timed per loop, in the log.
 #[test]
 fn performance_log_times_the_output() {
-    if !has_gcc() {
-        return;
-    }
-    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let t = tempfile::tempdir().unwrap();
-    let src = t.path().join("src");
-    fs::create_dir_all(&src).unwrap();
+    let Some(Measuring { lock: _held, t, src }) = measuring(false) else { return };
     fs::copy(root().join("corpus/tuning/triangular.c"), src.join("triangular.c")).unwrap();
     let out = t.path().join("out");
     let r = ppo(&[
@@ -462,13 +456,7 @@ fn check_page_of_ppo131() {
 /// was running is gone.
 #[test]
 fn an_interrupt_stops_learning_and_leaves_no_process() {
-    if !has_gcc() {
-        return;
-    }
-    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let t = tempfile::tempdir().unwrap();
-    let src = t.path().join("src");
-    fs::create_dir_all(&src).unwrap();
+    let Some(Measuring { lock: _held, t, src }) = measuring(false) else { return };
     // A program that runs for a long time: every run outlasts the interrupt.
     fs::write(
         src.join("slowprog.c"),
@@ -526,13 +514,7 @@ fn unsafe_kill(pid: i32) {
 /// decided. A failing build is an error that names the command.
 #[test]
 fn a_program_built_by_its_own_command_is_tuned() {
-    if !has_gcc() {
-        return;
-    }
-    let _m = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let t = tempfile::tempdir().unwrap();
-    let src = t.path().join("src");
-    fs::create_dir_all(&src).unwrap();
+    let Some(Measuring { lock: _held, t, src }) = measuring(false) else { return };
     relax_program(&src, 256, 2000);
     let build = "gcc -O2 -fopenmp -o prog main.c util.c -lm";
     let run_with = |budget: &str, build: &str, out: &Path, rep: &Path| {
