@@ -267,6 +267,14 @@ pub fn write_atomic_dated(
     Ok(())
 }
 
+/// Copy `src` to `dest` atomically, with its permissions and its time (as `cp -p`; see
+/// [`write_atomic_dated`]).
+pub fn copy_file(src: &Path, dest: &Path) -> io::Result<()> {
+    let mut file = fs::File::open(src)?;
+    let meta = file.metadata()?;
+    write_atomic_dated(dest, Some(meta.permissions()), meta.modified().ok(), &mut file)
+}
+
 /// Create a symlink at `dest` pointing to `target` atomically (created under a temp name
 /// in the same directory, then renamed over `dest`).
 #[cfg(unix)]

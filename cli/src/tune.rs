@@ -158,19 +158,10 @@ fn write_build_tree(
         } else if e.file_type().is_file() {
             match texts.get(rel.to_string_lossy().as_ref()) {
                 Some(t) => fs::write(&dest, fsutil::encode_output(t)).map_err(io)?,
-                None => {
-                    fs::copy(e.path(), &dest).map_err(io)?;
-                    // With its own time, as `cp -p`: a build artifact of the input (an
-                    // object file, an executable) stays older than the instrumented sources
-                    // written now, so that `make` rebuilds from them.
-                    if let Ok(t) = fs::metadata(e.path()).and_then(|m| m.modified()) {
-                        fs::File::options()
-                            .write(true)
-                            .open(&dest)
-                            .and_then(|f| f.set_modified(t))
-                            .map_err(io)?;
-                    }
-                }
+                // With its permissions and time, as `cp -p`: a build artifact of the input (an
+                // object file, an executable) stays older than the instrumented sources
+                // written now, so that `make` rebuilds from them.
+                None => fsutil::copy_file(e.path(), &dest).map_err(io)?,
             }
         }
     }
