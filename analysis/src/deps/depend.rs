@@ -149,6 +149,9 @@ pub struct Blocker {
     pub what: String,
     #[serde(skip)]
     pub place: Place,
+    /// The dependence distance at the level asked about, in iterations, when constant.
+    #[serde(skip)]
+    pub distance: Option<i64>,
     pub kind: DepKind,
     /// Reference indices in [`Nest::refs`] (for `MayAlias`, one reference of each base).
     pub source: usize,
@@ -193,6 +196,10 @@ impl LoopDeps {
                 message: d.message(),
                 what: d.what(),
                 place: d.place(),
+                distance: match d.distance.get(level - 1) {
+                    Some(Some(crate::deps::deptest::Distance::Const(c))) => Some(c.abs()),
+                    _ => None,
+                },
                 kind: d.kind,
                 source: d.source,
                 sink: d.sink,

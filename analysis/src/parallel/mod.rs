@@ -28,6 +28,10 @@ pub struct Reason {
     pub place: Option<crate::deps::depend::Place>,
     /// What follows the place (`; no run-time overlap test: …`).
     pub note: String,
+    /// A dependence's distance in iterations of the loop, when constant (what a `simd`
+    /// directive's `safelen` is checked against).
+    #[serde(skip)]
+    pub distance: Option<i64>,
     /// The accesses or statements involved (conflicting accesses for a dependence).
     pub spans: Vec<Span>,
     /// The variables the reason is about: the array of a dependence, the pointers that may
@@ -267,6 +271,7 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
                     what: format!("inside parallelized loop {}", infos[p].id),
                     place: None,
                     note: String::new(),
+                    distance: None,
                     spans: vec![infos[p].header_span],
                     vars: Vec::new(),
                 });
@@ -496,6 +501,7 @@ fn unprofitable(
                 what: format!("only {n} iterations"),
                 place: None,
                 note: String::new(),
+                distance: None,
                 spans: vec![info.header_span],
                 vars: Vec::new(),
             });
@@ -521,6 +527,7 @@ fn unprofitable(
                 what: format!("{place} for {size}: less work than starting the region"),
                 place: None,
                 note: String::new(),
+                distance: None,
                 spans: vec![info.header_span],
                 vars: Vec::new(),
             });
@@ -545,6 +552,7 @@ fn unprofitable(
             what: "an innermost loop of unknown trip count inside a sequential loop: a parallel region per iteration of the enclosing loop, for work that cannot be bounded".into(),
             place: None,
             note: String::new(),
+            distance: None,
             spans: vec![info.header_span],
             vars: Vec::new(),
         });
@@ -571,6 +579,7 @@ fn unprofitable(
                     ),
                     place: None,
                     note: String::new(),
+                    distance: None,
                     spans: vec![info.header_span],
                     vars: Vec::new(),
                 });
@@ -582,6 +591,7 @@ fn unprofitable(
                 what: "too little work per iteration".to_string(),
                 place: None,
                 note: String::new(),
+                distance: None,
                 spans: vec![info.header_span],
                 vars: Vec::new(),
             });
@@ -591,7 +601,7 @@ fn unprofitable(
 }
 
 fn reason(code: Code, what: String, spans: Vec<crate::ir::Span>) -> Reason {
-    Reason { code, what, place: None, note: String::new(), spans, vars: Vec::new() }
+    Reason { code, what, place: None, note: String::new(), distance: None, spans, vars: Vec::new() }
 }
 
 /// The variables read or written in the expression at `span`, each once.
@@ -838,8 +848,11 @@ fn legality(
                     alias.push((rs.len(), d.nest.refs[b.source].base, d.nest.refs[b.sink].base));
                 }
                 let bases = [b.source, b.sink].map(|r| unit.sym(d.nest.refs[r].base).name.clone());
-                let r =
-                    Reason { place: Some(b.place), ..reason(code, b.what, vec![b.source_span, b.sink_span]) };
+                let r = Reason {
+                    place: Some(b.place),
+                    distance: b.distance,
+                    ..reason(code, b.what, vec![b.source_span, b.sink_span])
+                };
                 rs.push(r.about(bases));
             }
         }

@@ -300,7 +300,14 @@ fn is_loop_directive(text: &str) -> bool {
     let words: Vec<&str> = text.split(|c: char| c.is_whitespace() || c == '(').take(3).collect();
     words.len() >= 2
         && words[0] == "omp"
-        && (words[1] == "for" || (words[1] == "parallel" && words.get(2) == Some(&"for")))
+        && (words[1] == "for"
+            || words[1] == "simd"
+            || (words[1] == "parallel" && words.get(2) == Some(&"for")))
+}
+
+/// `omp simd` alone (no worksharing): its iterations run in SIMD lanes of one thread.
+fn is_simd_only(text: &str) -> bool {
+    text.split(|c: char| c.is_whitespace() || c == '(').take(2).collect::<Vec<_>>() == ["omp", "simd"]
 }
 
 /// Clause lists of a directive: `private(a, b) reduction(+:s)` → [("private", ["a","b"]),
@@ -413,6 +420,8 @@ pub fn check_user_directives(
             });
             continue;
         }
+        let simd = is_simd_only(text);
+        let safelen = listed(&have, &["safelen"]).first().and_then(|k| k.trim().parse::<i64>().ok());
         if !v.legal {
             // Reasons that make the directive wrong (not merely not worth it).
             let blocking: Vec<&Reason> = v
@@ -441,6 +450,13 @@ pub fn check_user_directives(
                             !(own_storage && (user_private.contains(name) || private.contains(name)))
                         })
                 })
+                // `omp simd safelen(k)`: at most k iterations run at once; a dependence of
+                // constant distance k or more never joins two of them (DataRaceBench's
+                // `simdsafelen` pair).
+                .filter(|r| {
+                    let deps = matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep);
+                    !(simd && deps && matches!((r.distance, safelen), (Some(d), Some(k)) if d >= k))
+                })
                 .collect();
             // A structure whose fields the loop writes is carried as a whole (ppo does not
             // follow fields): when the directive privatizes it, whether every field read was
@@ -467,6 +483,13 @@ pub fn check_user_directives(
             // A dependence between references under a condition on the nest's indices (PLuTo's
             // tiles, guarded by `if (c1 <= …)` on the tile index) may be excluded by that
             // condition, which the dependence test does not model: possible, not proven.
+            // Under `safelen(k)`, a dependence whose distance is not a known constant may be
+            // k or more: possible, not proven.
+            let beyond_safelen = |r: &Reason| {
+                simd && safelen.is_some()
+                    && r.distance.is_none()
+                    && matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep)
+            };
             let guarded = guards_on_indices(f, v.stmt);
             let under_guard = |r: &Reason| {
                 matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep)
@@ -480,6 +503,7 @@ pub fn check_user_directives(
                         && !privatized_aggregate(r)
                         && !per_thread_copy(r)
                         && !under_guard(r)
+                        && !beyond_safelen(r)
                 })
                 .collect();
             if wrong.is_empty() {
@@ -695,6 +719,26 @@ mod tests {
             )
             .replace("#pragma omp critical\n    if (size < 5)", "#pragma omp critical(a)\n    if (size < 5)");
         assert!(check(&two).iter().any(|m| m.starts_with("PPO120")), "{:?}", check(&two));
+    }
+
+    /// `omp simd`: a carried dependence is a race between SIMD lanes, unless `safelen(k)`
+    /// keeps iterations k apart out of one chunk; a distance that is not a known constant
+    /// under `safelen` is only a note.
+    #[test]
+    fn simd_loops_are_checked_against_safelen() {
+        let src = |pragma: &str, body: &str| {
+            format!("int a[100], b[100];\nvoid f(int m) {{\n  int i;\n  #pragma {pragma}\n  for (i = 4; i < 100; i++)\n    {body}\n}}\n")
+        };
+        let race =
+            |pragma: &str, body: &str| check(&src(pragma, body)).iter().any(|m| m.starts_with("PPO120"));
+        assert!(race("omp simd", "a[i + 1] = a[i] + b[i];"));
+        assert!(race("omp simd safelen(2)", "a[i] = a[i - 1] - 1;"));
+        assert!(!race("omp simd safelen(2)", "a[i] = a[i - 2] - 1;"));
+        assert!(!race("omp simd safelen(2)", "a[i] = a[i - m] - 1;"));
+        assert!(race("omp simd", "a[i] = a[i - 2] - 1;"));
+        assert!(!race("omp simd", "a[i] = a[i] + b[i];"));
+        // With threads too, safelen does not matter.
+        assert!(race("omp parallel for simd safelen(2)", "a[i] = a[i - 2] - 1;"));
     }
 
     #[test]
