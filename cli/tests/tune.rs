@@ -74,18 +74,19 @@ fn same_output(a: &str, b: &str) -> bool {
         })
 }
 
+/// `ppo -i SRC -o OUT -omp FLAGS… --report REP`.
+fn omp_with(src: &Path, out: &Path, rep: &Path, flags: &[&str]) -> common::Run {
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec!["-i".as_ref(), src.as_os_str(), "-o".as_ref(), out.as_os_str()];
+    args.push("-omp".as_ref());
+    args.extend(flags.iter().map(std::ffi::OsStr::new));
+    args.extend(["--report".as_ref(), rep.as_os_str()]);
+    ppo(&args)
+}
+
 /// `ppo -i SRC -o OUT -omp -t --report REP`, which must succeed without a panic.
 fn tune(src: &Path, out: &Path, rep: &Path) -> common::Run {
-    let r = ppo(&[
-        "-i".as_ref(),
-        src.as_os_str(),
-        "-o".as_ref(),
-        out.as_os_str(),
-        "-omp".as_ref(),
-        "-t".as_ref(),
-        "--report".as_ref(),
-        rep.as_os_str(),
-    ]);
+    let r = omp_with(src, out, rep, &["-t"]);
     r.assert_code(0).assert_no_panic();
     r
 }
@@ -374,22 +375,8 @@ fn objects_built_in_the_input_are_rebuilt_from_the_instrumented_sources() {
     let built = std::process::Command::new("make").arg("prog").current_dir(&src).output().unwrap();
     assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
     let (out, rep) = (t.path().join("out"), t.path().join("r.json"));
-    let r = ppo(&[
-        "-i".as_ref(),
-        src.as_os_str(),
-        "-o".as_ref(),
-        out.as_os_str(),
-        "-omp".as_ref(),
-        "-l".as_ref(),
-        "--tune-budget".as_ref(),
-        "8".as_ref(),
-        "--build".as_ref(),
-        "make prog".as_ref(),
-        "--run".as_ref(),
-        "./prog".as_ref(),
-        "--report".as_ref(),
-        rep.as_os_str(),
-    ]);
+    let r =
+        omp_with(&src, &out, &rep, &["-l", "--tune-budget", "8", "--build", "make prog", "--run", "./prog"]);
     r.assert_code(0).assert_no_panic();
     assert!(r.stderr.contains("./prog: 8 runs, 2 loops measured"), "{}", r.stderr);
 }
@@ -519,22 +506,7 @@ fn a_program_built_by_its_own_command_is_tuned() {
     relax_program(&src, 256, 2000);
     let build = "gcc -O2 -fopenmp -o prog main.c util.c -lm";
     let run_with = |budget: &str, build: &str, out: &Path, rep: &Path| {
-        ppo(&[
-            "-i".as_ref(),
-            src.as_os_str(),
-            "-o".as_ref(),
-            out.as_os_str(),
-            "-omp".as_ref(),
-            "-t".as_ref(),
-            "--tune-budget".as_ref(),
-            budget.as_ref(),
-            "--build".as_ref(),
-            build.as_ref(),
-            "--run".as_ref(),
-            "./prog".as_ref(),
-            "--report".as_ref(),
-            rep.as_os_str(),
-        ])
+        omp_with(&src, out, rep, &["-t", "--tune-budget", budget, "--build", build, "--run", "./prog"])
     };
     let run = |build: &str, out: &Path, rep: &Path| run_with("8", build, out, rep);
     let (out, rep) = (t.path().join("out"), t.path().join("r.json"));
