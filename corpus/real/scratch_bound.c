@@ -1,11 +1,11 @@
 /* scratch_bound.c -- copies into a small scratch block, once per line of a sweep that stays
- * sequential (the block goes through a helper that writes it). The copies' trip counts are
- * read at run time (`nb`, `d[0]`), but they index arrays of NX x PAD elements: no run can do
- * more work than that, too little for a parallel region per line. A size test `if(...)`
- * would not save it: a region whose test fails still costs about as much as one that runs
- * (NPB FT's cffts1: 12 % of the program). The helper's own copy-back indexes its pointer
- * parameters, which every call binds to NX rows of PAD. A loop whose arrays allow enough
- * work keeps its region and its size test.
+ * sequential (each plane's transform replaces the plane before it, which the line before
+ * has read). The copies' trip counts are read at run time (`nb`, `d[0]`), but they index
+ * arrays of NX x PAD elements: no run can do more work than that, too little for a parallel
+ * region per line. A size test `if(...)` would not save it: a region whose test fails still
+ * costs about as much as one that runs (NPB FT's cffts1: 12 % of the program). The helper's
+ * own copy-back indexes its pointer parameters, which every call binds to NX rows of PAD. A
+ * loop whose arrays allow enough work keeps its region and its size test.
  */
 #include <stdio.h>
 
@@ -42,7 +42,7 @@ static void sweep(int d[3])
 {
     cplx y0[NX][PAD], y1[NX][PAD];
     int k, jj, j, i;
-    for (k = 0; k < d[2]; k++)
+    for (k = 1; k < d[2]; k++)
         for (jj = 0; jj <= d[1] - nb; jj += nb) {
             for (j = 0; j < nb; j++)
                 for (i = 0; i < d[0]; i++)
@@ -50,7 +50,7 @@ static void sweep(int d[3])
             pass(d[0], y0, y1);
             for (j = 0; j < nb; j++)
                 for (i = 0; i < d[0]; i++)
-                    u[k][j + jj][i] = y0[i][j];
+                    u[k - 1][j + jj][i] = y0[i][j];
         }
 }
 

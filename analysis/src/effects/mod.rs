@@ -9,8 +9,10 @@
 pub mod callsite;
 pub mod escape;
 pub mod external;
+pub mod fatal;
 pub mod fresh;
 pub mod mustwrite;
+pub mod oblivious;
 pub mod pointidx;
 pub mod summary;
 pub mod tables;

@@ -49,6 +49,11 @@ pub struct FunctionSummary {
     pub random: bool,
     /// May terminate the program (`exit`, `abort`, `longjmp`…).
     pub exits: bool,
+    /// Does I/O and ends the program in blocks that end it, and only there
+    /// ([`crate::effects::fatal`]: `if (m < 1) { printf(…); exit(1); }`); `io` and `exits`
+    /// leave those blocks out (in the JSON when true).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub error_exit: bool,
     /// Uses hidden library state (time, environment, locale, OpenMP runtime).
     pub state: bool,
     /// Calls a library function that is not thread-safe (`rand`, `strtok`…).
@@ -118,8 +123,18 @@ impl FunctionSummary {
             && !self.recursive
     }
 
+    /// [`FunctionSummary::pure`] but for an error exit: every call that returns had no
+    /// effect. (A loop calling it may run in parallel; a call cannot be moved or removed.)
+    pub fn pure_unless_failing(&self) -> bool {
+        self.pure || (self.error_exit && self.no_effects())
+    }
+
     fn compute_pure(&mut self) {
-        self.pure = self.writes_globals.is_empty()
+        self.pure = self.no_effects() && !self.error_exit;
+    }
+
+    fn no_effects(&self) -> bool {
+        self.writes_globals.is_empty()
             && self.writes_params.is_empty()
             && !self.writes_unknown_memory
             && !self.io
@@ -128,7 +143,7 @@ impl FunctionSummary {
             && !self.exits
             && !self.state
             && !self.calls_unknown
-            && !self.opaque;
+            && !self.opaque
     }
 }
 
@@ -251,6 +266,8 @@ pub struct Local {
     alloc: bool,
     random: bool,
     exits: bool,
+    /// I/O or an exit in a block that ends the program.
+    error_exit: bool,
     state: bool,
     thread_unsafe: bool,
     unknown_callees: BTreeSet<String>,
@@ -489,7 +506,7 @@ impl FnCx<'_> {
         let mut acc = Accesses::default();
         // Every expression statement of the arena (statement expressions included, so
         // their `opaque` mark is not needed).
-        let mut roots: Vec<ExprId> = Vec::new();
+        let mut roots: Vec<(ExprId, Span)> = Vec::new();
         for (i, st) in f.stmts.iter().enumerate() {
             match &st.kind {
                 StmtKind::Asm | StmtKind::Error => l.opaque = true,
@@ -500,18 +517,21 @@ impl FnCx<'_> {
                             // A static local's initializer runs once, at load time.
                             continue;
                         }
-                        roots.extend(d.init);
+                        roots.extend(d.init.map(|e| (e, st.span)));
                     }
                 }
-                _ => roots.extend(f.stmt_exprs(StmtId(i as u32))),
+                _ => roots.extend(f.stmt_exprs(StmtId(i as u32)).into_iter().map(|e| (e, st.span))),
             }
         }
         if f.exprs.iter().any(|e| matches!(e.kind, ExprKind::Error)) {
             l.opaque = true;
         }
         let loops: Vec<Span> = f.stmts.iter().filter(|s| s.kind.is_loop()).map(|s| s.span).collect();
+        let fatal = crate::effects::fatal::fatal_spans(unit, f);
         let mut o = Origins::new();
-        for r in roots {
+        for (r, stmt_span) in roots {
+            let failing = fatal.iter().any(|sp| sp.contains(stmt_span));
+            let effects_before = (l.io, l.exits, l.state);
             acc.clear();
             expr_accesses(unit, f, r, &|_| false, &mut acc);
             for v in &acc.vars {
@@ -536,6 +556,11 @@ impl FnCx<'_> {
                 if l.calls.len() > before && loops.iter().any(|sp| sp.contains(at)) {
                     l.calls_in_loops.insert(l.calls[before].0);
                 }
+            }
+            // The I/O and the exit of a block that ends the program: an error exit.
+            if failing && (l.io, l.exits, l.state) != effects_before {
+                (l.io, l.exits, l.state) = effects_before;
+                l.error_exit = true;
             }
         }
         l
@@ -582,6 +607,7 @@ impl FnCx<'_> {
             l.alloc |= ext.alloc;
             l.random |= ext.random;
             l.exits |= ext.exits;
+            l.error_exit |= ext.error_exit;
             l.state |= ext.state;
             l.thread_unsafe |= ext.thread_unsafe;
             l.opaque |= ext.opaque;
@@ -803,6 +829,7 @@ fn apply_local(s: &mut FunctionSummary, l: &Local) {
     s.alloc = l.alloc;
     s.random = l.random;
     s.exits = l.exits;
+    s.error_exit = l.error_exit;
     s.state = l.state;
     s.thread_unsafe = l.thread_unsafe;
     s.unknown_callees = l.unknown_callees.iter().cloned().collect();
@@ -858,6 +885,7 @@ fn propagate(s: &mut FunctionSummary, c: &FunctionSummary, args: &[Origins]) {
     s.alloc |= c.alloc;
     s.random |= c.random;
     s.exits |= c.exits;
+    s.error_exit |= c.error_exit;
     s.state |= c.state;
     s.thread_unsafe |= c.thread_unsafe;
     s.calls_unknown |= c.calls_unknown;

@@ -11,6 +11,7 @@ pub mod region;
 pub mod scalars;
 mod schedule;
 pub mod sharing;
+pub mod uniform;
 
 use crate::ir::{Code, Span, StmtId};
 use crate::parallel::sharing::{verdict_clauses, DataSharing, ReductionVar};
@@ -686,7 +687,7 @@ fn legality(
         if unit.func_by_name(name).is_some() || facts.summaries.is_external(name) {
             user_calls = true;
             match facts.summaries.get(name) {
-                Some(s) if s.pure => {
+                Some(s) if s.pure_unless_failing() => {
                     call_reads_globals.extend(s.reads_globals.iter().copied());
                     call_reads_memory |= s.reads_unknown_memory || !s.reads_params.is_empty();
                 }
@@ -806,7 +807,14 @@ fn legality(
             let sy = unit.sym(s);
             sy.ty.is_array() && sy.is_automatic_in(loop_span)
         };
-        for pa in private_arrays(unit, f, facts.infos, facts.summaries, &d.nest) {
+        let mut privates = private_arrays(unit, f, facts.infos, facts.summaries, &d.nest);
+        // Scratch arrays passed to calls, which every iteration uses alike.
+        let others: Vec<_> = uniform::uniform_scratch(unit, f, facts.infos, facts.summaries, info, &d.nest)
+            .into_iter()
+            .filter(|u| !privates.iter().any(|p| p.sym == u.sym))
+            .collect();
+        privates.extend(others);
+        for pa in privates {
             red_spans.extend(pa.spans.iter().copied());
             if scoped(pa.sym) {
                 continue;
@@ -886,7 +894,7 @@ fn legality(
         if writes_memory || reachable_scalar {
             for name in &info.calls {
                 let reads_other = |s: &crate::effects::summary::FunctionSummary| {
-                    s.reads_unknown_memory && (s.pure || modelled.contains(&name.as_str()))
+                    s.reads_unknown_memory && (s.pure_unless_failing() || modelled.contains(&name.as_str()))
                 };
                 if facts.summaries.get(name).is_some_and(reads_other) {
                     rs.push(reason(

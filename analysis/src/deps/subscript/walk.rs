@@ -129,7 +129,7 @@ impl RefWalker<'_> {
                     // Writes only through its pointer arguments, or only reads through them.
                     (Some(name), Some(sum), _)
                         if sum.writes_only_through_params_reading_memory()
-                            || sum.pure && !sum.reads_params.is_empty() =>
+                            || sum.pure_unless_failing() && !sum.reads_params.is_empty() =>
                     {
                         let access =
                             |k: usize| (sum.reads_params.contains(&k), sum.writes_params.contains(&k));

@@ -203,19 +203,21 @@ pub(super) fn counted_form(
 /// Can running the loop `r` (its header and its body, inner loops included) leave the value
 /// of `e` unchanged? No call or opaque code in `e`; no variable it reads written in `r` or
 /// possibly changed through pointers or calls; no memory it reads possibly stored to.
+/// Reads of `own` (an inner loop's own variable, which its header sets) are not asked about.
 pub(super) fn fixed_in(
     unit: &TranslationUnit,
     f: &Function,
     e: ExprId,
     r: &Raw,
     sums: Option<&Summaries>,
+    own: Option<SymId>,
 ) -> bool {
     let mut a = Accesses::default();
     expr_accesses(unit, f, e, &|_| false, &mut a);
     if !a.calls.is_empty() || a.opaque {
         return false;
     }
-    let vars_fixed = a.reads().all(|s| {
+    let vars_fixed = a.reads().filter(|&s| Some(s) != own).all(|s| {
         r.body.writes(s) == 0
             && r.head.writes(s) == 0
             && (unit.sym(s).is_register_like()

@@ -23,7 +23,7 @@ mod walk;
 pub use crate::ir::cprint::expr_to_c;
 pub use affine::{affine, affine_or_opaque, Affine, Atom};
 pub use clobber::calls_may_write_var;
-pub use walk::{loop_infos, loop_infos_with, ConstOracle};
+pub use walk::{fixed_in_loop, loop_infos, loop_infos_with, ConstOracle};
 
 use crate::ir::*;
 use serde::{Serialize, Serializer};
@@ -229,6 +229,10 @@ pub struct LoopInfo {
     /// one run of each, the bounds are the same values in every run of this loop.
     #[serde(skip)]
     pub fixed_under: Vec<StmtId>,
+    /// The enclosing loops, innermost first, in each iteration of which this loop runs the
+    /// same iterations (the same values of its variable, none left early).
+    #[serde(skip)]
+    pub alike_under: Vec<StmtId>,
 }
 
 #[cfg(test)]

@@ -27,6 +27,90 @@ pub fn loop_infos_with(
     consts: &ConstOracle,
     sums: Option<&crate::effects::summary::Summaries>,
 ) -> Vec<LoopInfo> {
+    let raws = walk_raws(unit, f);
+    let mut hasher = StructHash::new(unit, f);
+    let mut out = Vec::with_capacity(raws.len());
+    for (i, r) in raws.iter().enumerate() {
+        let st = f.stmt(r.stmt);
+        let body_stmt = match &st.kind {
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => {
+                *body
+            }
+            _ => unreachable!(),
+        };
+        let bspan = f.stmt(body_stmt).span;
+        let header_span = match r.kind {
+            LoopKind::Do => Span::new(bspan.end.min(st.span.end), st.span.end),
+            _ => Span::new(st.span.start, bspan.start.max(st.span.start)),
+        };
+        let mut total = Agg::default();
+        total.merge(&r.body);
+        total.merge(&r.head);
+        let names = |pred: &dyn Fn(&(u32, u32)) -> bool| {
+            let mut v: Vec<String> =
+                total.vars.iter().filter(|(_, c)| pred(c)).map(|(s, _)| unit.sym(*s).name.clone()).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let reads = names(&|c| c.0 > 0);
+        let writes = names(&|c| c.1 > 0);
+        let mut calls: Vec<String> = total.calls.iter().map(|s| s.to_string()).collect();
+        calls.sort();
+        calls.dedup();
+        let counted = counted_form(unit, f, r, body_stmt, consts, sums);
+        // The enclosing loops that cannot change the bounds, innermost first.
+        let mut fixed_under = Vec::new();
+        if let Ok(c) = &counted {
+            let mut p = r.parent;
+            while let Some(pi) = p {
+                if !c.bound_exprs.iter().all(|&e| fixed_in(unit, f, e, &raws[pi], sums, None)) {
+                    break;
+                }
+                fixed_under.push(raws[pi].stmt);
+                p = raws[pi].parent;
+            }
+        }
+        let alike_under = alike_under(unit, f, &raws, i, counted.as_ref().ok(), &fixed_under, sums);
+        let trip_count = match &counted {
+            Ok(c) => c.trip_count.clone(),
+            Err(e) => TripCount::Unknown(e.clone()),
+        };
+        out.push(LoopInfo {
+            id: format!("{}#{}", f.name, i),
+            stmt: r.stmt,
+            span: st.span,
+            header_span,
+            parent: r.parent,
+            depth: r.depth,
+            children: r.children.clone(),
+            kind: r.kind,
+            fingerprint: hasher.stmt(r.stmt),
+            counted: counted.ok(),
+            trip_count,
+            has_break: r.has_break,
+            has_continue: r.has_continue,
+            has_return: total.ret,
+            has_goto_out: r.goto_out,
+            calls_exit: total.exit,
+            reads,
+            writes,
+            calls,
+            calls_indirect: total.indirect,
+            reads_memory: total.mem_read,
+            writes_memory: total.mem_write,
+            opaque: total.opaque,
+            perfectly_nested: single_loop(f, body_stmt),
+            fixed_under,
+            alike_under,
+        });
+    }
+    out
+}
+
+/// The loops of `f` in preorder, each with the accesses of its header and of its body (inner
+/// loops included), and how its statements leave it.
+fn walk_raws<'f>(unit: &TranslationUnit, f: &'f Function) -> Vec<Raw<'f>> {
     let mut raws: Vec<Raw> = Vec::new();
     let mut acc = Accesses::default();
     let mut gotos: Vec<(Option<usize>, &str)> = Vec::new();
@@ -150,82 +234,83 @@ pub fn loop_infos_with(
         }
     }
 
-    let mut hasher = StructHash::new(unit, f);
-    let mut out = Vec::with_capacity(raws.len());
-    for (i, r) in raws.iter().enumerate() {
-        let st = f.stmt(r.stmt);
-        let body_stmt = match &st.kind {
-            StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::DoWhile { body, .. } => {
-                *body
-            }
-            _ => unreachable!(),
-        };
-        let bspan = f.stmt(body_stmt).span;
-        let header_span = match r.kind {
-            LoopKind::Do => Span::new(bspan.end.min(st.span.end), st.span.end),
-            _ => Span::new(st.span.start, bspan.start.max(st.span.start)),
-        };
-        let mut total = Agg::default();
-        total.merge(&r.body);
-        total.merge(&r.head);
-        let names = |pred: &dyn Fn(&(u32, u32)) -> bool| {
-            let mut v: Vec<String> =
-                total.vars.iter().filter(|(_, c)| pred(c)).map(|(s, _)| unit.sym(*s).name.clone()).collect();
-            v.sort();
-            v.dedup();
-            v
-        };
-        let reads = names(&|c| c.0 > 0);
-        let writes = names(&|c| c.1 > 0);
-        let mut calls: Vec<String> = total.calls.iter().map(|s| s.to_string()).collect();
-        calls.sort();
-        calls.dedup();
-        let counted = counted_form(unit, f, r, body_stmt, consts, sums);
-        // The enclosing loops that cannot change the bounds, innermost first.
-        let mut fixed_under = Vec::new();
-        if let Ok(c) = &counted {
-            let mut p = r.parent;
-            while let Some(pi) = p {
-                if !c.bound_exprs.iter().all(|&e| fixed_in(unit, f, e, &raws[pi], sums)) {
-                    break;
-                }
-                fixed_under.push(raws[pi].stmt);
-                p = raws[pi].parent;
-            }
+    raws
+}
+
+/// The enclosing loops, innermost first, in each iteration of which loop `i` runs the same
+/// iterations: it has no `break`, `return` or `goto` out, and its bounds cannot change
+/// there (a counted loop: [`LoopInfo::fixed_under`]); or it is a `for` loop of a variable
+/// that only its header sets (`for (jj = 0; jj <= d[1] - fftblock; jj += fftblock)`, a step
+/// that is not constant), whose header reads nothing else those loops may change.
+fn alike_under(
+    unit: &TranslationUnit,
+    f: &Function,
+    raws: &[Raw],
+    i: usize,
+    counted: Option<&super::CountedLoop>,
+    fixed_under: &[StmtId],
+    sums: Option<&crate::effects::summary::Summaries>,
+) -> Vec<StmtId> {
+    let r = &raws[i];
+    if r.has_break || r.goto_out || r.body.ret || r.body.exit || r.body.opaque || r.body.indirect {
+        return Vec::new();
+    }
+    if counted.is_some() {
+        return fixed_under.to_vec();
+    }
+    let StmtKind::For { init: Some(init), cond: Some(cond), step: Some(step), .. } = f.stmt(r.stmt).kind
+    else {
+        return Vec::new();
+    };
+    let init_value = match &f.stmt(init).kind {
+        StmtKind::Expr(e) => match f.expr(*e).kind {
+            ExprKind::Assign { op: None, lhs, rhs } => f.as_var(lhs).map(|v| (v, rhs)),
+            _ => None,
+        },
+        StmtKind::Decl(ds) if ds.len() == 1 => ds[0].init.map(|e| (ds[0].sym, e)),
+        _ => None,
+    };
+    let Some((v, first)) = init_value else { return Vec::new() };
+    let steps_v = match f.expr(step).kind {
+        ExprKind::IncDec { operand, .. } => f.as_var(operand) == Some(v),
+        ExprKind::Assign { op: Some(_), lhs, .. } => f.as_var(lhs) == Some(v),
+        _ => false,
+    };
+    let mut sa = Accesses::default();
+    expr_accesses(unit, f, step, &|_| false, &mut sa);
+    if !steps_v || sa.writes().any(|w| w != v) || !sa.calls.is_empty() || r.body.writes(v) > 0 {
+        return Vec::new();
+    }
+    let sym = unit.sym(v);
+    if sym.is_global_storage() || sym.address_taken || sym.is_volatile {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut p = r.parent;
+    while let Some(pi) = p {
+        if ![first, cond, step].iter().all(|&e| fixed_in(unit, f, e, &raws[pi], sums, Some(v))) {
+            break;
         }
-        let trip_count = match &counted {
-            Ok(c) => c.trip_count.clone(),
-            Err(e) => TripCount::Unknown(e.clone()),
-        };
-        out.push(LoopInfo {
-            id: format!("{}#{}", f.name, i),
-            stmt: r.stmt,
-            span: st.span,
-            header_span,
-            parent: r.parent,
-            depth: r.depth,
-            children: r.children.clone(),
-            kind: r.kind,
-            fingerprint: hasher.stmt(r.stmt),
-            counted: counted.ok(),
-            trip_count,
-            has_break: r.has_break,
-            has_continue: r.has_continue,
-            has_return: total.ret,
-            has_goto_out: r.goto_out,
-            calls_exit: total.exit,
-            reads,
-            writes,
-            calls,
-            calls_indirect: total.indirect,
-            reads_memory: total.mem_read,
-            writes_memory: total.mem_write,
-            opaque: total.opaque,
-            perfectly_nested: single_loop(f, body_stmt),
-            fixed_under,
-        });
+        out.push(raws[pi].stmt);
+        p = raws[pi].parent;
     }
     out
+}
+
+/// Does running the loop `outer` of `f` leave the value of each of `exprs` unchanged (no
+/// variable or memory they read may be changed by its statements, through stores or calls;
+/// `sums` as in [`loop_infos_with`])?
+pub fn fixed_in_loop(
+    unit: &TranslationUnit,
+    f: &Function,
+    outer: StmtId,
+    exprs: &[ExprId],
+    sums: Option<&crate::effects::summary::Summaries>,
+) -> bool {
+    let raws = walk_raws(unit, f);
+    raws.iter()
+        .find(|r| r.stmt == outer)
+        .is_some_and(|r| exprs.iter().all(|&e| fixed_in(unit, f, e, r, sums, None)))
 }
 
 /// Is `s` a loop, or braces around exactly one loop (empty statements ignored)?

@@ -101,6 +101,7 @@ fn summary_text(x: &FunctionSummary) -> String {
         (x.alloc, "allocates"),
         (x.random, "random numbers"),
         (x.exits, "may exit"),
+        (x.error_exit, "exits on an error"),
         (x.calls_unknown, "calls unknown functions"),
         (x.recursive, "recursive"),
     ] {
