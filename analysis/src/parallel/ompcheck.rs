@@ -149,6 +149,59 @@ fn guards_on_indices(f: &Function, loop_stmt: StmtId) -> Vec<Span> {
     out
 }
 
+/// The loops inside `loop_stmt` whose index starts or stops at a value read from memory
+/// (NPB CG's rows, `for (k = rowstr[j]; k < rowstr[j+1]; k++)`), with that index: whether
+/// two iterations of the outer loop reach the same values of it depends on what memory
+/// holds, which the dependence test does not know.
+fn ranges_from_memory(f: &Function, loop_stmt: StmtId) -> Vec<(Span, SymId)> {
+    let outer = f.stmt(loop_stmt).span;
+    let reads_memory = |e: crate::ir::ExprId| {
+        let sp = f.expr(e).span;
+        f.exprs.iter().any(|x| {
+            sp.contains(x.span)
+                && matches!(
+                    x.kind,
+                    ExprKind::Index { .. }
+                        | ExprKind::Unary(UnOp::Deref, _)
+                        | ExprKind::Member { arrow: true, .. }
+                )
+        })
+    };
+    let mut out = Vec::new();
+    for (i, s) in f.stmts.iter().enumerate() {
+        if !outer.contains(s.span) || s.span == outer {
+            continue;
+        }
+        let StmtKind::For { init: Some(init), cond: Some(cond), .. } = &s.kind else { continue };
+        let Some(k) = for_index(f, StmtId(i as u32)) else { continue };
+        let first = match &f.stmt(*init).kind {
+            StmtKind::Expr(e) => match f.expr(*e).kind {
+                ExprKind::Assign { op: None, rhs, .. } => Some(rhs),
+                _ => None,
+            },
+            StmtKind::Decl(ds) => ds.first().and_then(|d| d.init),
+            _ => None,
+        };
+        // The bound the index is compared with (`k < rowstr[j + 1]`).
+        let last = match f.expr(*cond).kind {
+            ExprKind::Binary(BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Ne, a, b) => {
+                if f.as_var(a) == Some(k) {
+                    Some(b)
+                } else if f.as_var(b) == Some(k) {
+                    Some(a)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        if first.is_some_and(reads_memory) || last.is_some_and(reads_memory) {
+            out.push((s.span, k));
+        }
+    }
+    out
+}
+
 /// The variable a scalar reason is about: the variable read or written at its first span.
 fn reason_var<'a>(unit: &'a TranslationUnit, f: &Function, r: &Reason) -> Option<&'a str> {
     let sp = *r.spans.first()?;
@@ -495,6 +548,21 @@ pub fn check_user_directives(
                 matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep)
                     && r.spans.iter().any(|sp| guarded.iter().any(|g| g.contains(*sp)))
             };
+            // A dependence between references subscripted by the index of an inner loop whose
+            // range is read from memory: the outer iterations' ranges may not overlap (CSR
+            // rows): possible, not proven.
+            let ranges = ranges_from_memory(f, v.stmt);
+            let in_ranges = |r: &Reason| {
+                matches!(r.code, Code::FlowDep | Code::AntiDep | Code::OutputDep)
+                    && r.spans.iter().any(|sp| {
+                        ranges.iter().any(|(body, k)| {
+                            body.contains(*sp)
+                                && f.exprs.iter().any(|e| {
+                                    sp.contains(e.span) && matches!(e.kind, ExprKind::Var(x) if x == *k)
+                                })
+                        })
+                    })
+            };
             let wrong: Vec<&Reason> = blocking
                 .iter()
                 .copied()
@@ -504,6 +572,7 @@ pub fn check_user_directives(
                         && !per_thread_copy(r)
                         && !under_guard(r)
                         && !beyond_safelen(r)
+                        && !in_ranges(r)
                 })
                 .collect();
             if wrong.is_empty() {
@@ -819,6 +888,23 @@ mod tests {
                 for (m = 0; m < 8; m++) v[i][m] += v[i - 1][m];\n\
             }\n";
         let out = check(src);
+        assert!(out.iter().any(|m| m.starts_with("PPO120")), "{out:?}");
+    }
+
+    /// NPB CG's sparse rows: row `j` owns the elements `rowstr[j]` to `rowstr[j + 1] - 1`.
+    /// Whether two rows overlap depends on what `rowstr` holds: not a proven race. The same
+    /// loop over ranges fixed by the program's text, which overlap, is one.
+    #[test]
+    fn ranges_read_from_memory_make_a_dependence_unverified() {
+        let rows = "int rowstr[101], colidx[5000]; double a[5000];\n\
+            void shift(int n, int first) {\n int j, k;\n\
+            #pragma omp parallel for private(k)\n\
+             for (j = 0; j < n; j++)\n  for (k = rowstr[j]; k < rowstr[j + 1]; k++)\n   colidx[k] = colidx[k] - first;\n}\n";
+        let out = check(rows);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert!(out[0].starts_with("PPO122") && out[0].contains("cannot verify"), "{out:?}");
+        let fixed = rows.replace("k = rowstr[j]; k < rowstr[j + 1]", "k = j; k < j + 10");
+        let out = check(&fixed);
         assert!(out.iter().any(|m| m.starts_with("PPO120")), "{out:?}");
     }
 
