@@ -622,17 +622,16 @@ impl<'a> Cx<'a> {
                 }
                 v
             };
-            // The prototype's parameter type is already adjusted (pointer): look at the text.
+            // The prototype's parameter type is already adjusted (pointer): its first dimension
+            // is read from the text (a name there may be a macro: emptying it is harmless),
+            // the others from the type, whose macros are expanded (`x[8][NX]` is no VLA).
             let dims = &piece[br..];
             let first_var = dims
                 .split(']')
                 .next()
                 .is_some_and(|d| d.trim_start_matches('[').trim().chars().any(|c| c.is_alphabetic()));
-            let rest_var = dims
-                .split(']')
-                .skip(1)
-                .any(|d| d.trim_start_matches('[').trim().chars().any(|c| c.is_alphabetic()));
-            let _ = (len, inner_vla);
+            let _ = len;
+            let rest_var = inner_vla;
             if !first_var && !rest_var {
                 continue;
             }
@@ -956,6 +955,18 @@ mod tests {
             ]
         );
         assert_eq!(at(src, f.vla_params[0].decl), "const double a[n][m]");
+    }
+
+    /// Dimensions spelled with macros are constants: `x[8][NX]` is an ordinary array
+    /// parameter, in a definition and in a prototype alike (the TBB output of such a function
+    /// once passed `x` as `void *` and never declared it again).
+    #[test]
+    fn macro_dimensions_are_no_vla() {
+        let src = "#define NX 4\n#define PAD (NX + 2)\nvoid p(int n, double x[8][PAD]);\nvoid h(int n, double x[8][NX]) { x[0][0] = n; }\nvoid g(int n, double y[n][PAD]) { y[0][0] = n; }\n";
+        let f = facts(src);
+        let v: Vec<(&str, &str, bool)> =
+            f.vla_params.iter().map(|p| (p.function.as_str(), p.name.as_str(), p.first_only)).collect();
+        assert_eq!(v, [("g", "y", true)], "{:?}", f.vla_params);
     }
 
     #[test]
