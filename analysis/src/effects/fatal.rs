@@ -49,18 +49,7 @@ fn ends_program(unit: &TranslationUnit, f: &Function, s: StmtId) -> bool {
                 return false;
             };
             let span = f.stmt(s).span;
-            let leaves = f.stmts.iter().any(|t| {
-                span.contains(t.span)
-                    && matches!(
-                        t.kind,
-                        StmtKind::Return(_)
-                            | StmtKind::Break
-                            | StmtKind::Continue
-                            | StmtKind::Goto(_)
-                            | StmtKind::Labeled { .. }
-                            | StmtKind::Case { .. }
-                    )
-            });
+            let leaves = f.stmts.iter().any(|t| span.contains(t.span) && t.kind.is_jump());
             !leaves && ends_program(unit, f, last)
         }
         _ => false,

@@ -51,14 +51,7 @@ impl Taint<'_> {
     fn tainted(&self, e: ExprId) -> bool {
         let (unit, f) = (self.unit, self.f);
         match &f.expr(e).kind {
-            ExprKind::Int(_)
-            | ExprKind::Float(_)
-            | ExprKind::Char(_)
-            | ExprKind::Str(_)
-            | ExprKind::EnumConst(..)
-            | ExprKind::SizeofType(_)
-            | ExprKind::SizeofExpr(_)
-            | ExprKind::FuncName(_) => false,
+            k if k.is_constant_leaf() => false,
             ExprKind::Var(s) => {
                 let sym = unit.sym(*s);
                 // An address may differ from call to call: only [`Taint::clean_pointer`]

@@ -582,6 +582,38 @@ impl StmtKind {
     pub fn is_loop(&self) -> bool {
         matches!(self, StmtKind::While { .. } | StmtKind::DoWhile { .. } | StmtKind::For { .. })
     }
+    /// A jump, or a place a jump may land: `return`, `break`, `continue`, `goto`, a label or
+    /// a `case`. A block holding none is left only at its end (or by a call that does not
+    /// return).
+    pub fn is_jump(&self) -> bool {
+        matches!(
+            self,
+            StmtKind::Return(_)
+                | StmtKind::Break
+                | StmtKind::Continue
+                | StmtKind::Goto(_)
+                | StmtKind::Labeled { .. }
+                | StmtKind::Case { .. }
+        )
+    }
+}
+
+impl ExprKind {
+    /// A literal, an enumeration constant, a function's name or a `sizeof`: a value no
+    /// variable or memory changes.
+    pub fn is_constant_leaf(&self) -> bool {
+        matches!(
+            self,
+            ExprKind::Int(_)
+                | ExprKind::Float(_)
+                | ExprKind::Char(_)
+                | ExprKind::Str(_)
+                | ExprKind::EnumConst(..)
+                | ExprKind::FuncName(_)
+                | ExprKind::SizeofType(_)
+                | ExprKind::SizeofExpr(_)
+        )
+    }
 }
 
 // ---------------------------------------------------------------- functions, unit

@@ -59,16 +59,8 @@ pub struct StrengthReduction {
 
 fn trivial(f: &Function, e: ExprId) -> bool {
     match &f.expr(e).kind {
-        ExprKind::Var(_)
-        | ExprKind::Int(_)
-        | ExprKind::Float(_)
-        | ExprKind::Char(_)
-        | ExprKind::Str(_)
-        | ExprKind::EnumConst(..)
-        | ExprKind::FuncName(_)
-        | ExprKind::SizeofType(_)
-        | ExprKind::SizeofExpr(_)
-        | ExprKind::Unresolved(_) => true,
+        k if k.is_constant_leaf() => true,
+        ExprKind::Var(_) | ExprKind::Unresolved(_) => true,
         ExprKind::Cast { expr: a, .. } => trivial(f, *a),
         ExprKind::Unary(op, a) if *op != UnOp::Deref => trivial(f, *a),
         _ => false,

@@ -63,14 +63,8 @@ pub fn uniform_scratch(
     let mut conditional: Vec<Span> = Vec::new();
     for st in f.stmts.iter().filter(|s| inside(s.span)) {
         match st.kind {
-            StmtKind::Break
-            | StmtKind::Continue
-            | StmtKind::Return(_)
-            | StmtKind::Goto(_)
-            | StmtKind::Labeled { .. }
-            | StmtKind::Switch { .. }
-            | StmtKind::Asm
-            | StmtKind::Error => return Vec::new(),
+            ref k if k.is_jump() => return Vec::new(),
+            StmtKind::Switch { .. } | StmtKind::Asm | StmtKind::Error => return Vec::new(),
             StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::DoWhile { .. } => {
                 conditional.push(st.span)
             }

@@ -194,18 +194,8 @@ impl<'r, 'a> Fuser<'r, 'a> {
             Item::Block(_) => return false,
         };
         let ir = self.ir;
-        if matches!(
-            ir.f.stmt(stmt).kind,
-            StmtKind::Return(_)
-                | StmtKind::Break
-                | StmtKind::Continue
-                | StmtKind::Goto(_)
-                | StmtKind::Labeled { .. }
-                | StmtKind::Case { .. }
-                | StmtKind::Pragma(_)
-                | StmtKind::Asm
-                | StmtKind::Error
-        ) {
+        let kind = &ir.f.stmt(stmt).kind;
+        if kind.is_jump() || matches!(kind, StmtKind::Pragma(_) | StmtKind::Asm | StmtKind::Error) {
             return false;
         }
         if ir.f.stmts_under(stmt).iter().any(|&s| {
