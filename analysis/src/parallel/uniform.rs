@@ -57,6 +57,21 @@ pub fn uniform_scratch(
     if info.kind != crate::flow::loops::LoopKind::For || info.counted.is_none() {
         return Vec::new();
     }
+    // The candidates: local arrays passed to a call (without one, the section test of
+    // `privarray` sees every access and decides), asked first since most loops have none.
+    let mut bases: Vec<SymId> = nest
+        .refs
+        .iter()
+        .filter(|r| unit.sym(r.base).ty.is_array() && unit.sym(r.base).kind == SymKind::Local)
+        .filter(|r| call_of(f, r.expr).is_some())
+        .map(|r| r.base)
+        .collect();
+    bases.sort();
+    bases.dedup();
+    bases.retain(|&t| scratch_candidate(unit, f, infos, info, t));
+    if bases.is_empty() {
+        return Vec::new();
+    }
     let span = info.span;
     let inside = |sp: Span| span.contains(sp) && sp != span;
     // Statements that make iterations differ, and the conditionals a use must not be under.
@@ -82,17 +97,10 @@ pub fn uniform_scratch(
         !conditional.iter().any(|c| c.contains(sp))
             && inner.iter().filter(|l| l.span.contains(sp)).all(|l| l.alike_under.contains(&info.stmt))
     };
-    let mut bases: Vec<SymId> = nest.refs.iter().map(|r| r.base).collect();
-    bases.sort();
-    bases.dedup();
     let mut out = Vec::new();
     for t in bases {
         let refs: Vec<_> = nest.refs.iter().filter(|r| r.base == t).collect();
-        // Without a call, the section test (`privarray`) sees every access and decides.
-        if !refs.iter().any(|r| call_of(f, r.expr).is_some())
-            || !scratch_candidate(unit, f, infos, info, t)
-            || !refs.iter().all(|r| alike_at(r.span) && alike_use(unit, f, sums, info, nest, r, t))
-        {
+        if !refs.iter().all(|r| alike_at(r.span) && alike_use(unit, f, sums, info, nest, r, t)) {
             continue;
         }
         // Every occurrence of `t` is one of those uses.
