@@ -317,6 +317,7 @@ pub struct LspArgs {
 /// Batch mode: `ppo -i SRC -o OUT`.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("target").args(["omp", "tbb", "mpi"]).multiple(false)))]
+#[command(group(clap::ArgGroup::new("tuned_target").args(["omp", "mpi"]).multiple(false)))]
 pub struct BatchArgs {
     /// Input directory (walked recursively; never written to)
     #[arg(short = 'i', long = "input", value_name = "DIR", required = true)]
@@ -405,13 +406,15 @@ pub struct BatchArgs {
 
     /// With -omp: learning mode. Run every program with each loop proven parallel in its
     /// variants (sequential; static, dynamic, guided schedules; fewer threads), compare every
-    /// output with the sequential program's, and record the times in the log
-    #[arg(short = 'l', long = "learn", requires = "omp")]
+    /// output with the sequential program's, and record the times in the log. With -mpi:
+    /// every DOALL loop in the partitions BLK, CYC, GSS, FSS, TSS (--np ranks) and on one rank
+    #[arg(short = 'l', long = "learn", requires = "tuned_target")]
     pub learn: bool,
 
     /// With -omp: auto tuning. Decide each loop (parallel or not, schedule, chunk, threads)
-    /// from this machine's measurements; loops without records are measured first (-l)
-    #[arg(short = 't', long = "tune", requires = "omp")]
+    /// from this machine's measurements; loops without records are measured first (-l).
+    /// With -mpi: each DOALL loop's partition, or rank 0 alone
+    #[arg(short = 't', long = "tune", requires = "tuned_target")]
     pub tune: bool,
 
     /// -p/-l/-t on a program built by its own build: run CMD (through sh -c) in the

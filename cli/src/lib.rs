@@ -16,6 +16,7 @@ pub mod sarif;
 pub mod tbb;
 pub mod translated;
 pub mod tune;
+pub mod tune_mpi;
 
 use analysis::report::api::AnalyzeOptions;
 use args::{AnalyzeArgs, BatchArgs, Cli, Command, ReportFormat};
@@ -104,7 +105,12 @@ fn batch(a: &BatchArgs, argv: Vec<String>) -> i32 {
         let db = (!a.no_log)
             .then(|| a.log_db.clone().unwrap_or_else(|| output.join(batch::LOG_DIR).join("ppo.db")));
         let mut d = Diag::new(a.quiet);
-        match tune::prepare(a, &options, input, db.as_deref(), &mut d) {
+        let prepared = if a.mpi {
+            tune_mpi::prepare(a, &options, input, db.as_deref(), &mut d)
+        } else {
+            tune::prepare(a, &options, input, db.as_deref(), &mut d)
+        };
+        match prepared {
             Ok(t) => options.tuning = t.plan,
             Err(e) => {
                 diag::error(e);

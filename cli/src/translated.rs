@@ -34,9 +34,15 @@ pub fn loop_entries(rel_path: &Path, outcome: &FileOutcome, codes: &Codes) -> Ve
             let v = &l.parallel;
             let mut reasons: Vec<ReasonEntry> = v.reasons.iter().map(ReasonEntry::from).collect();
             let id = format!("{}{mark}", l.id);
-            let ev = events.iter().find(|e| e.loop_id.as_deref() == Some(id.as_str()));
-            let translated = ev.filter(|e| e.action == action::TRANSLATE_LOOP);
-            let refused = ev.filter(|e| e.action == action::REFUSE_LOOP);
+            let event = |what: &str| {
+                events.iter().find(|e| e.loop_id.as_deref() == Some(id.as_str()) && e.action == what)
+            };
+            // A loop translated at one place (main with a function inlined) and refused at
+            // another counts as translated.
+            let translated = event(action::TRANSLATE_LOOP);
+            let refused = translated.is_none().then(|| event(action::REFUSE_LOOP)).flatten();
+            // What tuning decided (`-mpi -t`), with the measured evidence.
+            let tuning = event(action::TUNED).and_then(|e| e.reason.clone());
             if let Some(r) = refused {
                 let code = r.code.filter(|c| codes.all.contains(c)).unwrap_or(codes.fallback);
                 reasons.push(ReasonEntry {
@@ -65,7 +71,7 @@ pub fn loop_entries(rel_path: &Path, outcome: &FileOutcome, codes: &Codes) -> Ve
                 compiled_if: None,
                 // Neither TBB nor MPI has a run-time `if(...)`: such loops are refused.
                 runtime_check: None,
-                tuning: None,
+                tuning,
                 reasons,
             });
         }

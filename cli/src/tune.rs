@@ -1,5 +1,5 @@
-//! Batch mode's `-p` (performance log), `-l` (learning mode) and `-t` (auto tuning), OpenMP
-//! only. Before the batch run writes the output:
+//! Batch mode's `-p` (performance log), `-l` (learning mode) and `-t` (auto tuning) for
+//! OpenMP (the MPI target's are in `tune_mpi`). Before the batch run writes the output:
 //!
 //! 1. every C file is analysed as `-omp` would, and its candidate loops (those with a
 //!    directive, and those proven parallel but judged not worth it) get ids;
@@ -111,27 +111,37 @@ pub struct Tuned {
     pub plan: Option<Arc<TuningPlan>>,
 }
 
-/// The C files under `input` (as the batch walk finds them), with their candidate loops.
-fn sources(a: &BatchArgs, input: &Path, options: &Options) -> Result<Vec<Source>, String> {
-    let pipeline = Pipeline::new(options.clone()).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
+/// The C files under `input` (as the batch walk finds them, ppo's log left out), read:
+/// (path relative to the input, path, text). Files that cannot be read are reported by the
+/// batch run itself.
+pub(crate) fn c_files(a: &BatchArgs, input: &Path) -> Vec<(String, PathBuf, String)> {
     let walk = WalkDir::new(input)
         .follow_links(false)
         .min_depth(1)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| !(e.depth() == 1 && e.file_name() == LOG_DIR));
+    let mut out = Vec::new();
     for e in walk.flatten() {
         let path = e.path();
         if !e.file_type().is_file() || !path.extension().is_some_and(|x| x == "c" || x == "h") {
             continue;
         }
-        // Files that cannot be read are reported by the batch run itself.
         let Ok(text) = fsutil::read_source(path, a.limits.max_file_size) else { continue };
         let rel = path.strip_prefix(input).unwrap_or(path).to_string_lossy().into_owned();
-        let Ok(outcome) = pipeline.run(path, &rel, &text, &FsLoader) else { continue };
+        out.push((rel, path.to_path_buf(), text));
+    }
+    out
+}
+
+/// The C files under `input` with their candidate loops.
+fn sources(a: &BatchArgs, input: &Path, options: &Options) -> Result<Vec<Source>, String> {
+    let pipeline = Pipeline::new(options.clone()).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for (rel, path, text) in c_files(a, input) {
+        let Ok(outcome) = pipeline.run(&path, &rel, &text, &FsLoader) else { continue };
         let candidates = candidates(outcome.final_report());
-        out.push(Source { rel, path: path.to_path_buf(), text, candidates });
+        out.push(Source { rel, path, text, candidates });
     }
     Ok(out)
 }
@@ -181,7 +191,7 @@ fn write_build_tree(
     Ok(())
 }
 
-fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
+pub(crate) fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
@@ -194,6 +204,28 @@ fn progress_bar(quiet: bool, what: &str) -> ProgressBar {
     pb.set_message(what.to_string());
     pb.enable_steady_tick(Duration::from_millis(250));
     pb
+}
+
+/// The log database at `db` (its directory created), or `None` (`--no-log`).
+pub(crate) fn open_log(db: Option<&Path>) -> Result<Option<LogDb>, String> {
+    let Some(p) = db else { return Ok(None) };
+    if let Some(parent) = p.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    LogDb::open(p).map(Some).map_err(|e| e.to_string())
+}
+
+/// This session's measurements, by (file, loop key), for decisions without a log.
+pub(crate) type Fresh = HashMap<(String, String), Vec<Measured>>;
+
+/// Add a learning run's rows to `fresh`.
+pub(crate) fn keep_fresh(fresh: &mut Fresh, rows: &[LoopMeasurement]) {
+    for r in rows {
+        fresh
+            .entry((r.file.clone(), r.loop_key.clone()))
+            .or_default()
+            .extend(session::as_measured(std::slice::from_ref(r)));
+    }
 }
 
 /// Run `-p`/`-l`/`-t` for a batch run (see the module documentation). `db` is the log
@@ -264,19 +296,11 @@ pub fn prepare(
         session::context(program, &checksum, &opts.flags, &arguments, cores)
     };
     let shared = context("", String::new());
-    let mut log = match db {
-        Some(p) => {
-            if let Some(parent) = p.parent().filter(|p| !p.as_os_str().is_empty()) {
-                fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-            }
-            Some(LogDb::open(p).map_err(|e| e.to_string())?)
-        }
-        None => None,
-    };
+    let mut log = open_log(db)?;
     let defaults: HashMap<u32, Variant> =
         slots.iter().enumerate().map(|(i, s)| (i as u32, s.candidate.default)).collect();
     // Measurements of this run, for `--no-log`.
-    let mut fresh: HashMap<(String, String), Vec<Measured>> = HashMap::new();
+    let mut fresh = Fresh::new();
     let args = split_args(&a.exec.args);
     let mut programs: Vec<Prog> = Vec::new();
     match (&a.build, &a.run) {
@@ -419,12 +443,7 @@ pub fn prepare(
             tuned_seconds: median(&learned.tuned_seconds),
             loops: rows.iter().map(|r| (r.file.clone(), r.loop_key.clone())).collect(),
         });
-        for r in &rows {
-            fresh
-                .entry((r.file.clone(), r.loop_key.clone()))
-                .or_default()
-                .extend(session::as_measured(std::slice::from_ref(r)));
-        }
+        keep_fresh(&mut fresh, &rows);
         if !a.quiet {
             eprintln!(
                 "ppo: tune: {}: {} runs, {} loops measured{}",

@@ -299,6 +299,8 @@ pub struct Ps {
     /// Parallel regions hoisted around sequential loops (OpenMP): one `#pragma omp parallel`
     /// per host loop, whose members in `placed` are worksharing loops.
     pub regions: Vec<Placed>,
+    /// MPI: the DOALL loops generated, with their partitions.
+    pub doalls: Vec<crate::targets::mpi::Doall>,
 }
 
 impl Ps {

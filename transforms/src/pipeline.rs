@@ -91,7 +91,7 @@ pub struct PsConfig<'a> {
     pub target: Target,
     /// With `diffs` false, OpenMP's events have no diff.
     pub diffs: bool,
-    /// OpenMP: the file's tuning plan (`-l`, `-t`).
+    /// OpenMP and MPI: the file's tuning plan (`-l`, `-t`).
     pub tuning: Option<&'a FileTuning>,
     /// OpenMP: hoist one parallel region around a sequential loop whose body is only
     /// parallelized loops (off for CAPE, which translates one `parallel for` at a time).
@@ -120,7 +120,7 @@ pub fn ps(
             stage: Stage::Ps,
             message: "the MPI target needs the file's IR".into(),
         })?;
-        return crate::targets::mpi::ps(name, text, lines, spps, fe, &|t: &str| ir.reanalyze(t));
+        return crate::targets::mpi::ps(name, text, lines, spps, fe, &|t: &str| ir.reanalyze(t), tuning);
     }
     let (mut placed, skipped, tuned) = openmp::plan_tuned(text, lines, &spps.report, tuning);
     let regions = if hoist {
@@ -178,7 +178,7 @@ pub fn ps(
     } else {
         Vec::new()
     };
-    Ok(Ps { target, placed, skipped, events, file_edits, tuned, regions })
+    Ok(Ps { target, placed, skipped, events, file_edits, tuned, regions, doalls: Vec::new() })
 }
 
 // --------------------------------------------------------------------------------- OS

@@ -3,6 +3,7 @@
 //! the log rows of a run's figures). The CLI (`-p`, `-l`, `-t`) and the language server
 //! (*Tune this loop*) drive them.
 
+pub mod mpi;
 pub mod runs;
 pub mod session;
 

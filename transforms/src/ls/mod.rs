@@ -137,6 +137,9 @@ pub const MIGRATIONS: &[&str] = &[
     "ALTER TABLE perf_measurements ADD COLUMN collapse INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE perf_measurements ADD COLUMN level INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE perf_runs ADD COLUMN tuned_seconds REAL;",
+    // 5: the MPI partition a measured variant of a DOALL loop ran in (`BLK`, `GSS`, …; NULL
+    // for OpenMP variants).
+    "ALTER TABLE perf_measurements ADD COLUMN partition TEXT;",
 ];
 
 /// The schema version this ppo writes (`PRAGMA user_version`).

@@ -173,9 +173,9 @@ impl LogDb {
                     "INSERT INTO perf_measurements (perf_run_id, file, function, loop_id, loop_key, line, parallel,
                         schedule, chunk, threads, is_default, output_ok, runs, seconds_median, seconds_min,
                         seconds_max, invocations, per_call_median, per_call_min, nested, samples, trips_per_call,
-                        collapse, level)
+                        collapse, level, partition)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-                        ?23, ?24)",
+                        ?23, ?24, ?25)",
                 )
                 .map_err(e)?;
             for m in &run.loops {
@@ -206,6 +206,7 @@ impl LogDb {
                     m.trips_per_call,
                     m.variant.collapse,
                     m.variant.level,
+                    m.variant.partition.map(|p| p.to_string()),
                 ])
                 .map_err(e)?;
             }
@@ -221,7 +222,8 @@ impl LogDb {
         let mut st = self
             .conn
             .prepare(
-                "SELECT r.id, m.parallel, m.schedule, m.chunk, m.threads, m.output_ok, m.samples, m.collapse, m.level
+                "SELECT r.id, m.parallel, m.schedule, m.chunk, m.threads, m.output_ok, m.samples, m.collapse, m.level,
+                        m.partition
                  FROM perf_measurements m JOIN perf_runs r ON r.id = m.perf_run_id
                  WHERE m.file = ?1 AND m.loop_key = ?2 AND r.mode = 'learn' AND r.compiler = ?3
                    AND r.flags = ?4 AND r.arguments = ?5 AND r.machine = ?6 AND r.cores = ?7
@@ -242,6 +244,7 @@ impl LogDb {
                         r.get::<_, String>(6)?,
                         r.get::<_, u32>(7)?,
                         r.get::<_, u32>(8)?,
+                        r.get::<_, Option<String>>(9)?,
                     ))
                 },
             )
@@ -249,13 +252,20 @@ impl LogDb {
         let mut out = Vec::new();
         let mut latest = None;
         for row in rows {
-            let (run, parallel, schedule, chunk, threads, ok, samples, collapse, level) =
+            let (run, parallel, schedule, chunk, threads, ok, samples, collapse, level, partition) =
                 row.map_err(|e| self.err(e))?;
             if *latest.get_or_insert(run) != run {
                 break;
             }
-            let Some(variant) = Variant::from_columns(parallel, &schedule, chunk, threads, collapse, level)
-            else {
+            let Some(variant) = Variant::from_columns(
+                parallel,
+                &schedule,
+                chunk,
+                threads,
+                collapse,
+                level,
+                partition.as_deref(),
+            ) else {
                 continue;
             };
             let seconds: Vec<f64> = serde_json::from_str(&samples).unwrap_or_default();
@@ -332,7 +342,8 @@ impl LogDb {
             .prepare(
                 "SELECT r.id, m.file, m.function, m.loop_id, m.line, m.loop_key, r.program, r.mode, r.started_unix,
                         r.cores, coalesce(r.default_seconds, r.sequential_seconds), m.parallel, m.schedule, m.chunk, m.threads, m.is_default,
-                        m.output_ok, m.seconds_median, m.runs, m.invocations, m.trips_per_call, m.collapse, m.level
+                        m.output_ok, m.seconds_median, m.runs, m.invocations, m.trips_per_call, m.collapse, m.level,
+                        m.partition
                  FROM perf_measurements m JOIN perf_runs r ON r.id = m.perf_run_id
                  ORDER BY m.file, m.loop_key, r.id DESC, m.id",
             )
@@ -353,6 +364,7 @@ impl LogDb {
                 r.get(14).map_err(get)?,
                 r.get(21).map_err(get)?,
                 r.get(22).map_err(get)?,
+                r.get::<_, Option<String>>(23).map_err(get)?.as_deref(),
             ) else {
                 continue;
             };
@@ -402,6 +414,7 @@ impl LogDb {
 mod tests {
     use super::*;
     use analysis::parallel::Schedule;
+    use std::path::Path;
 
     fn ctx() -> PerfContext {
         PerfContext {
@@ -465,18 +478,52 @@ mod tests {
         assert_eq!(db.perf_loops().unwrap()[0].mode, PerfMode::Profile);
     }
 
+    /// The labels of every measured variant of the log.
+    fn labels(db: &LogDb) -> Vec<String> {
+        db.perf_loops().unwrap().iter().flat_map(|l| l.variants.iter().map(|v| v.label.clone())).collect()
+    }
+
+    /// A log database at schema `version`, as that ppo created it.
+    fn log_at_version(p: &Path, version: usize) {
+        let c = rusqlite::Connection::open(p).unwrap();
+        for step in &super::super::MIGRATIONS[..version] {
+            c.execute_batch(step).unwrap();
+        }
+        c.pragma_update(None, "user_version", version as i32).unwrap();
+        c.pragma_update(None, "application_id", super::super::APPLICATION_ID).unwrap();
+    }
+
+    /// A learning record of loop key `old` in [`ctx`], in the columns every schema since 3
+    /// has: a parallel variant with `schedule`.
+    fn old_record(p: &Path, schedule: &str) {
+        let c = rusqlite::Connection::open(p).unwrap();
+        c.execute(
+            "INSERT INTO perf_runs (started_unix, mode, program, source_checksum, compiler, flags, arguments,
+                machine, cores, program_runs) VALUES (1, 'learn', ?1, '', ?2, ?3, ?4, ?5, ?6, 3)",
+            rusqlite::params![
+                ctx().program,
+                ctx().compiler,
+                ctx().flags,
+                ctx().arguments,
+                ctx().machine,
+                ctx().cores
+            ],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO perf_measurements (perf_run_id, file, function, loop_id, loop_key, line, parallel,
+                schedule, chunk, threads, is_default, output_ok, runs, invocations, nested, samples)
+             VALUES (1, 'p.c', 'main', 'main#0', 'old', 3, 1, ?1, 0, 0, 1, 1, 1, 1, 0, '[0.5]')",
+            [schedule],
+        )
+        .unwrap();
+    }
+
     #[test]
     fn a_schema_3_log_keeps_its_measurements_and_gains_collapse_and_level() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("old.db");
-        {
-            let c = rusqlite::Connection::open(&p).unwrap();
-            for step in &super::super::MIGRATIONS[..3] {
-                c.execute_batch(step).unwrap();
-            }
-            c.pragma_update(None, "user_version", 3).unwrap();
-            c.pragma_update(None, "application_id", super::super::APPLICATION_ID).unwrap();
-        }
+        log_at_version(&p, 3);
         let par = Variant::parallel(Schedule::Static, 0, 0);
         let learn = |loops| PerfRun {
             mode: PerfMode::Learn,
@@ -487,23 +534,8 @@ mod tests {
             tuned_seconds: None,
             loops,
         };
-        {
-            // A record as the schema-3 ppo wrote it: no collapse column.
-            let c = rusqlite::Connection::open(&p).unwrap();
-            c.execute(
-                "INSERT INTO perf_runs (started_unix, mode, program, source_checksum, compiler, flags, arguments,
-                    machine, cores, program_runs) VALUES (1, 'learn', ?1, '', ?2, ?3, ?4, ?5, ?6, 3)",
-                rusqlite::params![ctx().program, ctx().compiler, ctx().flags, ctx().arguments, ctx().machine, ctx().cores],
-            )
-            .unwrap();
-            c.execute(
-                "INSERT INTO perf_measurements (perf_run_id, file, function, loop_id, loop_key, line, parallel,
-                    schedule, chunk, threads, is_default, output_ok, runs, invocations, nested, samples)
-                 VALUES (1, 'p.c', 'main', 'main#0', 'old', 3, 1, 'static', 0, 0, 1, 1, 1, 1, 0, '[0.5]')",
-                [],
-            )
-            .unwrap();
-        }
+        // A record as the schema-3 ppo wrote it: no collapse column.
+        old_record(&p, "static");
         let mut db = LogDb::open(&p).unwrap();
         let old = db.measured(&ctx(), "p.c", "old").unwrap();
         assert_eq!(old.len(), 1);
@@ -517,14 +549,44 @@ mod tests {
         .unwrap();
         let got = db.measured(&ctx(), "p.c", "k").unwrap();
         assert_eq!(got.iter().map(|m| m.variant).collect::<Vec<_>>(), [par, par.collapsed(2), inner]);
-        let labels: Vec<String> = db
-            .perf_loops()
-            .unwrap()
-            .iter()
-            .flat_map(|l| l.variants.iter().map(|v| v.label.clone()))
-            .collect();
+        let labels = labels(&db);
         assert!(labels.contains(&"static collapse(2) ×all".to_string()), "{labels:?}");
         assert!(labels.contains(&"static ×all, inner loops".to_string()), "{labels:?}");
+    }
+
+    #[test]
+    fn a_schema_4_log_gains_the_partitions_of_mpi_variants() {
+        use crate::targets::mpi::directives::Sched;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("old.db");
+        log_at_version(&p, 4);
+        // A record as the schema-4 ppo wrote it: an OpenMP variant, no partition.
+        old_record(&p, "guided");
+        let mut db = LogDb::open(&p).unwrap();
+        let old = db.measured(&ctx(), "p.c", "old").unwrap();
+        assert_eq!(old[0].variant, Variant::parallel(Schedule::Guided, 0, 0));
+        let on2 = |s| Variant { threads: 2, ..Variant::mpi(s) };
+        db.record_perf(&PerfRun {
+            mode: PerfMode::Learn,
+            context: ctx(),
+            program_runs: 3,
+            sequential_seconds: Some(2.0),
+            default_seconds: Some(1.0),
+            tuned_seconds: None,
+            loops: vec![
+                m("k", on2(Sched::Cyc), &[1.0]),
+                m("k", on2(Sched::Gss), &[0.7]),
+                m("k", Variant::SEQUENTIAL, &[1.5]),
+            ],
+        })
+        .unwrap();
+        let got = db.measured(&ctx(), "p.c", "k").unwrap();
+        assert_eq!(
+            got.iter().map(|m| m.variant).collect::<Vec<_>>(),
+            [on2(Sched::Cyc), on2(Sched::Gss), Variant::SEQUENTIAL]
+        );
+        let labels = labels(&db);
+        assert!(labels.contains(&"MPI GSS ×2".to_string()), "{labels:?}");
     }
 
     #[test]

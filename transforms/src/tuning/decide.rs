@@ -193,10 +193,8 @@ mod tests {
         Measured { variant, seconds: seconds.to_vec(), rejected: false }
     }
 
-    const PAR: Variant =
-        Variant { parallel: true, schedule: Schedule::Static, chunk: 0, threads: 0, collapse: 0, level: 0 };
-    const DYN: Variant =
-        Variant { parallel: true, schedule: Schedule::Dynamic, chunk: 1, threads: 0, collapse: 0, level: 0 };
+    const PAR: Variant = Variant::parallel(Schedule::Static, 0, 0);
+    const DYN: Variant = Variant::parallel(Schedule::Dynamic, 1, 0);
 
     #[test]
     fn a_slower_parallel_default_becomes_sequential() {

@@ -112,6 +112,9 @@ pub enum LoopPlan {
     Instrument(u32),
     /// Output: run the loop in this variant; `evidence` says why (for the log and report).
     Apply { variant: Variant, evidence: String },
+    /// Learning build of the MPI target (one build per set of partitions): time the DOALL
+    /// loop (`id`) in `variant`'s partition, fixed at build time.
+    Timed { id: u32, variant: Variant },
 }
 
 /// A file's tuning plan: loop key → plan. Loops without an entry keep ppo's default.

@@ -1,5 +1,6 @@
 //! The variants a loop may run in, and the directive each is rendered as.
 
+use crate::targets::mpi::directives::Sched;
 use analysis::parallel::sharing::{openmp_clauses, parallel_for};
 use analysis::parallel::Schedule;
 use analysis::report::api::VerdictReport;
@@ -10,7 +11,8 @@ use std::fmt;
 /// size (0: the schedule's default), a thread count (0: every CPU) and a number of nested
 /// loops collapsed (0: as many as ppo's own directive collapses) — at the loop itself (level
 /// 0) or, with the loop sequential, at the outermost parallel loops inside it (level 1,
-/// [`super::plan::inner_level`]).
+/// [`super::plan::inner_level`]). For the MPI target, a DOALL loop's `partition` (its
+/// `threads` are then the ranks, 0: as many as the run has).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Variant {
     pub parallel: bool,
@@ -19,14 +21,28 @@ pub struct Variant {
     pub threads: u32,
     pub collapse: u32,
     pub level: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<Sched>,
 }
 
 impl Variant {
-    pub const SEQUENTIAL: Variant =
-        Variant { parallel: false, schedule: Schedule::Static, chunk: 0, threads: 0, collapse: 0, level: 0 };
+    pub const SEQUENTIAL: Variant = Variant {
+        parallel: false,
+        schedule: Schedule::Static,
+        chunk: 0,
+        threads: 0,
+        collapse: 0,
+        level: 0,
+        partition: None,
+    };
 
-    pub fn parallel(schedule: Schedule, chunk: u32, threads: u32) -> Variant {
-        Variant { parallel: true, schedule, chunk, threads, collapse: 0, level: 0 }
+    pub const fn parallel(schedule: Schedule, chunk: u32, threads: u32) -> Variant {
+        Variant { parallel: true, schedule, chunk, threads, collapse: 0, level: 0, partition: None }
+    }
+
+    /// An MPI DOALL loop partitioned by `sched` among the run's ranks.
+    pub fn mpi(sched: Sched) -> Variant {
+        Variant { partition: Some(sched), ..Variant::parallel(Schedule::Static, 0, 0) }
     }
 
     /// The variant with `n` nested loops collapsed (0: the directive's own number).
@@ -78,7 +94,11 @@ impl Variant {
         threads: u32,
         collapse: u32,
         level: u32,
+        partition: Option<&str>,
     ) -> Option<Variant> {
+        if let Some(p) = partition {
+            return Some(Variant { threads, ..Variant::mpi(Sched::from_name(p)?) });
+        }
         let schedule = match schedule {
             "static" => Schedule::Static,
             "dynamic" => Schedule::Dynamic,
@@ -107,6 +127,12 @@ impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.parallel {
             return f.write_str("sequential");
+        }
+        if let Some(p) = self.partition {
+            return match self.threads {
+                0 => write!(f, "MPI {p}"),
+                n => write!(f, "MPI {p} ×{n}"),
+            };
         }
         f.write_str(self.schedule_name())?;
         if self.chunk > 0 {

@@ -8,7 +8,7 @@ use analysis::ir::LineIndex;
 use std::fmt;
 
 /// How a DOALL loop's iterations are divided among the ranks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Sched {
     /// Static block partitioning: rank `r` runs one contiguous range (the first `N % P`
     /// ranks one iteration more).
@@ -26,8 +26,23 @@ pub enum Sched {
 }
 
 impl Sched {
+    /// The partitions learning mode measures for a DOALL loop (`-mpi -l`).
+    pub const MEASURED: [Sched; 5] = [Sched::Blk, Sched::Cyc, Sched::Gss, Sched::Fss, Sched::Tss];
+
     pub fn is_dynamic(self) -> bool {
         !matches!(self, Sched::Blk | Sched::Cyc)
+    }
+
+    /// The partition from its name as a directive writes it (`BLK`, `CSS(16)`, …), as the
+    /// log stores it.
+    pub fn from_name(s: &str) -> Option<Sched> {
+        parse_sched(s).ok()
+    }
+}
+
+impl serde::Serialize for Sched {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 

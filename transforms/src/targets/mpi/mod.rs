@@ -20,9 +20,10 @@ pub mod sched;
 
 use crate::diff;
 use crate::edit::Edit;
-use crate::model::LoopRef;
 use crate::model::{action, Event, PipelineError, Ps, Spps, Stage, Target};
+use crate::model::{LoopRef, Tuned};
 use crate::targets::openmp::{Placed, Skipped};
+use crate::tuning::plan::{loop_keys, FileTuning, LoopPlan};
 use analysis::codes::Code;
 use analysis::ir::LineIndex;
 use analysis::syntax::frontend::Frontend;
@@ -41,7 +42,65 @@ pub const CODES: [Code; 10] = [
     Code::MpiGlobal,
 ];
 
+use directives::Sched;
 pub use gen::{Doall, Generated, Refused};
+use std::collections::{HashMap, HashSet};
+
+/// What tuning asks of the generator, by loop id: the partition of a DOALL loop the analysis
+/// chose (a directive's loop keeps the directive's), and the DOALL loops a learning build
+/// times (`-mpi -l`), with their timer ids.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tune {
+    pub partitions: HashMap<String, Sched>,
+    pub timers: HashMap<String, u32>,
+    /// Loops the analysis proved parallel that tuning keeps sequential (on rank 0).
+    pub sequential: HashSet<String>,
+}
+
+impl Tune {
+    /// The requests of a file's tuning plan (keyed by loop key) for the loops of `report`:
+    /// `Timed` loops are timed in their variant's partition, `Apply` loops run in theirs.
+    pub fn from_plan(report: &analysis::report::api::FileReport, tuning: Option<&FileTuning>) -> Tune {
+        let mut t = Tune::default();
+        let Some(plan) = tuning else { return t };
+        for (id, key) in loop_keys(report) {
+            let (variant, timer) = match plan.get(&key) {
+                Some(LoopPlan::Timed { id, variant }) => (variant, Some(*id)),
+                Some(LoopPlan::Apply { variant, .. }) => (variant, None),
+                _ => continue,
+            };
+            if let Some(p) = variant.partition {
+                t.partitions.insert(id.clone(), p);
+            }
+            if !variant.parallel {
+                t.sequential.insert(id.clone());
+            }
+            if let Some(n) = timer {
+                t.timers.insert(id, n);
+            }
+        }
+        t
+    }
+
+    /// The same requests for the loops of another text of the file (main with calls
+    /// inlined), whose loop `id` is the original loop `orig(id)`.
+    fn renamed(&self, orig: impl Fn(&str) -> Option<String>, ids: &[String]) -> Tune {
+        let mut t = Tune::default();
+        for id in ids {
+            let Some(o) = orig(id) else { continue };
+            if let Some(p) = self.partitions.get(&o) {
+                t.partitions.insert(id.clone(), *p);
+            }
+            if let Some(n) = self.timers.get(&o) {
+                t.timers.insert(id.clone(), *n);
+            }
+            if self.sequential.contains(&o) {
+                t.sequential.insert(id.clone());
+            }
+        }
+        t
+    }
+}
 
 /// Parse and analyse another text of the file (the text with calls inlined into main).
 pub type Reanalyze<'a> = &'a dyn Fn(&str) -> Option<(Frontend, analysis::report::api::FileReport)>;
@@ -49,18 +108,20 @@ pub type Reanalyze<'a> = &'a dyn Fn(&str) -> Option<(Frontend, analysis::report:
 /// The MPI plan of one file: `Ok(None)` when the file has no `main` (it is left as it is).
 /// The call statements of `main` to functions with parallel loops are inlined first
 /// ([`inline`]) when they can be, and the inlined text (analysed by `reanalyze`) is generated;
-/// the edits, lines and loop ids returned are the original text's.
+/// the edits, lines and loop ids returned are the original text's. `tune` is by loop id of
+/// the original text.
 pub fn plan(
     text: &str,
     fe: &Frontend,
     report: &analysis::report::api::FileReport,
     reanalyze: Reanalyze<'_>,
+    tune: &Tune,
 ) -> Result<Option<Generated>, gen::FileErrors> {
     let dirs = directives::parse(text)
         .map_err(|es| es.into_iter().map(|e| (e.line, Code::MpiDirective, e.message)).collect::<Vec<_>>())?;
     let inl = inline::inline_calls(text, &fe.unit, report, &dirs);
     if inl.edits.is_empty() {
-        return gen::generate(text, &fe.unit, &fe.lines, report, &dirs, &inl.stays);
+        return gen::generate(text, &fe.unit, &fe.lines, report, &dirs, &inl.stays, tune);
     }
     // Without the inlined calls, with why (when the inlined text cannot be generated).
     let fallback = |why: &str| {
@@ -68,7 +129,7 @@ pub fn plan(
         for f in &inl.inlined {
             stays.insert(f.clone(), format!("main with `{f}` inlined {why}"));
         }
-        gen::generate(text, &fe.unit, &fe.lines, report, &dirs, &stays)
+        gen::generate(text, &fe.unit, &fe.lines, report, &dirs, &stays, tune)
     };
     let Some((fe2, report2)) = reanalyze(&inl.text) else {
         return fallback("cannot be analysed");
@@ -77,7 +138,18 @@ pub fn plan(
         Ok(d) => d,
         Err(_) => return fallback("has malformed directives"),
     };
-    let g = match gen::generate(&inl.text, &fe2.unit, &fe2.lines, &report2, &dirs2, &inl.stays) {
+    // Loops by line: a loop of the inlined text is the original loop its line comes from.
+    let orig_loops: Vec<(u32, &str)> =
+        report.functions.iter().flat_map(|f| f.loops.iter().map(|l| (l.range.line, l.id.as_str()))).collect();
+    let loop_at = |line: u32| orig_loops.iter().find(|(l, _)| *l == line).map(|(_, id)| id.to_string());
+    let lines2: HashMap<&str, u32> = report2
+        .functions
+        .iter()
+        .flat_map(|f| f.loops.iter().map(|l| (l.id.as_str(), l.range.line)))
+        .collect();
+    let ids2: Vec<String> = lines2.keys().map(|id| id.to_string()).collect();
+    let tune2 = tune.renamed(|id| lines2.get(id).and_then(|&l| loop_at(inl.orig_line(l))), &ids2);
+    let g = match gen::generate(&inl.text, &fe2.unit, &fe2.lines, &report2, &dirs2, &inl.stays, &tune2) {
         Ok(Some(g)) => g,
         Ok(None) => return fallback("has no main"),
         Err(e) => return fallback(&format!("cannot be generated ({})", message(&e))),
@@ -87,10 +159,6 @@ pub fn plan(
     let Some(edits) = inline::map_back(&inl.edits, &then) else {
         return fallback("cannot be mapped back to the original text");
     };
-    // Loops by line: a loop of the inlined text is the original loop its line comes from.
-    let orig_loops: Vec<(u32, &str)> =
-        report.functions.iter().flat_map(|f| f.loops.iter().map(|l| (l.range.line, l.id.as_str()))).collect();
-    let loop_at = |line: u32| orig_loops.iter().find(|(l, _)| *l == line).map(|(_, id)| id.to_string());
     let mut g = g;
     for d in &mut g.doalls {
         d.line = inl.orig_line(d.line);
@@ -113,7 +181,8 @@ fn message(errors: &gen::FileErrors) -> String {
 
 /// PS for the MPI target: the generated file as edits (`main`'s body replaced, the helpers
 /// inserted) with one event per DOALL loop generated (`translate-loop`), per loop refused
-/// (`refuse-loop`) and per note.
+/// (`refuse-loop`) and per note. Under a tuning plan, the DOALL loops run in the partitions
+/// it decided, or are timed (learning builds).
 pub fn ps(
     name: &str,
     text: &str,
@@ -121,6 +190,7 @@ pub fn ps(
     spps: &Spps,
     fe: &Frontend,
     reanalyze: Reanalyze<'_>,
+    tuning: Option<&FileTuning>,
 ) -> Result<Ps, PipelineError> {
     let report = &spps.report;
     if report.includes.iter().any(|i| i.name == "mpi.h") {
@@ -135,9 +205,11 @@ pub fn ps(
             file_edits: Vec::new(),
             tuned: Vec::new(),
             regions: Vec::new(),
+            doalls: Vec::new(),
         });
     }
-    let g = plan(text, fe, report, reanalyze)
+    let tune = Tune::from_plan(report, tuning);
+    let g = plan(text, fe, report, reanalyze, &tune)
         .map_err(|e| PipelineError::Unsupported { target: Target::Mpi, message: message(&e) })?;
     let Some(g) = g else {
         return Ok(Ps {
@@ -148,6 +220,7 @@ pub fn ps(
             file_edits: Vec::new(),
             tuned: Vec::new(),
             regions: Vec::new(),
+            doalls: Vec::new(),
         });
     };
     let refs: Vec<LoopRef> =
@@ -176,7 +249,6 @@ pub fn ps(
         .lines(1, lines.line_of(text.len().saturating_sub(1)))
         .diff(diff::unified(name, text, lines, &edits));
     events.push(file);
-    events.sort_by_key(|e| e.line_start);
     // The generated file is one set of edits (`file_edits`); no loop gets an edit of its own.
     let placed: Vec<Placed> = Vec::new();
     let skipped = g
@@ -191,14 +263,42 @@ pub fn ps(
             })
         })
         .collect();
+    // The partitions tuning decided (`-t`), with their evidence: DOALL loops, and loops it
+    // keeps sequential.
+    let keys = loop_keys(report);
+    let mut tuned = Vec::new();
+    for r in &refs {
+        let Some(LoopPlan::Apply { variant, evidence }) =
+            tuning.zip(keys.get(&r.id)).and_then(|(t, k)| t.get(k))
+        else {
+            continue;
+        };
+        if variant.parallel && !g.doalls.iter().any(|d| d.loop_id == r.id) {
+            continue;
+        }
+        events.push(
+            Event::new(Stage::Ps, action::TUNED)
+                .with_loop(r)
+                .text(variant.to_string())
+                .reason(evidence.clone()),
+        );
+        tuned.push(Tuned {
+            loop_id: r.id.clone(),
+            line: r.line,
+            variant: *variant,
+            evidence: evidence.clone(),
+        });
+    }
+    events.sort_by_key(|e| e.line_start);
     Ok(Ps {
         target: Target::Mpi,
         placed,
         skipped,
         events,
         file_edits: edits,
-        tuned: Vec::new(),
+        tuned,
         regions: Vec::new(),
+        doalls: g.doalls,
     })
 }
 
@@ -211,6 +311,10 @@ mod tests {
     use std::path::Path;
 
     fn run(src: &str) -> Result<Option<Generated>, gen::FileErrors> {
+        run_tuned(src, &Tune::default())
+    }
+
+    fn run_tuned(src: &str, tune: &Tune) -> Result<Option<Generated>, gen::FileErrors> {
         let opts = AnalyzeOptions::default();
         let report = analyze_source(Path::new("t.c"), src, &opts, &MemLoader::default());
         let fe = parse_source(Path::new("t.c"), src, &opts.pp, &MemLoader::default());
@@ -218,7 +322,7 @@ mod tests {
             let r = analyze_source(Path::new("t.c"), t, &opts, &MemLoader::default());
             Some((parse_source(Path::new("t.c"), t, &opts.pp, &MemLoader::default()), r))
         };
-        plan(src, &fe, &report, &again)
+        plan(src, &fe, &report, &again, tune)
     }
 
     fn generated(src: &str) -> (Generated, String) {
@@ -411,6 +515,54 @@ mod tests {
         let main = &text[text.find("int main").unwrap()..];
         let gather = main.find("ppo_gather_rows(a,").expect("a is gathered");
         assert!(gather < main.find("p[3]").unwrap(), "{main}");
+    }
+
+    #[test]
+    fn preprocessor_conditionals_in_main_refuse_the_file_with_their_line() {
+        // The loop of the #else branch straddles the #endif: rewriting main's statements
+        // would leave the #endif without its #if (a program that does not compile).
+        let src = prog("#ifdef REVERSE\n  for (i = n - 1; i >= 0; i--) {\n#else\n  for (i = 0; i < n; i++) {\n#endif\n    a[i] = 2.0 * i;\n  }\n");
+        let e = run(&src).unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!((e[0].0, e[0].1), (8, Code::MpiUnsupported), "{e:?}");
+        assert!(e[0].2.contains("preprocessor conditionals"), "{}", e[0].2);
+    }
+
+    #[test]
+    fn tuning_chooses_the_partition_of_an_analysed_loop_and_times_it() {
+        let src = prog("  for (i = 0; i < n; i++)\n    a[i] = 2.0 * i;\n  for (i = 1; i < n - 1; i++)\n    b[i] = a[i - 1] + a[i + 1];\n  for (i = 0; i < n; i++)\n    s += b[i];\n");
+        let (g, _) = generated(&src);
+        let scheds: Vec<Sched> = g.doalls.iter().map(|d| d.sched).collect();
+        assert_eq!(scheds, [Sched::Blk, Sched::Blk, Sched::Blk], "{:?}", g.doalls);
+        let ids: Vec<String> = g.doalls.iter().map(|d| d.loop_id.clone()).collect();
+        let tune = Tune {
+            partitions: ids.iter().map(|id| (id.clone(), Sched::Gss)).collect(),
+            timers: ids.iter().enumerate().map(|(k, id)| (id.clone(), k as u32)).collect(),
+            sequential: HashSet::new(),
+        };
+        let g = run_tuned(&src, &tune).unwrap().unwrap();
+        // The halo loop (rows i ± 1) needs blocks: it keeps BLK; the others self-schedule.
+        let scheds: Vec<Sched> = g.doalls.iter().map(|d| d.sched).collect();
+        assert_eq!(scheds, [Sched::Gss, Sched::Blk, Sched::Gss], "{:?}", g.doalls);
+        let edits: Vec<Edit> =
+            g.edits.iter().map(|(s, e, t)| Edit { start: *s, end: *e, text: t.clone() }).collect();
+        let text = crate::edit::apply(&src, &edits).unwrap();
+        assert!(text.contains("static struct { long calls;") && text.contains("ppo_tune_tab[3];"), "{text}");
+        let main = &text[text.find("int main").unwrap()..];
+        for k in 0..3 {
+            let (b, e) = (format!("ppo_tune_begin({k});"), format!("ppo_tune_end({k});"));
+            assert!(main.find(&b).is_some_and(|b| main.find(&e).is_some_and(|e| b < e)), "{main}");
+        }
+        assert_eq!(main.matches("ppo_sched_init(&ppo_s, PPO_GSS").count(), 2, "{main}");
+        // Without timers, no timer code.
+        let plain = Tune { timers: HashMap::new(), ..tune };
+        let g = run_tuned(&src, &plain).unwrap().unwrap();
+        assert!(g.edits.iter().all(|(_, _, t)| !t.contains("ppo_tune")));
+        // A loop tuning keeps sequential is no DOALL loop (it runs on rank 0).
+        let seq = Tune { sequential: HashSet::from([ids[0].clone()]), ..Tune::default() };
+        let g = run_tuned(&src, &seq).unwrap().unwrap();
+        assert_eq!(g.doalls.len(), 2, "{:?}", g.doalls);
+        assert!(g.doalls.iter().all(|d| d.loop_id != ids[0]));
     }
 
     #[test]

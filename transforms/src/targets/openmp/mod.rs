@@ -90,6 +90,8 @@ pub fn plan_tuned(
                     _ => continue,
                 },
                 Some(_) if !l.parallel.legal => continue,
+                // MPI's learning builds only.
+                Some(LoopPlan::Timed { .. }) => continue,
                 Some(LoopPlan::Apply { variant, evidence }) => {
                     tuned.push(Tuned {
                         loop_id: l.id.clone(),

@@ -243,5 +243,6 @@ pub fn ps(
         file_edits: plan.fixes.iter().map(|f| f.edit.clone()).collect(),
         tuned: Vec::new(),
         regions: Vec::new(),
+        doalls: Vec::new(),
     })
 }

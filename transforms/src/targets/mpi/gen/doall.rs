@@ -26,6 +26,8 @@ pub(super) struct Plan {
     pub(super) loop_id: String,
     pub(super) line: u32,
     pub(super) sched: Sched,
+    /// The partition is a directive's (`DOALL_BEGIN P = …`), not the analysis'.
+    pub(super) directive: bool,
     pub(super) var: String,
     pub(super) var_decl: Option<String>,
     pub(super) init: String,
@@ -232,6 +234,7 @@ impl<'a> Gen<'a> {
             loop_id: lr.id.clone(),
             line: lr.range.line,
             sched,
+            directive,
             var: shape.var.clone(),
             var_decl: shape.declared.then(|| shape.var_type.clone().unwrap_or_else(|| "long long".into())),
             init,

@@ -414,6 +414,12 @@ impl<'a> Gen<'a> {
             n: format!("({})", p.trip),
             row: row.to_string(),
         };
+        // Learning builds time the loop with the transfers it needs, every rank at the
+        // barriers (the slowest rank's time).
+        let timer = self.tune.timers.get(&p.loop_id).copied();
+        if let Some(id) = timer {
+            let _ = writeln!(out, "{ind}ppo_tune_begin({id});");
+        }
         // Before: what each rank needs.
         for &v in &p.scalar_reads {
             self.ensure_scalar_all(v, out, ind, at);
@@ -605,6 +611,9 @@ impl<'a> Gen<'a> {
             let _ = writeln!(out, "{i2}{} = {};", p.var, index_value(&p.init, "ppo_n", p.step));
         }
         let _ = writeln!(out, "{ind}}}");
+        if let Some(id) = timer {
+            let _ = writeln!(out, "{ind}ppo_tune_end({id});");
+        }
         for (&a, (row, _)) in &p.writes {
             if dynamic {
                 self.set(a, AState::root_only());

@@ -440,13 +440,20 @@ impl<'a> Gen<'a> {
                 let Some(l) = self.loop_report(s).filter(|l| l.parallel.directive.is_some()) else {
                     continue;
                 };
+                // Measured faster on rank 0 than distributed (`-t`).
+                if self.tune.sequential.contains(&l.id) {
+                    continue;
+                }
                 // Iterations whose work grows with the index (a triangular nest, an inner bound
                 // or a callee's loop that reads it): cyclic rows balance what blocks do not.
                 let grows = l.parallel.schedule == analysis::parallel::Schedule::Dynamic
                     || l.counted
                         .as_ref()
                         .is_some_and(|c| analysis::parallel::cost::grows_with_index(unit, f, s, &c.var));
-                candidates.push((s, if grows { Sched::Cyc } else { Sched::Blk }, false));
+                let default = if grows { Sched::Cyc } else { Sched::Blk };
+                // Tuning may ask for another partition (learning builds, `-t`'s decision).
+                let sched = self.tune.partitions.get(&l.id).copied().unwrap_or(default);
+                candidates.push((s, sched, false));
             }
             for fr in &report.functions {
                 // A function main calls was inlined at every call (its loops are generated in

@@ -18,6 +18,7 @@ mod location;
 mod tests;
 
 use super::directives::{Directives, Sched};
+use super::Tune;
 use analysis::codes::Code;
 use analysis::ir::*;
 use analysis::opt::cxx::ForShape;
@@ -34,6 +35,8 @@ pub struct Doall {
     pub loop_id: String,
     pub line: u32,
     pub sched: Sched,
+    /// The partition is a directive's (tuning leaves it as the user wrote it).
+    pub directive: bool,
     /// `BLK: scatter a, bcast b, gather c` (the log's text).
     pub what: String,
 }
@@ -66,6 +69,7 @@ struct Gen<'a> {
     report: &'a FileReport,
     lines: &'a LineIndex,
     dirs: &'a Directives,
+    tune: &'a Tune,
     arrays: BTreeMap<SymId, ArrInfo>,
     plans: BTreeMap<StmtId, Plan>,
     init_stmts: BTreeSet<StmtId>,
@@ -112,7 +116,7 @@ impl<'a> Gen<'a> {
 }
 
 /// Generate the MPI version of a file: `None` when it has no `main` (nothing runs it; copied
-/// as it is).
+/// as it is). `tune`: the partitions and timers tuning asks for, by loop id of `report`.
 pub fn generate(
     text: &str,
     unit: &TranslationUnit,
@@ -120,6 +124,7 @@ pub fn generate(
     report: &FileReport,
     dirs: &Directives,
     stays: &BTreeMap<String, String>,
+    tune: &Tune,
 ) -> Result<Option<Generated>, FileErrors> {
     let Some(fid) = unit.func_by_name("main") else { return Ok(None) };
     let f = unit.func(fid);
@@ -130,6 +135,7 @@ pub fn generate(
         report,
         lines,
         dirs,
+        tune,
         arrays: BTreeMap::new(),
         plans: BTreeMap::new(),
         init_stmts: BTreeSet::new(),
@@ -148,6 +154,16 @@ pub fn generate(
             "main has syntax errors".into(),
         )]);
     }
+    // main's body is rewritten statement by statement, from the branch the analysis saw: a
+    // conditional's lines between or inside its statements would be cut apart.
+    let body = f.stmt(f.body).span;
+    if let Some(at) = text[body.range()].lines().position(crate::text::directive::is_conditional) {
+        return Err(vec![(
+            lines.line_col(body.start).0 + at as u32,
+            Code::MpiUnsupported,
+            "main's body holds preprocessor conditionals (#if, #ifdef, #else, #endif): the MPI generator rewrites main statement by statement and cannot keep their branches; move them out of main (into a function or a macro)".into(),
+        )]);
+    }
     g.find_arrays();
     let candidates = g.doall_candidates(stays, &mut out.refused);
     for r in &dirs.init {
@@ -159,10 +175,10 @@ pub fn generate(
         }
     }
     for (s, sched, directive) in candidates {
-        // A cyclic partition the analysis chose (not a directive's) falls back to blocks
-        // where cyclic rows cannot be transferred (array results, halos).
+        // A partition the analysis or tuning chose (not a directive's) falls back to blocks
+        // where its rows cannot be transferred (cyclic array results, halos, the global model).
         let planned = match g.plan_doall(s, sched, directive) {
-            Err(_) if !directive && sched == Sched::Cyc => g.plan_doall(s, Sched::Blk, directive),
+            Err(_) if !directive && sched != Sched::Blk => g.plan_doall(s, Sched::Blk, directive),
             r => r,
         };
         match planned {
@@ -248,17 +264,19 @@ pub fn generate(
     }
     let bs = f.stmt(f.body).span;
     out.edits.push((bs.start, bs.end, body));
-    out.edits.push((
-        emit::prelude_point(text, unit),
-        emit::prelude_point(text, unit),
-        super::runtime::PRELUDE.to_string(),
-    ));
+    let mut prelude = super::runtime::PRELUDE.to_string();
+    if !tune.timers.is_empty() {
+        let loops = tune.timers.values().max().map_or(0, |m| m + 1);
+        prelude.push_str(&super::runtime::timers(loops));
+    }
+    out.edits.push((emit::prelude_point(text, unit), emit::prelude_point(text, unit), prelude));
     for p in g.plans.values() {
         let what = g.what.get(&p.stmt).map(|v| v.join(", ")).unwrap_or_default();
         out.doalls.push(Doall {
             loop_id: p.loop_id.clone(),
             line: p.line,
             sched: p.sched,
+            directive: p.directive,
             what: if what.is_empty() {
                 format!("P = {}", p.sched)
             } else {
