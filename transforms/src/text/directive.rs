@@ -38,6 +38,28 @@ pub fn is_conditional(line: &str) -> bool {
     directive_name(line).is_some_and(|d| ["if", "elif", "else", "endif"].iter().any(|k| d.starts_with(k)))
 }
 
+/// The line (0-based, in `text`) of the first conditional of `text` whose group is not
+/// whole inside it: an `#else`, `#elif` or `#endif` whose `#if` comes before `text`, or an
+/// `#if` whose `#endif` comes after. `None` when every group it touches is whole (or it
+/// has none): a copy of the text keeps the conditionals balanced.
+pub fn straddled_conditional(text: &str) -> Option<usize> {
+    let mut open: Vec<usize> = Vec::new();
+    for (k, line) in text.lines().enumerate() {
+        let Some(d) = directive_name(line).filter(|_| is_conditional(line)) else { continue };
+        if d.starts_with("endif") {
+            if open.pop().is_none() {
+                return Some(k);
+            }
+        } else if d.starts_with("if") {
+            open.push(k);
+        } else if open.is_empty() {
+            // `#else`, `#elif` of a group opened before the text.
+            return Some(k);
+        }
+    }
+    open.first().copied()
+}
+
 /// The `#pragma` of the kind `which` that ends `before` (the text before a loop, or before
 /// its line), trimmed: the last line that is neither blank nor a conditional, when it is
 /// such a directive, looking at most [`LOOKBACK`] lines back.
@@ -62,6 +84,16 @@ fn directive_name(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conditionals_whole_or_straddled() {
+        assert_eq!(straddled_conditional("a;\n#ifdef X\nb;\n#else\nc;\n#endif\nd;\n"), None);
+        assert_eq!(straddled_conditional("#if A\n#if B\nx;\n#endif\n#endif\n"), None);
+        // A loop of an `#else` branch whose body holds the `#endif`.
+        assert_eq!(straddled_conditional("for (;;) {\n#endif\n  x;\n}"), Some(1));
+        assert_eq!(straddled_conditional("x;\n#else\ny;\n"), Some(1));
+        assert_eq!(straddled_conditional("x;\n#if A\ny;\n"), Some(1));
+    }
 
     #[test]
     fn spellings_of_a_pragma() {

@@ -154,15 +154,18 @@ pub fn generate(
             "main has syntax errors".into(),
         )]);
     }
-    // main's body is rewritten statement by statement, from the branch the analysis saw: a
-    // conditional's lines between or inside its statements would be cut apart.
-    let body = f.stmt(f.body).span;
-    if let Some(at) = text[body.range()].lines().position(crate::text::directive::is_conditional) {
-        return Err(vec![(
-            lines.line_col(body.start).0 + at as u32,
-            Code::MpiUnsupported,
-            "main's body holds preprocessor conditionals (#if, #ifdef, #else, #endif): the MPI generator rewrites main statement by statement and cannot keep their branches; move them out of main (into a function or a macro)".into(),
-        )]);
+    // main's statements are copied whole, from the branch the analysis saw: a statement
+    // whose text holds part of a conditional group (a loop header of an `#else` branch whose
+    // body holds the `#endif`) would lose the rest of the group.
+    for s in f.stmts_under(f.body).into_iter().filter(|&s| s != f.body) {
+        let sp = f.stmt(s).span;
+        if let Some(at) = crate::text::directive::straddled_conditional(&text[sp.range()]) {
+            return Err(vec![(
+                lines.line_col(sp.start).0 + at as u32,
+                Code::MpiUnsupported,
+                "a statement of main straddles the branches of a preprocessor conditional (#if … #else … #endif): the MPI generator copies main's statements whole and would cut the conditional apart; keep each group whole inside one statement, or move it into a function".into(),
+            )]);
+        }
     }
     g.find_arrays();
     let candidates = g.doall_candidates(stays, &mut out.refused);
