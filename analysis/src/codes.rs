@@ -142,6 +142,8 @@ registry! {
     /// A user's directive the analysis cannot verify (pointers, calls, subscripts it cannot
     /// follow): a note, never a warning.
     Unverified = "PPO122", Note, "user directive the analysis cannot verify";
+    /// Every thread of a user's `#pragma omp parallel` region writes one shared place.
+    RegionRace = "PPO123", Warning, "every thread of a parallel region writes one shared place";
     /// The language server's hint on a loop ppo would parallelize.
     Parallelizable = "PPO130", Hint, "loop can run in parallel";
     /// Tuning: a measured parallel version changed the program's output.

@@ -3,6 +3,7 @@
 
 pub mod cost;
 pub mod ompcheck;
+pub mod ompregion;
 pub mod pipeline;
 pub mod privarray;
 mod profit;

@@ -349,7 +349,7 @@ fn synchronization(f: &Function, loop_stmt: StmtId, inactive: &Inactive<'_>) -> 
 }
 
 /// Is this directive a worksharing loop (`parallel for`, `for`, `parallel for simd`, …)?
-fn is_loop_directive(text: &str) -> bool {
+pub(super) fn is_loop_directive(text: &str) -> bool {
     let words: Vec<&str> = text.split(|c: char| c.is_whitespace() || c == '(').take(3).collect();
     words.len() >= 2
         && words[0] == "omp"
@@ -365,7 +365,7 @@ fn is_simd_only(text: &str) -> bool {
 
 /// Clause lists of a directive: `private(a, b) reduction(+:s)` → [("private", ["a","b"]),
 /// ("reduction", ["+:s"])] (reduction variables keep their operator).
-fn clauses(text: &str) -> Vec<(String, Vec<String>)> {
+pub(super) fn clauses(text: &str) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     let b = text.as_bytes();
     let mut i = 0;
@@ -415,7 +415,7 @@ fn clauses(text: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
-fn listed<'a>(cl: &'a [(String, Vec<String>)], kinds: &[&str]) -> Vec<&'a str> {
+pub(super) fn listed<'a>(cl: &'a [(String, Vec<String>)], kinds: &[&str]) -> Vec<&'a str> {
     cl.iter()
         .filter(|(k, _)| kinds.contains(&k.as_str()))
         .flat_map(|(_, v)| v.iter().map(String::as_str))
@@ -449,7 +449,12 @@ pub fn check_user_directives(
         private.extend(collapsed_indices(unit, f, v.stmt, n));
         // `ordered`: the carried updates sit in an `ordered` region that runs the iterations in
         // order; ppo does not model it.
-        let ordered = text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "ordered");
+        // (The clause without an `ordered` construct in the loop orders nothing: DataRaceBench's
+        // `orderedmissing`; such a loop is checked as any other.)
+        let ordered = text.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == "ordered")
+            && f.stmts_under(v.stmt).iter().any(|&s| {
+                matches!(&f.stmt(s).kind, StmtKind::Pragma(t) if t.trim_start().strip_prefix("omp").is_some_and(|r| r.trim_start().starts_with("ordered")))
+            });
         if ordered && (!v.legal || !v.clauses().is_empty()) {
             out.push(Diagnostic {
                 code: Code::Unverified,
@@ -575,6 +580,24 @@ pub fn check_user_directives(
                         && !in_ranges(r)
                 })
                 .collect();
+            // Every iteration calls a function that writes a global (DataRaceBench's
+            // `threadprivatemissing`): whatever the obstacles the analysis reports, the
+            // iterations race on it.
+            let own: HashSet<String> =
+                private.iter().cloned().chain(user_private.iter().map(|s| s.to_string())).collect();
+            if let Some(place) = super::ompregion::loop_call_race(unit, f, v.stmt, &own) {
+                out.push(Diagnostic {
+                    code: Code::Race,
+                    severity: Severity::Warning,
+                    message: format!(
+                        "`#pragma {text}` on a loop that is not parallel: every iteration writes {place}, \
+                         shared by the threads [{}]",
+                        Code::ImpureCall
+                    ),
+                    span,
+                });
+                continue;
+            }
             if wrong.is_empty() {
                 if let Some(r) = blocking.first() {
                     out.push(Diagnostic {

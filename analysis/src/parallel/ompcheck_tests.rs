@@ -287,3 +287,33 @@ fn parses_clauses() {
     assert!(!is_loop_directive("omp parallel"));
     assert!(!is_loop_directive("omp critical"));
 }
+
+/// Every iteration of an `omp for` calls a function that writes a global (DataRaceBench's
+/// `threadprivatemissing`): a race, unless the global is `threadprivate`.
+#[test]
+fn a_call_writing_a_global_in_every_iteration_is_a_race() {
+    let racy = "int sum0 = 0;\nvoid foo(int i) { sum0 = sum0 + i; }\nint main(void) {\n  int i;\n  #pragma omp parallel\n  {\n    #pragma omp for\n    for (i = 1; i <= 1000; i++)\n      foo(i);\n  }\n  return sum0;\n}\n";
+    let out = check(racy);
+    assert!(
+        out.iter().any(|m| m.starts_with("PPO120") && m.contains("every iteration writes sum0 (in foo)")),
+        "{out:?}"
+    );
+    let own = racy.replace("int sum0 = 0;\n", "int sum0 = 0;\n#pragma omp threadprivate(sum0)\n");
+    assert!(check(&own).iter().all(|m| !m.starts_with("PPO120")), "{:?}", check(&own));
+    // Only when the call always runs: under a condition it may run in one iteration.
+    let guarded = racy.replace("      foo(i);", "      if (i == 7) foo(i);");
+    assert!(check(&guarded).iter().all(|m| !m.starts_with("PPO120")), "{:?}", check(&guarded));
+}
+
+/// The `ordered` clause without an `ordered` construct in the loop orders nothing
+/// (DataRaceBench's `orderedmissing`): the loop is checked as any other.
+#[test]
+fn an_ordered_clause_without_an_ordered_region_is_checked() {
+    let src = "int main(void) {\n  int x = 0;\n  #pragma omp parallel for ordered\n  for (int i = 0; i < 100; ++i) {\n    x++;\n  }\n  return x;\n}\n";
+    let out = check(src);
+    assert!(out.iter().any(|m| m.starts_with("PPO121") || m.starts_with("PPO120")), "{out:?}");
+    let with = src.replace("    x++;\n", "    #pragma omp ordered\n    x++;\n");
+    let out = check(&with);
+    assert!(out.iter().all(|m| !m.starts_with("PPO120") && !m.starts_with("PPO121")), "{out:?}");
+    assert!(out.iter().any(|m| m.contains("does not check loops with `ordered` regions")), "{out:?}");
+}

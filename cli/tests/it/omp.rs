@@ -141,6 +141,19 @@ fn directives_are_placed_where_the_experts_place_them() {
     let r = ppo(&["analyze".as_ref(), root().join("corpus/real/user_directives.c").as_os_str()]);
     assert!(!r.stdout.contains("[PPO120]") && !r.stdout.contains("[PPO121]"), "{}", r.stdout);
     assert!(r.stdout.contains("[PPO122]"), "the ordered loop is noted as not checked:\n{}", r.stdout);
+    // Every thread of a region writing one shared place: each reported, on its line.
+    let r = ppo(&["analyze".as_ref(), root().join("corpus/races/region_races.c").as_os_str()]);
+    let lines: Vec<&str> = r.stdout.lines().filter(|l| l.contains("[PPO123]")).collect();
+    let at: Vec<&str> = lines.iter().filter_map(|l| l.split(':').nth(1)).collect();
+    assert_eq!(at, ["38", "39", "40", "40"], "{}", r.stdout);
+    for place in [
+        "writes *status here",
+        "writes done (through set_flag's parameter)",
+        "writes calls_seen (in remember)",
+        "writes mode (in remember)",
+    ] {
+        assert!(r.stdout.contains(place), "{place}: {}", r.stdout);
+    }
     // The user's directive under `#ifdef _OPENMP` is the only one on its loop.
     let sb = fs::read_to_string(out.join("static_bound.c")).unwrap();
     assert_eq!(sb.matches("#pragma omp parallel for reduction(+:s)").count(), 1, "{sb}");

@@ -402,12 +402,13 @@ pub(crate) fn function_report(
     common_subexpressions.dedup_by(|a, b| {
         (a.line, a.column, a.first_line, a.first_column) == (b.line, b.column, b.first_line, b.first_column)
     });
-    let directive_diagnostics = crate::parallel::ompcheck::check_user_directives(
+    let mut directive_diagnostics = crate::parallel::ompcheck::check_user_directives(
         &fe.unit,
         f,
         &verdicts,
         &crate::parallel::ompcheck::Inactive { text: &fe.text, spans: &fe.pre.inactive },
     );
+    directive_diagnostics.extend(crate::parallel::ompregion::check_parallel_regions(&fe.unit, f));
     let links: usize = (0..du.uses.len() as u32).map(|u| du.defs_of_use(u).len()).sum();
     FunctionReport {
         name: f.name.clone(),
