@@ -20,9 +20,10 @@ use crate::tune::{c_files, keep_fresh, open_log, progress_bar, Fresh, Tuned};
 use analysis::syntax::preprocess::FsLoader;
 use backends::process::interrupted;
 use backends::tuning::mpi::{run_timed, MpiRun};
+use backends::tuning::runs::decided;
 use backends::tuning::runs::VALIDATION_ROUNDS;
 use backends::tuning::session::{self, BuildLoop};
-use backends::tuning::{same_output, Learned, VariantRuns};
+use backends::tuning::{same_output, Learned, TuneLoop};
 use backends::{source, Backend, LocalBackend, MpiBackend, Program};
 use std::collections::HashMap;
 use std::fs;
@@ -33,7 +34,7 @@ use transforms::ls::perf::{PerfContext, PerfMode, PerfRun, Validation};
 use transforms::ls::{sha256_hex, LogDb};
 use transforms::pipeline::{Options, Pipeline};
 use transforms::targets::mpi::directives::Sched;
-use transforms::tuning::decide::{decide, median, program_fallback, Fallback, Measured};
+use transforms::tuning::decide::{decide, median, program_fallback, Fallback};
 use transforms::tuning::plan::{loop_keys, Candidate, FileTuning, LoopPlan, TuningPlan};
 use transforms::tuning::variant::Variant;
 
@@ -186,23 +187,6 @@ fn describe_failure(r: &MpiRun) -> String {
     }
 }
 
-/// The measurements of loop `k` as the decision's input.
-fn measured(learned: &Learned, k: usize) -> Vec<Measured> {
-    learned
-        .loops
-        .get(&(k as u32))
-        .map(|vs| {
-            vs.iter()
-                .map(|v| Measured {
-                    variant: v.variant,
-                    seconds: v.samples.iter().map(|x| x.total).collect(),
-                    rejected: !v.output_ok,
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Learn one program: its loops' measurements (by loop index) and the whole-program
 /// figures, with a warning per build whose runs failed or printed another output (its
 /// variants are rejected). `progress(done, planned)` after each run.
@@ -283,19 +267,11 @@ fn learn(
                 }
                 for (k, v) in b.variants.iter().enumerate() {
                     let Some(v) = v else { continue };
-                    let v = if one_rank { Variant::SEQUENTIAL } else { *v };
-                    let list = learned.loops.entry(k as u32).or_default();
-                    let at = match list.iter().position(|x| x.variant == v) {
-                        Some(at) => at,
-                        None => {
-                            list.push(VariantRuns { variant: v, samples: Vec::new(), output_ok: true });
-                            list.len() - 1
-                        }
-                    };
+                    let runs = learned.variant_mut(k as u32, if one_rank { Variant::SEQUENTIAL } else { *v });
                     if !good {
-                        list[at].output_ok = false;
+                        runs.output_ok = false;
                     } else if let Some(sample) = r.loops.get(&(k as u32)) {
-                        list[at].samples.push(sample.clone());
+                        runs.samples.push(sample.clone());
                     }
                 }
             }
@@ -311,7 +287,7 @@ fn learn(
         .loops
         .iter()
         .enumerate()
-        .map(|(k, c)| decide(c.default, &measured(&learned, k)).map_or(c.default, |d| d.variant))
+        .map(|(k, c)| decided(&learned, &TuneLoop { id: k as u32, variants: Vec::new(), default: c.default }))
         .collect();
     let mut plain = Vec::new();
     let default_build = build(s, p, applied_plan(p, &defaults), &mut plain)?;
@@ -323,24 +299,23 @@ fn learn(
         }
         seq_run(&mut learned)?;
         progress(learned.runs, planned);
-        for (b, times) in [(&default_build, 0), (&tuned_build, 1)] {
+        for (b, tuned) in [(&default_build, false), (&tuned_build, true)] {
             let Some(b) = b else { continue };
             let r = mpi_run(s, s.np, &b.exe)?;
             learned.runs += 1;
             progress(learned.runs, planned);
             if !ok(&r) {
                 warnings.push(format!("the whole MPI program {}", describe_failure(&r)));
-                continue;
-            }
-            match times {
-                0 => learned.default_seconds.push(r.seconds),
-                _ => learned.tuned_seconds.push(r.seconds),
+            } else if tuned {
+                learned.tuned_seconds.push(r.seconds);
+            } else {
+                learned.default_seconds.push(r.seconds);
             }
         }
-        if tuned_build.is_none() {
-            // The tuned program is the default one.
-            learned.tuned_seconds = learned.default_seconds.clone();
-        }
+    }
+    if tuned_build.is_none() {
+        // The tuned program is the default one (the same text: built once).
+        learned.tuned_seconds = learned.default_seconds.clone();
     }
     Ok((learned, warnings))
 }

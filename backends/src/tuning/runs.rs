@@ -101,7 +101,8 @@ pub struct Learned {
 }
 
 impl Learned {
-    fn variant_mut(&mut self, id: u32, v: Variant) -> &mut VariantRuns {
+    /// The runs of loop `id` in variant `v` (new and empty the first time).
+    pub fn variant_mut(&mut self, id: u32, v: Variant) -> &mut VariantRuns {
         let list = self.loops.entry(id).or_default();
         if let Some(i) = list.iter().position(|x| x.variant == v) {
             return &mut list[i];
