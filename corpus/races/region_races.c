@@ -1,5 +1,5 @@
-/* region_races.c -- races that every thread of a parallel region makes alike (the patterns
- * of DataRaceBench's dynamic-storage, func-arg and declared-in-func programs): each thread
+/* region_races.c -- races that every thread of a parallel region makes alike (patterns seen
+ * on a public race benchmark: dynamic storage, a function argument, a static local): each thread
  * writes one shared place -- what a shared pointer points to, a variable passed by address
  * to a function that writes through it, a static local of a called function, a global.
  * Every thread writes the same value, so the output does not show the races, but the C and
