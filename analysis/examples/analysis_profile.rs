@@ -46,17 +46,17 @@ fn main() {
         lap(&mut k, &mut s);
         let fx = analysis::flow::dataflow::FnItems::build(u, f, &cfg);
         lap(&mut k, &mut s);
-        let rd = analysis::flow::reaching::reaching_definitions_with(u, f, &cfg, &fx);
+        let rd = analysis::flow::reaching::reaching_definitions(u, f, &cfg, &fx);
         lap(&mut k, &mut s);
-        let _lv = analysis::flow::liveness::liveness_with(u, f, &cfg, &fx);
+        let _lv = analysis::flow::liveness::liveness(u, &cfg, &fx);
         lap(&mut k, &mut s);
-        let _du = analysis::flow::defuse::def_use_with(f, &cfg, &rd, &fx);
+        let _du = analysis::flow::defuse::def_use(f, &cfg, &rd, &fx);
         lap(&mut k, &mut s);
-        let _c = analysis::opt::cse::cse_opportunities_with(u, f, &cfg, &fx, Some(&fe.text));
+        let _c = analysis::opt::cse::cse_opportunities(u, f, &cfg, &fx, Some(&fe.text));
         lap(&mut k, &mut s);
         let ssa = analysis::ssa::build_ssa(u, f, &cfg);
         lap(&mut k, &mut s);
-        let cp = analysis::ssa::constprop::propagate_constants_with(u, f, &cfg, &ssa, &g);
+        let cp = analysis::ssa::constprop::propagate_constants(u, f, &cfg, &ssa, &g);
         lap(&mut k, &mut s);
         let inv = analysis::ssa::invariant::loop_invariants(u, f, &cfg, &ssa, Some(&cp));
         lap(&mut k, &mut s);
@@ -68,7 +68,7 @@ fn main() {
         lap(&mut k, &mut s);
         let _n = cfg.natural_loops();
         lap(&mut k, &mut s);
-        let _li = analysis::flow::loops::loop_infos(u, f);
+        let _li = analysis::flow::loops::loop_infos(u, f, &|_| None, None);
         lap(&mut k, &mut s);
         worst.push((start.elapsed(), f.name.clone()));
     }

@@ -1,5 +1,6 @@
 //! The analysis crate: C front end and the classic analyses of ppo's SPPS stage.
 pub mod codes;
+pub mod db;
 pub mod deps;
 pub mod effects;
 pub mod flow;

@@ -50,7 +50,7 @@ pub struct ReasonEntry {
 
 impl From<&ReasonReport> for ReasonEntry {
     fn from(r: &ReasonReport) -> ReasonEntry {
-        ReasonEntry { code: r.code, message: r.message.clone(), ranges: r.ranges.clone() }
+        ReasonEntry { code: r.code, message: r.message.to_string(), ranges: r.ranges.clone() }
     }
 }
 

@@ -36,7 +36,7 @@ pub fn file_findings(report: &FileReport, file: &Path) -> Vec<Finding> {
         .map(|d| Finding {
             code: d.code,
             severity: d.severity,
-            message: d.message.clone(),
+            message: d.message.to_string(),
             file: file.clone(),
             ranges: vec![d.range],
         })

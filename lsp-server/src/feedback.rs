@@ -361,8 +361,13 @@ pub fn diagnostics(a: &Analysis, uri: &Url) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let report = facts.report();
     for d in &report.diagnostics {
-        let mut diag =
-            diagnostic(s, a.lines.range(&a.text, &d.range), severity(d.severity), d.code, d.message.clone());
+        let mut diag = diagnostic(
+            s,
+            a.lines.range(&a.text, &d.range),
+            severity(d.severity),
+            d.code,
+            d.message.to_string(),
+        );
         if matches!(d.code, Code::Race | Code::MissingClause | Code::Unverified) {
             // A directive check: the loop is the first one after the directive.
             if let Some((_, l)) = facts.loops().find(|(_, l)| l.range.line > d.range.line) {

@@ -23,7 +23,6 @@ use crate::deps::subscript::{ArrayRef, Nest, Subscript};
 use crate::ir::*;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Serialize, Serializer};
-use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -92,13 +91,18 @@ pub struct Place {
     pub sink: (Span, Option<u32>),
 }
 
-impl fmt::Display for Place {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = |(span, line): (Span, Option<u32>)| match line {
-            Some(l) => format!("line {l}"),
-            None => format!("bytes {}..{}", span.start, span.end),
+impl Place {
+    /// `between line 12 and line 14`, the lines typed ([`Message`]).
+    pub fn message(&self) -> Message {
+        let mut m = Message::text("between ");
+        let at = |m: &mut Message, (span, line): (Span, Option<u32>)| match line {
+            Some(l) => m.push_line(l),
+            None => m.push_str(format!("bytes {}..{}", span.start, span.end)),
         };
-        write!(f, "between {} and {}", at(self.source), at(self.sink))
+        at(&mut m, self.source);
+        m.push_str(" and ");
+        at(&mut m, self.sink);
+        m
     }
 }
 
@@ -109,8 +113,8 @@ impl Dependence {
     }
     /// A sentence for people: `loop-carried flow dependence on a[i] (distance 1) between
     /// line 12 and line 12`.
-    pub fn message(&self) -> String {
-        format!("{} {}", self.what(), self.place())
+    pub fn message(&self) -> Message {
+        Message::text(self.what() + " ").then(self.place().message())
     }
     /// [`Self::message`] without the place: `loop-carried flow dependence on a[i] (distance 1)`.
     pub fn what(&self) -> String {
@@ -193,7 +197,7 @@ impl LoopDeps {
             .carried_at(level)
             .into_iter()
             .map(|d| Blocker {
-                message: d.message(),
+                message: d.message().to_string(),
                 what: d.what(),
                 place: d.place(),
                 distance: match d.distance.get(level - 1) {

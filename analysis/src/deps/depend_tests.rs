@@ -9,7 +9,7 @@ use crate::syntax::preprocess::SourceMap;
 fn deps(src: &str) -> LoopDeps {
     let u = lower(src, &SourceMap::identity(src.len() as u32));
     let f = u.functions.last().unwrap();
-    let l = loop_infos(&u, f)[0].stmt;
+    let l = loop_infos(&u, f, &|_| None, None)[0].stmt;
     let lines = LineIndex::new(src);
     loop_dependences_with_lines(&u, f, l, Some(&lines)).unwrap()
 }
@@ -180,7 +180,7 @@ fn delinearized_subscripts() {
 fn deps_at(src: &str, k: usize) -> LoopDeps {
     let u = lower(src, &SourceMap::identity(src.len() as u32));
     let f = u.functions.last().unwrap();
-    let l = loop_infos(&u, f)[k].stmt;
+    let l = loop_infos(&u, f, &|_| None, None)[k].stmt;
     loop_dependences(&u, f, l).unwrap()
 }
 
@@ -587,7 +587,7 @@ fn deps_in(src: &str, func: &str) -> LoopDeps {
     u.table_cells = crate::effects::tables::table_cells(&u);
     (u.distinct_params, u.one_table_params) = crate::effects::callsite::table_param_facts(&u);
     let f = u.func(u.func_by_name(func).unwrap());
-    let l = loop_infos(&u, f)[0].stmt;
+    let l = loop_infos(&u, f, &|_| None, None)[0].stmt;
     loop_dependences(&u, f, l).unwrap()
 }
 

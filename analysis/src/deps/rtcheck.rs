@@ -902,7 +902,7 @@ pub fn disjointness_test(
 
 #[cfg(test)]
 mod tests {
-    use crate::parallel::{function_verdicts, LoopVerdict};
+    use crate::parallel::LoopVerdict;
     use crate::syntax::frontend::parse_source;
     use crate::syntax::preprocess::{MemLoader, PpOptions};
 
@@ -910,8 +910,7 @@ mod tests {
     fn first(src: &str) -> LoopVerdict {
         let loader = MemLoader::new(Vec::<(&str, &str)>::new());
         let fe = parse_source(std::path::Path::new("t.c"), src, &PpOptions::default(), &loader);
-        let sums = crate::effects::summary::summarize(&fe.unit);
-        function_verdicts(&fe.unit, &fe.unit.functions[0], &sums).swap_remove(0)
+        crate::db::verdicts_of(&fe.unit, &fe.unit.functions[0]).swap_remove(0)
     }
 
     #[test]

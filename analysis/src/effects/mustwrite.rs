@@ -69,7 +69,7 @@ pub fn param_must_writes(unit: &TranslationUnit, f: &Function) -> Vec<MustWrite>
             .filter(|&e| matches!(f.expr(e).kind, ExprKind::Var(s) if s == p))
             .collect();
         let [use_] = uses.as_slice() else { continue };
-        let infos = infos.get_or_insert_with(|| loop_infos(unit, f));
+        let infos = infos.get_or_insert_with(|| loop_infos(unit, f, &|_| None, None));
         let found = top.iter().find_map(|&s| {
             let info = infos.iter().find(|l| l.stmt == s)?;
             store_in_loop(unit, f, info, *use_)

@@ -789,13 +789,13 @@ mod stress {
             let cfg = Cfg::build(f);
             let fx = FnItems::build(u, f, &cfg);
             let t1 = Instant::now();
-            let rd = crate::flow::reaching::reaching_definitions_with(u, f, &cfg, &fx);
+            let rd = crate::flow::reaching::reaching_definitions(u, f, &cfg, &fx);
             let t2 = Instant::now();
-            let lv = crate::flow::liveness::liveness_with(u, f, &cfg, &fx);
+            let lv = crate::flow::liveness::liveness(u, &cfg, &fx);
             let t3 = Instant::now();
-            let du = crate::flow::defuse::def_use_with(f, &cfg, &rd, &fx);
+            let du = crate::flow::defuse::def_use(f, &cfg, &rd, &fx);
             let t4 = Instant::now();
-            n += crate::opt::cse::cse_opportunities_with(u, f, &cfg, &fx, None).len();
+            n += crate::opt::cse::cse_opportunities(u, f, &cfg, &fx, None).len();
             let t5 = Instant::now();
             for (k, (a, b)) in [(t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5)].iter().enumerate() {
                 t[k] += *b - *a;
@@ -815,8 +815,8 @@ mod stress {
         let (t, n) = run_all(&u);
         let cfg = Cfg::build(f);
         let fx = FnItems::build(&u, f, &cfg);
-        let rd = crate::flow::reaching::reaching_definitions_with(&u, f, &cfg, &fx);
-        let du = crate::flow::defuse::def_use_with(f, &cfg, &rd, &fx);
+        let rd = crate::flow::reaching::reaching_definitions(&u, f, &cfg, &fx);
+        let du = crate::flow::defuse::def_use(f, &cfg, &rd, &fx);
         let links: usize = (0..du.uses.len() as u32).map(|x| du.defs_of_use(x).len()).sum();
         println!(
             "synthetic: {} stmts, {} blocks, {} items, {} defs, {} uses, {} use-def links, {} cse; cfg+items {:?}, reaching {:?}, liveness {:?}, def-use {:?}, cse {:?}; total {:?}",
@@ -861,11 +861,11 @@ mod stress {
             .map(|f| {
                 let cfg = Cfg::build(f);
                 let fx = FnItems::build(&u, f, &cfg);
-                let rd = crate::flow::reaching::reaching_definitions_with(&u, f, &cfg, &fx);
-                let lv = crate::flow::liveness::liveness_with(&u, f, &cfg, &fx);
-                let du = crate::flow::defuse::def_use_with(f, &cfg, &rd, &fx);
+                let rd = crate::flow::reaching::reaching_definitions(&u, f, &cfg, &fx);
+                let lv = crate::flow::liveness::liveness(&u, &cfg, &fx);
+                let du = crate::flow::defuse::def_use(f, &cfg, &rd, &fx);
                 std::hint::black_box((lv.syms.len(), du.uses.len()));
-                crate::opt::cse::cse_opportunities_with(&u, f, &cfg, &fx, None).len()
+                crate::opt::cse::cse_opportunities(&u, f, &cfg, &fx, None).len()
             })
             .sum();
         let par_t = t2.elapsed();
@@ -877,10 +877,10 @@ mod stress {
                 let s = Instant::now();
                 let cfg = Cfg::build(f);
                 let fx = FnItems::build(&u, f, &cfg);
-                let rd = crate::flow::reaching::reaching_definitions_with(&u, f, &cfg, &fx);
-                let _ = crate::flow::liveness::liveness_with(&u, f, &cfg, &fx);
-                let _ = crate::flow::defuse::def_use_with(f, &cfg, &rd, &fx);
-                let _ = crate::opt::cse::cse_opportunities_with(&u, f, &cfg, &fx, None);
+                let rd = crate::flow::reaching::reaching_definitions(&u, f, &cfg, &fx);
+                let _ = crate::flow::liveness::liveness(&u, &cfg, &fx);
+                let _ = crate::flow::defuse::def_use(f, &cfg, &rd, &fx);
+                let _ = crate::opt::cse::cse_opportunities(&u, f, &cfg, &fx, None);
                 (s.elapsed(), f.name.as_str(), rd.ndefs())
             })
             .collect();
@@ -904,7 +904,7 @@ mod stress {
         if let Some(f) = u.functions.iter().find(|f| f.name == worst[0].1) {
             let cfg = Cfg::build(f);
             let fx = FnItems::build(&u, f, &cfg);
-            let rd = crate::flow::reaching::reaching_definitions_with(&u, f, &cfg, &fx);
+            let rd = crate::flow::reaching::reaching_definitions(&u, f, &cfg, &fx);
             let mut kinds = std::collections::BTreeMap::new();
             for d in &rd.defs {
                 *kinds.entry(format!("{:?}", d.kind)).or_insert(0) += 1;

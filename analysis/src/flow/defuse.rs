@@ -34,13 +34,8 @@ pub struct DefUse {
     by_expr: Vec<(ExprId, u32)>,
 }
 
-pub fn def_use(unit: &TranslationUnit, f: &Function, cfg: &Cfg, rd: &ReachingDefs) -> DefUse {
-    let fx = FnItems::build(unit, f, cfg);
-    def_use_with(f, cfg, rd, &fx)
-}
-
-/// Def-use chains from precomputed item accesses (the same ones `rd` was computed from).
-pub fn def_use_with(f: &Function, cfg: &Cfg, rd: &ReachingDefs, fx: &FnItems) -> DefUse {
+/// Def-use chains from the items' accesses (the same ones `rd` was computed from).
+pub fn def_use(f: &Function, cfg: &Cfg, rd: &ReachingDefs, fx: &FnItems) -> DefUse {
     let mut du = DefUse::default();
     for &b in &cfg.rpo {
         let items = &cfg.block(b).items;
@@ -130,8 +125,8 @@ mod tests {
         let src = "int f(int a) { int x = a; if (a > 0) x = 2; int y = x + x; x = y; return x; }";
         let (u, c) = setup(src);
         let f = &u.functions[0];
-        let rd = reaching_definitions(&u, f, &c);
-        let du = def_use(&u, f, &c, &rd);
+        let rd = reaching_definitions(&u, f, &c, &crate::flow::dataflow::FnItems::build(&u, f, &c));
+        let du = def_use(f, &c, &rd, &crate::flow::dataflow::FnItems::build(&u, f, &c));
         let xs: Vec<&Use> = du.uses.iter().filter(|us| us.sym == sym(&u, "x")).collect();
         assert_eq!(xs.len(), 3); // x + x (twice), return x
         let text = |d: u32| src[f.stmt(rd.def(d).stmt).span.range()].to_string();
@@ -157,8 +152,8 @@ mod tests {
         let src = "int f(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }";
         let (u, c) = setup(src);
         let f = &u.functions[0];
-        let rd = reaching_definitions(&u, f, &c);
-        let du = def_use(&u, f, &c, &rd);
+        let rd = reaching_definitions(&u, f, &c, &crate::flow::dataflow::FnItems::build(&u, f, &c));
+        let du = def_use(f, &c, &rd, &crate::flow::dataflow::FnItems::build(&u, f, &c));
         // `s += i` reads s: reached by `s = 0` and by itself.
         let s_uses: Vec<&Use> = du.uses.iter().filter(|us| us.sym == sym(&u, "s")).collect();
         let inc = s_uses.iter().find(|us| &src[f.stmt(us.stmt).span.range()] == "s += i;").unwrap();

@@ -20,12 +20,8 @@ pub struct Liveness {
     pub solution: Solution<FixedBitSet>,
 }
 
-pub fn liveness(unit: &TranslationUnit, f: &Function, cfg: &Cfg) -> Liveness {
-    let fx = FnItems::build(unit, f, cfg);
-    liveness_with(unit, f, cfg, &fx)
-}
-
-pub fn liveness_with(unit: &TranslationUnit, _f: &Function, cfg: &Cfg, fx: &FnItems) -> Liveness {
+/// Live variables of a function, from its items' accesses (`db::FnAnalysis::liveness`).
+pub fn liveness(unit: &TranslationUnit, cfg: &Cfg, fx: &FnItems) -> Liveness {
     let n = fx.syms.len();
     let mut gk = GenKill::new(cfg, Direction::Backward, Meet::Union, n);
     for bi in 0..cfg.graph.node_count() {
@@ -133,7 +129,7 @@ mod tests {
     fn live_before(src: &str, stmt: &str) -> Vec<String> {
         let (u, c) = setup(src);
         let f = &u.functions[0];
-        let lv = liveness(&u, f, &c);
+        let lv = liveness(&u, &c, &crate::flow::dataflow::FnItems::build(&u, f, &c));
         for &b in &c.rpo {
             for (i, it) in c.block(b).items.iter().enumerate() {
                 if &src[f.stmt(it.stmt).span.range()] == stmt {
@@ -159,7 +155,7 @@ mod tests {
         // x is live into the branch (the else path reads it), b is dead after the decl.
         let (u, c) = setup(src);
         let f = &u.functions[0];
-        let lv = liveness(&u, f, &c);
+        let lv = liveness(&u, &c, &crate::flow::dataflow::FnItems::build(&u, f, &c));
         let br = *c
             .rpo
             .iter()
@@ -177,7 +173,7 @@ mod tests {
     fn loop_carried_liveness() {
         let src = "int f(int n) { int s = 0; int i = 0; while (i < n) { s = s + i; i++; } return s; }";
         let (u, c) = setup(src);
-        let lv = liveness(&u, &u.functions[0], &c);
+        let lv = liveness(&u, &c, &crate::flow::dataflow::FnItems::build(&u, &u.functions[0], &c));
         let l = &c.loops[0];
         assert_eq!(names(&u, lv.live_in(l.header)), vec!["i", "n", "s"]);
         assert_eq!(names(&u, lv.live_in(l.exit)), vec!["s"]);
@@ -188,7 +184,7 @@ mod tests {
     fn globals_live_at_exit_and_read_by_calls() {
         let src = "int g; int h2; void h(void); int f(int a) { int t = a; g = t; h(); h2 = 1; return 0; }";
         let (u, c) = setup(src);
-        let lv = liveness(&u, &u.functions[0], &c);
+        let lv = liveness(&u, &c, &crate::flow::dataflow::FnItems::build(&u, &u.functions[0], &c));
         // g and h2 are live at the exit; g is read by the call, so `g = t` is not dead.
         let ex = names(&u, lv.live_in(c.exit));
         assert_eq!(ex, vec!["g", "h2"]);
@@ -207,7 +203,7 @@ mod tests {
         assert_eq!(live_before(src, "a[i] = 1;"), vec!["a", "i", "p", "x"]);
         let s = serde_json::to_string(&{
             let (u, c) = setup(src);
-            liveness(&u, &u.functions[0], &c).report(&c)
+            liveness(&u, &c, &crate::flow::dataflow::FnItems::build(&u, &u.functions[0], &c)).report(&c)
         })
         .unwrap();
         assert!(s.contains("live_in"));

@@ -128,19 +128,8 @@ pub struct ReachingDefs {
     pub solution: Solution<FixedBitSet>,
 }
 
-/// Reaching definitions of `f`.
-pub fn reaching_definitions(unit: &TranslationUnit, f: &Function, cfg: &Cfg) -> ReachingDefs {
-    let fx = FnItems::build(unit, f, cfg);
-    reaching_definitions_with(unit, f, cfg, &fx)
-}
-
-/// Reaching definitions from precomputed item accesses.
-pub fn reaching_definitions_with(
-    unit: &TranslationUnit,
-    f: &Function,
-    cfg: &Cfg,
-    fx: &FnItems,
-) -> ReachingDefs {
+/// Reaching definitions of `f`, from its items' accesses (`db::FnAnalysis::reaching`).
+pub fn reaching_definitions(unit: &TranslationUnit, f: &Function, cfg: &Cfg, fx: &FnItems) -> ReachingDefs {
     let nsyms = fx.syms.len();
     let nblocks = cfg.graph.node_count();
     // Raw definitions: (local sym, global item index or u32::MAX for Entry, phase, def).
@@ -487,7 +476,7 @@ pub(crate) mod tests {
     fn at_return(src: &str, name: &str) -> Vec<String> {
         let (u, c) = setup(src);
         let f = &u.functions[0];
-        let rd = reaching_definitions(&u, f, &c);
+        let rd = reaching_definitions(&u, f, &c, &crate::flow::dataflow::FnItems::build(&u, f, &c));
         let (b, i) = return_point(&c);
         let mut v: Vec<String> = rd
             .defs_reaching(&c, b, i, sym(&u, name))
@@ -524,7 +513,7 @@ pub(crate) mod tests {
         let src = "int f(int n) { int s = 0; int i = 0; while (i < n) { s = s + i; i++; } return s; }";
         let (u, c) = setup(src);
         let f = &u.functions[0];
-        let rd = reaching_definitions(&u, f, &c);
+        let rd = reaching_definitions(&u, f, &c, &crate::flow::dataflow::FnItems::build(&u, f, &c));
         // At the loop body's `s = s + i`, both `s = 0` and the loop's own `s = s + i` reach.
         let (mut found, mut checked) = (false, false);
         for &b in &c.rpo {
@@ -554,7 +543,7 @@ pub(crate) mod tests {
         let v = at_return("int f(int i) { int a[4]; a[0] = 1; a[i] = 2; return a[0]; }", "a");
         assert_eq!(v, vec!["a[0] = 1;", "a[i] = 2;"]);
         let (u, c) = setup("int f(int i) { int a[4]; a[0] = 1; a[i] = 2; return a[0]; }");
-        let rd = reaching_definitions(&u, &u.functions[0], &c);
+        let rd = reaching_definitions(&u, &u.functions[0], &c, &FnItems::build(&u, &u.functions[0], &c));
         assert!(rd.defs_of(sym(&u, "a")).iter().all(|d| d.kind == DefKind::Partial));
     }
 
@@ -590,7 +579,7 @@ pub(crate) mod tests {
     #[test]
     fn ids_are_grouped_by_symbol_and_report_serializes() {
         let (u, c) = setup("int f(int a, int b) { a = b; b = a; a = a + b; if (a) b = 1; return a + b; }");
-        let rd = reaching_definitions(&u, &u.functions[0], &c);
+        let rd = reaching_definitions(&u, &u.functions[0], &c, &FnItems::build(&u, &u.functions[0], &c));
         for (i, d) in rd.defs.iter().enumerate() {
             assert_eq!(d.id as usize, i);
             let r = rd.def_range(d.sym);

@@ -13,9 +13,11 @@ pub mod cprint;
 pub mod hash;
 pub mod libc;
 pub mod lines;
+pub mod message;
 
 pub use crate::codes::{Code, Severity};
 pub use lines::LineIndex;
+pub use message::Message;
 use serde::Serialize;
 use std::fmt;
 
@@ -806,7 +808,7 @@ pub struct Pragma {
 pub struct Diagnostic {
     pub code: Code,
     pub severity: Severity,
-    pub message: String,
+    pub message: Message,
     pub span: Span,
 }
 

@@ -31,23 +31,6 @@ pub struct CseOpportunity {
     pub text: String,
 }
 
-/// CSE opportunities of `f`, with texts rebuilt from the IR.
-pub fn cse_opportunities(unit: &TranslationUnit, f: &Function, cfg: &Cfg) -> Vec<CseOpportunity> {
-    let fx = FnItems::build(unit, f, cfg);
-    cse_opportunities_with(unit, f, cfg, &fx, None)
-}
-
-/// CSE opportunities of `f`, with texts sliced from `source` (the text the spans index).
-pub fn cse_opportunities_in(
-    unit: &TranslationUnit,
-    f: &Function,
-    cfg: &Cfg,
-    source: &str,
-) -> Vec<CseOpportunity> {
-    let fx = FnItems::build(unit, f, cfg);
-    cse_opportunities_with(unit, f, cfg, &fx, Some(source))
-}
-
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Key<'a> {
     Var(SymId),
@@ -330,8 +313,9 @@ impl Problem for Avail {
     }
 }
 
-/// CSE opportunities from precomputed item accesses; `source` gives the texts when present.
-pub fn cse_opportunities_with(
+/// CSE opportunities of `f` from its items' accesses; `source` (the text the spans index)
+/// gives the texts when present, else they are rebuilt from the IR.
+pub fn cse_opportunities(
     unit: &TranslationUnit,
     f: &Function,
     cfg: &Cfg,
@@ -620,9 +604,9 @@ mod tests {
     fn cse(src: &str) -> Vec<(String, String)> {
         let (u, c) = setup(src);
         let f = &u.functions[0];
-        let v = cse_opportunities_in(&u, f, &c, src);
+        let v = cse_opportunities(&u, f, &c, &FnItems::build(&u, f, &c), Some(src));
         // Rebuilt texts agree with the source for these simple expressions.
-        let w = cse_opportunities(&u, f, &c);
+        let w = cse_opportunities(&u, f, &c, &FnItems::build(&u, f, &c), None);
         assert_eq!(v.len(), w.len());
         v.iter().map(|o| (o.text.clone(), src[o.first_span.range()].to_string())).collect()
     }
@@ -633,7 +617,8 @@ mod tests {
         let v = cse(src);
         assert_eq!(v, vec![("x * y".to_string(), "x * y".to_string())]);
         let (u, c) = setup(src);
-        let o = &cse_opportunities(&u, &u.functions[0], &c)[0];
+        let o =
+            &cse_opportunities(&u, &u.functions[0], &c, &FnItems::build(&u, &u.functions[0], &c), None)[0];
         assert!(o.first_span.start < o.span.start);
         assert_eq!(o.text, "x * y");
     }

@@ -438,7 +438,7 @@ mod tests {
         let (u, cfg) = setup(src);
         let f = &u.functions[0];
         let ssa = build_ssa(&u, f, &cfg);
-        let cp = propagate_constants(&u, f, &cfg, &ssa);
+        let cp = propagate_constants(&u, f, &cfg, &ssa, &crate::ssa::constprop::GlobalConsts::new(&u));
         let inv = loop_invariants(&u, f, &cfg, &ssa, Some(&cp));
         let l = licm_opportunities(&u, f, &cfg, &ssa, &inv, Some(&cp));
         let s = strength_reductions(&u, f, &cfg, &ssa, Some(&cp), Some(&inv));
@@ -510,7 +510,7 @@ mod tests {
 mod stress {
     use super::*;
     use crate::ssa::build_ssa;
-    use crate::ssa::constprop::{propagate_constants_with, GlobalConsts};
+    use crate::ssa::constprop::{propagate_constants, GlobalConsts};
     use crate::ssa::induction::induction_variables;
     use crate::ssa::invariant::loop_invariants;
     use crate::syntax::lower::lower;
@@ -566,7 +566,7 @@ mod stress {
             let t1 = Instant::now();
             let ssa = build_ssa(u, f, &cfg);
             let t2 = Instant::now();
-            let cp = propagate_constants_with(u, f, &cfg, &ssa, &g);
+            let cp = propagate_constants(u, f, &cfg, &ssa, &g);
             let t3 = Instant::now();
             let inv = loop_invariants(u, f, &cfg, &ssa, Some(&cp));
             let t4 = Instant::now();

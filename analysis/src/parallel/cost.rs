@@ -477,7 +477,7 @@ mod tests {
         let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
         let unit = &fe.unit;
         let f = unit.functions.iter().find(|f| f.name == "f").unwrap();
-        let infos = crate::flow::loops::loop_infos(unit, f);
+        let infos = crate::flow::loops::loop_infos(unit, f, &|_| None, None);
         assert!(cheap_calls(unit, &infos[0]) && !cheap_calls(unit, &infos[1]));
         // One statement and one call per iteration.
         let per = 1 + LIBRARY_CALL_WORK;
@@ -508,7 +508,7 @@ mod tests {
         let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
         let unit = &fe.unit;
         let f = &unit.functions[0];
-        let infos = crate::flow::loops::loop_infos(unit, f);
+        let infos = crate::flow::loops::loop_infos(unit, f, &|_| None, None);
         assert_eq!(region_work(unit, f, &infos, 0), RegionWork::Unbounded);
         assert_eq!(
             region_work(unit, f, &infos, 2),
@@ -535,7 +535,7 @@ mod tests {
         let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
         let unit = &fe.unit;
         let f = &unit.functions[0];
-        let infos = crate::flow::loops::loop_infos(unit, f);
+        let infos = crate::flow::loops::loop_infos(unit, f, &|_| None, None);
         let at_most = |k: usize| match region_work(unit, f, &infos, k) {
             RegionWork::Symbolic { at_most, .. } => at_most,
             w => panic!("{w:?}"),
@@ -555,7 +555,7 @@ mod tests {
                    for (j = 0; j < b; j++) for (i = 0; i < n; i++) { if (i > 7) goto skip; y[i][j] = 0; skip: ; } }\n";
         let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &FsLoader);
         let f = &fe.unit.functions[0];
-        let infos = crate::flow::loops::loop_infos(&fe.unit, f);
+        let infos = crate::flow::loops::loop_infos(&fe.unit, f, &|_| None, None);
         assert!(!region_work(&fe.unit, f, &infos, 0).below(16384), "a goto may skip the store");
     }
 
@@ -570,7 +570,7 @@ mod tests {
         let unit = &fe.unit;
         let work = |name: &str| {
             let f = unit.functions.iter().find(|f| f.name == name).unwrap();
-            region_work(unit, f, &crate::flow::loops::loop_infos(unit, f), 0)
+            region_work(unit, f, &crate::flow::loops::loop_infos(unit, f, &|_| None, None), 0)
         };
         assert!(matches!(work("copy"), RegionWork::Symbolic { at_most: Some(w), .. } if w == 64 * 18));
         // `g` is called from nowhere here: what `x` points into is unknown.

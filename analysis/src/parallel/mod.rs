@@ -15,7 +15,7 @@ pub mod uniform;
 
 use profit::{runs_repeatedly, time_step_loop, unprofitable};
 
-use crate::ir::{Code, Span, StmtId};
+use crate::ir::{Code, Message, Span, StmtId};
 use crate::parallel::sharing::{verdict_clauses, DataSharing, ReductionVar};
 use serde::Serialize;
 
@@ -46,10 +46,10 @@ pub struct Reason {
 impl Reason {
     /// The sentence for people: `loop-carried flow dependence on a[i] (distance 1) between
     /// line 12 and line 12`.
-    pub fn message(&self) -> String {
+    pub fn message(&self) -> Message {
         match &self.place {
-            Some(p) => format!("{} {p}{}", self.what, self.note),
-            None => format!("{}{}", self.what, self.note),
+            Some(p) => Message::text(format!("{} ", self.what)).then(p.message()).then(self.note.as_str()),
+            None => Message::text(format!("{}{}", self.what, self.note)),
         }
     }
     /// [`Self::message`] without the place (which an editor shows as related locations).
@@ -161,14 +161,13 @@ use crate::deps::linear::{linear_ivs, LinearIvs};
 use crate::effects::summary::Summaries;
 use crate::flow::cfg::{Cfg, NaturalLoop};
 use crate::flow::dataflow::FnItems;
-use crate::flow::liveness::{liveness_with, Liveness};
-use crate::flow::loops::{loop_infos_with, LoopInfo, LoopKind, TripCount};
+use crate::flow::liveness::Liveness;
+use crate::flow::loops::{LoopInfo, LoopKind, TripCount};
 use crate::ir::{ExprId, ExprKind, Function, LineIndex, StmtKind, SymId, TranslationUnit};
 use crate::parallel::cost::{RegionWork, RegionWorks};
 use crate::parallel::privarray::private_arrays;
 use crate::parallel::scalars::{array_reductions, classify_scalars, LoopCtx, ScalarClass};
-use crate::ssa::build_ssa;
-use crate::ssa::constprop::{propagate_constants, Const};
+use crate::ssa::constprop::Const;
 
 /// Profitability thresholds (configurable: `--min-trip-count`, `--min-body-stmts`,
 /// `--collapse-max-outer-trip`, `--min-work`, `--min-region-work`, `--min-barrier-work`; the
@@ -379,38 +378,6 @@ pub fn loop_verdicts(unit: &TranslationUnit, f: &Function, facts: &VerdictFacts)
         v.reasons.push(r);
     }
     out
-}
-
-/// [`loop_verdicts`] with the facts built here (CFG, items, liveness, loop model).
-pub fn function_verdicts(unit: &TranslationUnit, f: &Function, summaries: &Summaries) -> Vec<LoopVerdict> {
-    let cfg = Cfg::build(f);
-    let fx = FnItems::build(unit, f, &cfg);
-    let lv = liveness_with(unit, f, &cfg, &fx);
-    let natural = cfg.natural_loops();
-    let ssa = build_ssa(unit, f, &cfg);
-    let cp = propagate_constants(unit, f, &cfg, &ssa);
-    let consts = |e: ExprId| cp.expr_value(e);
-    let infos = loop_infos_with(
-        unit,
-        f,
-        &|e| match cp.expr_value(e) {
-            Some(Const::Int(v)) => Some(v),
-            _ => None,
-        },
-        Some(summaries),
-    );
-    let facts = VerdictFacts {
-        cfg: &cfg,
-        fx: &fx,
-        liveness: &lv,
-        natural: &natural,
-        infos: &infos,
-        summaries,
-        lines: None,
-        consts: Some(&consts),
-        thresholds: Thresholds::default(),
-    };
-    loop_verdicts(unit, f, &facts)
 }
 
 fn descendants(infos: &[LoopInfo], k: usize) -> impl Iterator<Item = usize> + '_ {

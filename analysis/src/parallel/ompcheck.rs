@@ -3,7 +3,7 @@
 //! `lastprivate` or `reduction` clause the loop needs, is reported with the evidence.
 
 use crate::ir::{
-    BinOp, Code, Diagnostic, ExprKind, Function, Severity, Span, StmtId, StmtKind, SymId, SymKind,
+    BinOp, Code, Diagnostic, ExprKind, Function, Message, Severity, Span, StmtId, StmtKind, SymId, SymKind,
     TranslationUnit, Type, UnOp,
 };
 use crate::parallel::{LoopVerdict, Reason};
@@ -459,7 +459,7 @@ pub fn check_user_directives(
             out.push(Diagnostic {
                 code: Code::Unverified,
                 severity: Severity::Note,
-                message: format!("`#pragma {text}`: ppo does not check loops with `ordered` regions"),
+                message: format!("`#pragma {text}`: ppo does not check loops with `ordered` regions").into(),
                 span,
             });
             continue;
@@ -473,7 +473,8 @@ pub fn check_user_directives(
                 message: format!(
                     "`#pragma {text}`: the iterations synchronize with each other ({how}); ppo does not \
                      check point-to-point synchronization"
-                ),
+                )
+                .into(),
                 span,
             });
             continue;
@@ -593,7 +594,8 @@ pub fn check_user_directives(
                         "`#pragma {text}` on a loop that is not parallel: every iteration writes {place}, \
                          shared by the threads [{}]",
                         Code::ImpureCall
-                    ),
+                    )
+                    .into(),
                     span,
                 });
                 continue;
@@ -603,10 +605,11 @@ pub fn check_user_directives(
                     out.push(Diagnostic {
                         code: Code::Unverified,
                         severity: Severity::Note,
-                        message: format!(
-                            "`#pragma {text}`: ppo cannot verify that the iterations are independent: {} [{}]",
-                            r.message(), r.code
-                        ),
+                        message: Message::text(format!(
+                            "`#pragma {text}`: ppo cannot verify that the iterations are independent: "
+                        ))
+                        .then(r.message())
+                        .then(format!(" [{}]", r.code)),
                         span,
                     });
                     continue;
@@ -618,16 +621,14 @@ pub fn check_user_directives(
                 out.push(Diagnostic {
                     code: Code::Race,
                     severity: Severity::Warning,
-                    message: format!(
-                        "`#pragma {text}` on a loop that is not parallel: {} [{}]{}",
-                        r.message(),
-                        r.code,
-                        if wrong.len() > 1 {
+                    message: Message::text(format!("`#pragma {text}` on a loop that is not parallel: "))
+                        .then(r.message())
+                        .then(format!(" [{}]", r.code))
+                        .then(if wrong.len() > 1 {
                             format!(" (and {} more reasons)", wrong.len() - 1)
                         } else {
                             String::new()
-                        }
-                    ),
+                        }),
                     span,
                 });
                 continue;
@@ -647,7 +648,7 @@ pub fn check_user_directives(
                         "`#pragma {text}` on a loop that is parallel only when its pointers do not overlap: \
                          ppo cannot verify that they never do; add if({c}), or declare the pointers restrict [{}]",
                         Code::MayAlias
-                    ),
+                    ).into(),
                     span,
                 });
                 continue;
@@ -720,7 +721,8 @@ pub fn check_user_directives(
                     "`#pragma {text}` misses {}: without it the iterations race on {}",
                     missing.join(" "),
                     if missing.len() == 1 { "that variable" } else { "those variables" }
-                ),
+                )
+                .into(),
                 span,
             });
         }

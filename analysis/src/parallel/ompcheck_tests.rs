@@ -14,10 +14,9 @@ fn check_with_headers(src: &str, headers: &[(&str, &str)]) -> Vec<String> {
     let loader = MemLoader::new(headers.to_vec());
     let fe = parse_source(std::path::Path::new("t.c"), src, &PpOptions::default(), &loader);
     let inactive = Inactive { text: src, spans: &fe.pre.inactive };
-    let sums = crate::effects::summary::summarize(&fe.unit);
     let mut out = Vec::new();
     for f in &fe.unit.functions {
-        let v = crate::parallel::function_verdicts(&fe.unit, f, &sums);
+        let v = crate::db::verdicts_of(&fe.unit, f);
         out.extend(
             check_user_directives(&fe.unit, f, &v, &inactive)
                 .into_iter()
@@ -250,8 +249,7 @@ fn rendered(src: &str) -> String {
     use crate::syntax::preprocess::{MemLoader, PpOptions};
     let loader = MemLoader::new(Vec::<(&str, &str)>::new());
     let fe = parse_source(std::path::Path::new("t.c"), src, &PpOptions::default(), &loader);
-    let sums = crate::effects::summary::summarize(&fe.unit);
-    crate::parallel::function_verdicts(&fe.unit, &fe.unit.functions[0], &sums)[0].clauses()
+    crate::db::verdicts_of(&fe.unit, &fe.unit.functions[0])[0].clauses()
 }
 
 #[test]

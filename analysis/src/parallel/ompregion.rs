@@ -385,7 +385,7 @@ pub fn check_parallel_regions(unit: &TranslationUnit, f: &Function) -> Vec<Diagn
                         message: format!(
                             "every thread of the `#pragma {text}` region writes {p} here, without synchronization: \
                              a data race (make it private, or put the write in a `single`, `critical` or `atomic` construct)"
-                        ),
+                        ).into(),
                         span: f.stmt(s).span,
                     });
                 }
@@ -431,7 +431,7 @@ mod tests {
         for f in &fe.unit.functions {
             for d in check_parallel_regions(&fe.unit, f) {
                 assert_eq!(d.code, Code::RegionRace);
-                out.push((fe.lines.line_col(d.span.start).0, d.message));
+                out.push((fe.lines.line_col(d.span.start).0, d.message.to_string()));
             }
         }
         out

@@ -696,8 +696,6 @@ fn same_subscript(a: &ArrayRef, b: &ArrayRef, d: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::effects::summary::summarize;
-    use crate::parallel::function_verdicts;
     use crate::syntax::frontend::parse_source;
     use crate::syntax::preprocess::{MemLoader, PpOptions};
     use std::path::Path;
@@ -705,11 +703,10 @@ mod tests {
     fn clauses(src: &str) -> Vec<(bool, String, String)> {
         let loader = MemLoader::new(Vec::<(&str, &str)>::new());
         let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &loader);
-        let sums = summarize(&fe.unit);
         fe.unit
             .functions
             .iter()
-            .flat_map(|f| function_verdicts(&fe.unit, f, &sums))
+            .flat_map(|f| crate::db::verdicts_of(&fe.unit, f))
             .map(|v| {
                 let why = v.reasons.iter().map(|r| r.code.as_str()).collect::<Vec<_>>().join(",");
                 (v.legal, v.clauses(), why)

@@ -1,7 +1,6 @@
 //! Unit tests of the loop verdicts.
 
 use super::*;
-use crate::effects::summary::summarize;
 use crate::syntax::frontend::parse_source;
 use crate::syntax::preprocess::{MemLoader, PpOptions};
 use std::path::Path;
@@ -9,8 +8,7 @@ use std::path::Path;
 fn verdicts(src: &str) -> Vec<LoopVerdict> {
     let loader = MemLoader::new(Vec::<(&str, &str)>::new());
     let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &loader);
-    let sums = summarize(&fe.unit);
-    fe.unit.functions.iter().flat_map(|f| function_verdicts(&fe.unit, f, &sums)).collect()
+    fe.unit.functions.iter().flat_map(|f| crate::db::verdicts_of(&fe.unit, f)).collect()
 }
 
 fn codes_of(v: &LoopVerdict) -> Vec<Code> {
@@ -193,7 +191,7 @@ fn nesting_collapse_and_profitability() {
 
 fn alias_reason(v: &LoopVerdict) -> String {
     let r = v.reasons.iter().find(|r| r.code == Code::MayAlias).expect("a PPO105 reason");
-    r.message()
+    r.message().to_string()
 }
 
 #[test]
@@ -354,7 +352,7 @@ fn induction_variables_that_are_not_linear() {
         let v = verdicts(src);
         assert!(!v[0].legal);
         let r = v[0].reasons.iter().find(|r| r.code == Code::DerivedIv).expect("PPO111");
-        r.message()
+        r.message().to_string()
     };
     let m = why("double a[100], b[400];\nint f(int n) { int i, k = 0;\n for (i = 0; i < n; i++) { if (a[i] > 0) k += 2; b[i] = k; } return k; }");
     assert!(m.contains("conditional"), "{m}");

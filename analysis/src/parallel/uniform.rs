@@ -214,8 +214,7 @@ fn call_of(f: &Function, a: ExprId) -> Option<(ExprId, &[ExprId], usize)> {
 
 #[cfg(test)]
 mod tests {
-    use crate::effects::summary::summarize;
-    use crate::parallel::{function_verdicts, LoopVerdict};
+    use crate::parallel::LoopVerdict;
     use crate::syntax::frontend::parse_source;
     use crate::syntax::preprocess::{MemLoader, PpOptions};
     use std::path::Path;
@@ -231,9 +230,8 @@ mod tests {
             FFT.replace("BODY", body).replace("BEFORE", before).replace("CALL", call).replace("AFTER", after);
         let loader = MemLoader::new(Vec::<(&str, &str)>::new());
         let fe = parse_source(Path::new("t.c"), &src, &PpOptions::default(), &loader);
-        let sums = summarize(&fe.unit);
         let f = fe.unit.functions.iter().find(|f| f.name == "lines").unwrap();
-        function_verdicts(&fe.unit, f, &sums).into_iter().find(|v| v.id == "lines#0").unwrap()
+        crate::db::verdicts_of(&fe.unit, f).into_iter().find(|v| v.id == "lines#0").unwrap()
     }
 
     const CALL: &str = "transform(m, n, y0, y1)";
@@ -285,9 +283,8 @@ mod tests {
             .replace("AFTER", "");
         let loader = MemLoader::new(Vec::<(&str, &str)>::new());
         let fe = parse_source(Path::new("t.c"), &src, &PpOptions::default(), &loader);
-        let sums = summarize(&fe.unit);
         let f = fe.unit.functions.iter().find(|f| f.name == "lines").unwrap();
-        let v = function_verdicts(&fe.unit, f, &sums);
+        let v = crate::db::verdicts_of(&fe.unit, f);
         let planes = v.iter().find(|v| v.id == "lines#1").unwrap();
         assert!(!planes.legal, "{:?}", planes.sharing);
     }

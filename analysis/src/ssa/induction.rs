@@ -575,7 +575,7 @@ mod tests {
         let (u, cfg) = setup(src);
         let f = &u.functions[0];
         let ssa = build_ssa(&u, f, &cfg);
-        let cp = propagate_constants(&u, f, &cfg, &ssa);
+        let cp = propagate_constants(&u, f, &cfg, &ssa, &crate::ssa::constprop::GlobalConsts::new(&u));
         let inv = loop_invariants(&u, f, &cfg, &ssa, Some(&cp));
         induction_variables(&u, f, &cfg, &ssa, Some(&cp), Some(&inv))
     }

@@ -60,13 +60,14 @@ impl LoopTransformation for Fission {
             return out;
         }
         let Some(fe) = cx.ir.get() else { return out };
+        let fa = analysis::db::FileAnalysis::new(&fe.unit);
         for (k, f) in fe.unit.functions.iter().enumerate() {
             let Some(fr) = cx.report.functions.get(k).filter(|r| r.name == f.name) else { continue };
             if !fr.loops.iter().any(|l| !l.parallel.legal) || !has_multi_stmt_for(f) {
                 continue;
             }
-            let ir = FnIr::new(&fe.unit, f, cx.text, cx.lines, cx.report, fr);
-            for info in &ir.infos {
+            let ir = FnIr::new(fa.function(k), cx.text, cx.lines, cx.report, fr);
+            for info in ir.infos() {
                 if let Some(o) = distribute(&ir, info.stmt, cx.ps.is_some()) {
                     out.push(o);
                 }
@@ -438,13 +439,14 @@ impl LoopTransformation for IndexSplit {
     fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
         let mut out = Vec::new();
         let Some(fe) = cx.ir.get() else { return out };
+        let fa = analysis::db::FileAnalysis::new(&fe.unit);
         for (k, f) in fe.unit.functions.iter().enumerate() {
             let Some(fr) = cx.report.functions.get(k).filter(|r| r.name == f.name) else { continue };
             if fr.loops.is_empty() || !f.stmts.iter().any(|s| matches!(s.kind, StmtKind::If { .. })) {
                 continue;
             }
-            let ir = FnIr::new(&fe.unit, f, cx.text, cx.lines, cx.report, fr);
-            for info in &ir.infos {
+            let ir = FnIr::new(fa.function(k), cx.text, cx.lines, cx.report, fr);
+            for info in ir.infos() {
                 if let Some(o) = split(&ir, info.stmt) {
                     out.push(o);
                 }

@@ -75,7 +75,7 @@ impl LoopTransformation for Interchange {
                 continue;
             }
             if let Err(why) = &ix.dependences {
-                out.push(refusal(refs, Code::InterchangeDependence, why.clone()));
+                out.push(refusal(refs, Code::InterchangeDependence, why.to_string()));
                 continue;
             }
             let (ho, hi) = (outer.tx.header, inner.tx.header);

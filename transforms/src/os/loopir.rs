@@ -4,19 +4,20 @@
 //! with the loop indices they mention renamed or shifted.
 //!
 //! Everything is computed from the analysis crate's public API (no analysis state is
-//! duplicated): [`analysis::flow::loops::loop_infos`], [`analysis::flow::liveness`],
-//! [`analysis::effects`], [`analysis::deps::subscript::nest_refs`],
+//! duplicated): the loop model, CFG and liveness of the function's [`FnAnalysis`] (the
+//! analysis database, so the same facts the verdicts were computed from), [`analysis::effects`], [`analysis::deps::subscript::nest_refs`],
 //! [`analysis::deps::depend::loop_dependences`] and [`analysis::deps::alias::AliasOracle`].
 
 use crate::text::directive::{pragma_before, Pragma};
 use crate::text::indent::{self, Deeper};
+use analysis::db::FnAnalysis;
 use analysis::deps::alias::AliasOracle;
 use analysis::deps::depend::{loop_dependences, LoopDeps};
 use analysis::deps::subscript::{nest_refs, Nest};
 use analysis::effects::{callee_name, decl_accesses, expr_accesses, Accesses};
 use analysis::flow::cfg::Cfg;
-use analysis::flow::liveness::{liveness, Liveness};
-use analysis::flow::loops::{loop_infos, Affine, Bound, LoopInfo};
+use analysis::flow::liveness::Liveness;
+use analysis::flow::loops::{Affine, Bound, LoopInfo};
 use analysis::ir::*;
 use analysis::report::api::{FileReport, FunctionReport, LoopReport};
 use std::cell::{OnceCell, RefCell};
@@ -32,9 +33,8 @@ pub struct FnIr<'a> {
     pub lines: &'a analysis::ir::LineIndex,
     pub file: &'a FileReport,
     pub report: &'a FunctionReport,
-    pub infos: Vec<LoopInfo>,
-    pub cfg: Cfg,
-    pub live: Liveness,
+    /// The function's facts in the analysis database (loop model, CFG, liveness).
+    pub fa: FnAnalysis<'a>,
     parent: Vec<Option<StmtId>>,
     /// `Var` expressions by start offset (for renaming).
     vars: Vec<(Span, SymId, ExprId)>,
@@ -94,15 +94,13 @@ impl Effects {
 
 impl<'a> FnIr<'a> {
     pub fn new(
-        unit: &'a TranslationUnit,
-        f: &'a Function,
+        fa: FnAnalysis<'a>,
         text: &'a str,
         lines: &'a analysis::ir::LineIndex,
         file: &'a FileReport,
         report: &'a FunctionReport,
     ) -> FnIr<'a> {
-        let cfg = Cfg::build(f);
-        let live = liveness(unit, f, &cfg);
+        let (unit, f) = (fa.unit(), fa.f);
         let mut parent = vec![None; f.stmts.len()];
         for s in f.stmts_under(f.body) {
             for c in f.stmt_children(s) {
@@ -131,9 +129,7 @@ impl<'a> FnIr<'a> {
             lines,
             file,
             report,
-            infos: loop_infos(unit, f),
-            cfg,
-            live,
+            fa,
             parent,
             vars,
             parent_expr,
@@ -143,13 +139,26 @@ impl<'a> FnIr<'a> {
         }
     }
 
+    /// The loop model of the function.
+    pub fn infos(&self) -> &[LoopInfo] {
+        self.fa.loops()
+    }
+
+    pub fn cfg(&self) -> &Cfg {
+        self.fa.cfg()
+    }
+
+    pub fn live(&self) -> &Liveness {
+        self.fa.liveness()
+    }
+
     /// 1-based line of a byte offset.
     pub fn line(&self, offset: u32) -> u32 {
         self.lines.line_of(offset as usize)
     }
 
     pub fn info(&self, s: StmtId) -> Option<&LoopInfo> {
-        self.infos.iter().find(|l| l.stmt == s)
+        self.infos().iter().find(|l| l.stmt == s)
     }
 
     /// The loop's entry in the SPPS report (same id).
@@ -217,7 +226,7 @@ impl<'a> FnIr<'a> {
     }
 
     fn blocks(&self, l: StmtId) -> Option<&analysis::flow::cfg::LoopBlocks> {
-        self.cfg.loops.iter().find(|b| b.stmt == l)
+        self.cfg().loops.iter().find(|b| b.stmt == l)
     }
 
     /// `sym`'s value when loop `l` ends may be used afterwards (conservatively true when the
@@ -225,9 +234,9 @@ impl<'a> FnIr<'a> {
     pub fn live_after(&self, l: StmtId, sym: SymId) -> bool {
         match self.blocks(l) {
             Some(b) => {
-                !self.cfg.is_reachable(b.exit) || self.live.is_live_in(b.exit, sym) || {
+                !self.cfg().is_reachable(b.exit) || self.live().is_live_in(b.exit, sym) || {
                     // A variable the liveness does not track (address taken, global) is live.
-                    self.live.local(sym).is_none()
+                    self.live().local(sym).is_none()
                 }
             }
             None => true,
@@ -238,7 +247,7 @@ impl<'a> FnIr<'a> {
     /// before the loop or from the previous iteration).
     pub fn live_at_header(&self, l: StmtId, sym: SymId) -> bool {
         match self.blocks(l) {
-            Some(b) => self.live.is_live_in(b.header, sym) || self.live.local(sym).is_none(),
+            Some(b) => self.live().is_live_in(b.header, sym) || self.live().local(sym).is_none(),
             None => true,
         }
     }
@@ -427,7 +436,7 @@ impl<'a> FnIr<'a> {
     /// renaming it in such loops never leaves its declaration unused).
     pub fn used_outside_its_loops(&self, sym: SymId) -> bool {
         let loops: Vec<Span> = self
-            .infos
+            .infos()
             .iter()
             .filter(|l| l.counted.as_ref().is_some_and(|c| c.var == sym))
             .map(|l| self.f.stmt(l.stmt).span)

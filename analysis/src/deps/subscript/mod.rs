@@ -11,7 +11,7 @@
 use crate::deps::linear::{linear_ivs, LinearIvs};
 use crate::effects::{decl_accesses, expr_accesses, Accesses};
 use crate::flow::loops::{
-    calls_may_write_var, expr_to_c, loop_infos_with, Affine, Atom, Bound, LoopInfo, LoopKind,
+    calls_may_write_var, expr_to_c, loop_infos, Affine, Atom, Bound, LoopInfo, LoopKind,
 };
 use crate::ir::*;
 use serde::Serialize;
@@ -187,7 +187,7 @@ pub fn nest_refs_with_calls(
 ) -> Option<Nest> {
     // The loop model with the same summaries the verdicts use: a limit that calls cannot
     // change makes a counted loop here as there.
-    let infos = loop_infos_with(unit, f, &|_| None, sums);
+    let infos = loop_infos(unit, f, &|_| None, sums);
     let root = infos.iter().position(|l| l.stmt == loop_stmt)?;
     // Loops of the nest, preorder (children follow parents).
     let mut loops: Vec<NestLoop> = Vec::new();

@@ -23,7 +23,7 @@ mod walk;
 pub use crate::ir::cprint::expr_to_c;
 pub use affine::{affine, affine_or_opaque, Affine, Atom};
 pub use clobber::calls_may_write_var;
-pub use walk::{fixed_in_loop, loop_infos, loop_infos_with, ConstOracle};
+pub use walk::{fixed_in_loop, loop_infos, ConstOracle};
 
 use crate::ir::*;
 use serde::{Serialize, Serializer};

@@ -7,7 +7,7 @@ use crate::syntax::preprocess::SourceMap;
 fn infos(src: &str) -> (TranslationUnit, Vec<LoopInfo>) {
     let u = lower(src, &SourceMap::identity(src.len() as u32));
     let f = u.functions.last().unwrap();
-    let v = loop_infos(&u, f);
+    let v = loop_infos(&u, f, &|_| None, None);
     (u, v)
 }
 
@@ -171,7 +171,7 @@ fn timing_many_loops() {
         let t = std::time::Instant::now();
         n = 0;
         for f in &u.functions {
-            n += loop_infos(&u, f).len();
+            n += loop_infos(&u, f, &|_| None, None).len();
         }
         best = best.min(t.elapsed());
     }
@@ -189,7 +189,7 @@ fn a_structure_passed_by_value_bounds_a_counted_loop() {
     let u = lower(src, &SourceMap::identity(src.len() as u32));
     let counted = |name: &str| {
         let f = u.functions.iter().find(|f| f.name == name).unwrap();
-        loop_infos(&u, f)[0].counted.is_some()
+        loop_infos(&u, f, &|_| None, None)[0].counted.is_some()
     };
     assert!(counted("f"));
     assert!(!counted("g"));

@@ -9,19 +9,16 @@ use crate::effects::{callee_name, decl_accesses, expr_accesses, Accesses};
 use crate::ir::*;
 use std::collections::HashMap;
 
-/// The loops of `f`, in source order (preorder of the statement tree).
-pub fn loop_infos(unit: &TranslationUnit, f: &Function) -> Vec<LoopInfo> {
-    loop_infos_with(unit, f, &|_| None, None)
-}
-
 /// Integer value of an expression where it is known to be constant (e.g. from constant
 /// propagation): used to make trip counts constant when the bounds are.
 pub type ConstOracle<'a> = dyn Fn(ExprId) -> Option<i64> + 'a;
 
-/// [`loop_infos`], with constant bounds known to `consts` folded into the trip counts (the
-/// bounds themselves stay as written: `n - 1`), and the side-effect summaries of the unit's
-/// functions, when known, telling which calls may change a loop's limit (see `clobber.rs`).
-pub fn loop_infos_with(
+/// The loops of `f`, in source order (preorder of the statement tree), with constant bounds
+/// known to `consts` folded into the trip counts (the bounds themselves stay as written:
+/// `n - 1`), and the side-effect summaries of the unit's functions, when known, telling
+/// which calls may change a loop's limit (see `clobber.rs`). Without them (`&|_| None,
+/// None`, the bare model), every user call may change everything a pointer reaches.
+pub fn loop_infos(
     unit: &TranslationUnit,
     f: &Function,
     consts: &ConstOracle,
@@ -299,7 +296,7 @@ fn alike_under(
 
 /// Does running the loop `outer` of `f` leave the value of each of `exprs` unchanged (no
 /// variable or memory they read may be changed by its statements, through stores or calls;
-/// `sums` as in [`loop_infos_with`])?
+/// `sums` as in [`loop_infos`])?
 pub fn fixed_in_loop(
     unit: &TranslationUnit,
     f: &Function,

@@ -1,7 +1,7 @@
 //! A loop's text: the byte spans of a `for` loop's header clauses ([`ForParts`]), the bytes that
 //! remove its index's declaration, and the variables written under a statement.
 
-use super::expr::expr_type_with;
+use super::expr::expr_type;
 use super::tree::slice;
 use super::ForParts;
 use crate::effects::{expr_accesses, Accesses};
@@ -109,7 +109,7 @@ pub(super) fn for_parts(
             p.cond_plain = slice(text, f.expr(if var_left { a } else { b }).span) == c.var_name;
             p.limit = f.expr(l).span;
             p.limit_prec = crate::ir::cprint::prec(f, l);
-            p.limit_type = expr_type_with(unit, f, text, macros, l);
+            p.limit_type = expr_type(unit, f, text, macros, l);
             p.limit_literal = match f.expr(l).kind {
                 ExprKind::Int(x)
                     if slice(text, p.limit).trim().starts_with(|ch: char| ch.is_ascii_digit()) =>

@@ -2,7 +2,7 @@
 //! its value is available, where a temporary can be declared, its type and whether the
 //! rewrite is safe.
 
-use super::expr::expr_type_with;
+use super::expr::expr_type;
 use super::tree::{editable, slice, Tree};
 use super::{CseTx, Place};
 use crate::ir::*;
@@ -149,7 +149,7 @@ pub(super) fn cse_facts(
             first: fsp,
             repeats: rs,
             text: slice(text, fsp).to_string(),
-            ty: expr_type_with(unit, f, text, macros, first),
+            ty: expr_type(unit, f, text, macros, first),
             anchor: f.stmt(anchor).span,
             place,
             safe,

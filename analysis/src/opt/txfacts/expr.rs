@@ -145,12 +145,6 @@ fn libm_type(name: &str) -> Option<Type> {
     None
 }
 
-/// The C type of expression `e`, when ppo can tell (LP64 sizes; typedefs from system headers
-/// stay by name). `text` is the original source (literal suffixes).
-pub fn expr_type(unit: &TranslationUnit, f: &Function, text: &str, e: ExprId) -> Option<Type> {
-    expr_type_with(unit, f, text, &[], e)
-}
-
 /// The replacement of object-like macro `name` when it is an integer literal (parentheses
 /// and a sign allowed): its text.
 fn macro_literal<'m>(macros: &'m [MacroDef], name: &str) -> Option<&'m str> {
@@ -164,8 +158,10 @@ fn macro_literal<'m>(macros: &'m [MacroDef], name: &str) -> Option<&'m str> {
         .then_some(digits)
 }
 
-/// [`expr_type`], knowing the file's macros (`#define N 100u`: `N` is unsigned).
-pub fn expr_type_with(
+/// The C type of expression `e`, when ppo can tell (LP64 sizes; typedefs from system headers
+/// stay by name). `text` is the original source (literal suffixes), `macros` the file's
+/// macros (`#define N 100u`: `N` is unsigned).
+pub fn expr_type(
     unit: &TranslationUnit,
     f: &Function,
     text: &str,
@@ -173,7 +169,7 @@ pub fn expr_type_with(
     e: ExprId,
 ) -> Option<Type> {
     let ex = f.expr(e);
-    let ty = |e: ExprId| expr_type_with(unit, f, text, macros, e);
+    let ty = |e: ExprId| expr_type(unit, f, text, macros, e);
     Some(match &ex.kind {
         ExprKind::Int(v) => {
             let mut s = slice(text, ex.span).trim();
@@ -307,7 +303,7 @@ pub fn may_fault(unit: &TranslationUnit, f: &Function, text: &str, macros: &[Mac
         }
         ExprKind::SizeofExpr(_) | ExprKind::SizeofType(_) => false,
         ExprKind::Binary(BinOp::Div | BinOp::Rem, a, b) => {
-            let int_div = !expr_type_with(unit, f, text, macros, e).is_some_and(|t| t.is_float());
+            let int_div = !expr_type(unit, f, text, macros, e).is_some_and(|t| t.is_float());
             let safe_divisor = f.int_literal(*b).is_some_and(|v| v != 0 && v != -1);
             (int_div && !safe_divisor)
                 || may_fault(unit, f, text, macros, *a)

@@ -173,7 +173,7 @@ pub(super) fn interchange_facts(
         for dep in d.dependences() {
             match dep.kind {
                 DepKind::Unknown | DepKind::MayAlias => {
-                    ix.dependences = Err(format!("{} (the direction cannot be bounded)", dep.message()));
+                    ix.dependences = Err(dep.message().then(" (the direction cannot be bounded)"));
                     break;
                 }
                 _ => {}
@@ -182,10 +182,8 @@ pub(super) fn interchange_facts(
                 && dep.direction[0].contains(Dir::Lt)
                 && dep.direction[1].contains(Dir::Gt)
             {
-                ix.dependences = Err(format!(
-                    "{} has direction (<, >): interchanged it would run backwards",
-                    dep.message()
-                ));
+                ix.dependences =
+                    Err(dep.message().then(" has direction (<, >): interchanged it would run backwards"));
                 break;
             }
         }

@@ -22,7 +22,7 @@ mod expr;
 mod interchange;
 mod tree;
 
-pub use expr::{cost, expr_type, expr_type_with, may_fault, usual};
+pub use expr::{cost, expr_type, may_fault, usual};
 
 use crate::flow::loops::{CmpOp, LoopInfo, LoopKind};
 use crate::ir::*;
@@ -122,7 +122,7 @@ pub struct InterchangeTx {
     /// `Err`: the bounds of one loop depend on the other's index (triangular nest).
     pub rectangular: Result<(), String>,
     /// `Err`: an array dependence with direction (<, >) or one the analysis cannot bound.
-    pub dependences: Result<(), String>,
+    pub dependences: Result<(), Message>,
     /// `Err`: scalars carried across iterations, calls, exits: the order of the iterations shows.
     pub effects: Result<(), String>,
     /// Array references that are strided (not unit stride, not invariant) with respect to
@@ -364,7 +364,7 @@ pub fn function_facts(
                 }
             }
         }
-        let ty = if statement { None } else { expr_type_with(unit, f, text, input.macros, expr) };
+        let ty = if statement { None } else { expr_type(unit, f, text, input.macros, expr) };
         loops[k].hoists.push(HoistTx {
             span,
             statement,
@@ -415,7 +415,7 @@ pub fn function_facts(
             (None, Some(v)) => (v.to_string(), 16, Some(v)),
             _ => (o.factor.clone(), 0, None),
         };
-        let ty = expr_type_with(unit, f, text, input.macros, o.expr);
+        let ty = expr_type(unit, f, text, input.macros, o.expr);
         loops[k].strength.push(StrengthTx {
             span: o.span,
             text: slice(text, o.span).to_string(),

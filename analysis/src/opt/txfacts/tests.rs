@@ -10,7 +10,7 @@ fn ty_of(src: &str, needle: &str) -> Option<String> {
     let at = src.find(needle).unwrap() as u32;
     let e =
         f.exprs.iter().position(|e| e.span.start == at && e.span.end == at + needle.len() as u32).unwrap();
-    expr_type(&u, f, src, ExprId(e as u32)).map(|t| t.to_string())
+    expr_type(&u, f, src, &[], ExprId(e as u32)).map(|t| t.to_string())
 }
 
 #[test]

@@ -108,7 +108,7 @@ pub(super) fn no_nested_regions(functions: &mut [FunctionReport]) {
                 v.reasons.push(ReasonReport {
                     code: Code::InnerOfParallel,
                     brief: message.clone(),
-                    message,
+                    message: message.into(),
                     ranges: vec![*header],
                     vars: Vec::new(),
                 });
@@ -139,15 +139,11 @@ pub(super) fn var_report(fe: &Frontend, s: SymId) -> VarReport {
     }
 }
 
-pub(crate) fn function_report(
-    fe: &Frontend,
-    f: &Function,
-    gconsts: &GlobalConsts,
-    summaries: &crate::effects::summary::Summaries,
-    thresholds: &crate::parallel::Thresholds,
-) -> FunctionReport {
+/// The report of one function, from its facts in the analysis database.
+pub(crate) fn function_report(fe: &Frontend, fa: &FnAnalysis) -> FunctionReport {
     let unit = &fe.unit;
-    let cfg = Cfg::build(f);
+    let f = fa.f;
+    let cfg = fa.cfg();
     let params: Vec<VarReport> = f.params.iter().map(|&p| var_report(fe, p)).collect();
     let signature = format!(
         "{} {}({}{})",
@@ -159,44 +155,14 @@ pub(crate) fn function_report(
     let pos = |sp: Span| fe.lines.line_col(sp.start);
     let name = |s: SymId| unit.sym(s).name.clone();
 
-    // Data flow over the CFG.
-    let fx = FnItems::build(unit, f, &cfg);
-    let rd = reaching_definitions_with(unit, f, &cfg, &fx);
-    let lv = liveness_with(unit, f, &cfg, &fx);
-    let du = def_use_with(f, &cfg, &rd, &fx);
-    let cse = cse_opportunities_with(unit, f, &cfg, &fx, Some(&fe.text));
-    // SSA-based analyses.
-    let ssa = build_ssa(unit, f, &cfg);
-    let cp = propagate_constants_with(unit, f, &cfg, &ssa, gconsts);
-    let inv = loop_invariants(unit, f, &cfg, &ssa, Some(&cp));
-    let ivs = induction_variables(unit, f, &cfg, &ssa, Some(&cp), Some(&inv));
-    let licm = licm_opportunities(unit, f, &cfg, &ssa, &inv, Some(&cp));
-    let sr = strength_reductions(unit, f, &cfg, &ssa, Some(&cp), Some(&inv));
-    let natural = &ssa.loops.loops;
-    let consts = |e: ExprId| match cp.expr_value(e) {
-        Some(Const::Int(v)) => Some(v),
-        _ => None,
-    };
-    let infos = loop_infos_with(unit, f, &consts, Some(summaries));
-    let natural_loops: Vec<crate::flow::cfg::NaturalLoop> = natural.iter().map(Into::into).collect();
-    let verdicts = crate::parallel::loop_verdicts(
-        unit,
-        f,
-        &crate::parallel::VerdictFacts {
-            cfg: &cfg,
-            fx: &fx,
-            liveness: &lv,
-            natural: &natural_loops,
-            infos: &infos,
-            summaries,
-            lines: Some(&fe.lines),
-            consts: Some(&|e| cp.expr_value(e)),
-            thresholds: *thresholds,
-        },
-    );
+    let (rd, lv, du, cse) = (fa.reaching(), fa.liveness(), fa.def_use(), fa.cse());
+    let (cp, ivs, licm, sr) = (fa.constants(), fa.inductions(), fa.licm(), fa.strength());
+    let natural = &fa.ssa().loops.loops;
+    let infos = fa.loops();
+    let verdicts = fa.verdicts();
 
     let mut loops: Vec<LoopReport> = Vec::with_capacity(infos.len());
-    for info in &infos {
+    for info in infos {
         let blocks = cfg.loops.iter().find(|l| l.stmt == info.stmt);
         let body = blocks.and_then(|b| natural.iter().find(|n| n.header == b.header));
         let in_body = |blk| body.is_some_and(|nl| nl.body.binary_search(&blk).is_ok());
@@ -351,10 +317,10 @@ pub(crate) fn function_report(
         &crate::opt::txfacts::TxInput {
             text: &fe.text,
             lines: Some(&fe.lines),
-            infos: &infos,
-            licm: &licm,
-            strength: &sr,
-            cse: &cse,
+            infos,
+            licm,
+            strength: sr,
+            cse,
             live_out: &live_out,
             macros: &fe.pre.macros,
         },
@@ -405,7 +371,7 @@ pub(crate) fn function_report(
     let mut directive_diagnostics = crate::parallel::ompcheck::check_user_directives(
         &fe.unit,
         f,
-        &verdicts,
+        verdicts,
         &crate::parallel::ompcheck::Inactive { text: &fe.text, spans: &fe.pre.inactive },
     );
     directive_diagnostics.extend(crate::parallel::ompregion::check_parallel_regions(&fe.unit, f));
@@ -432,8 +398,9 @@ pub(crate) fn function_report(
             definitions: rd.defs.len(),
             uses: du.uses.len(),
             def_use_links: links,
-            ssa_values: ssa.values.len(),
-            phi_nodes: ssa
+            ssa_values: fa.ssa().values.len(),
+            phi_nodes: fa
+                .ssa()
                 .values
                 .iter()
                 .filter(|v| matches!(v.def, crate::ssa::ValueDef::Phi { .. }))

@@ -4,20 +4,12 @@
 //! The JSON schema is documented in `docs/analyze-json.md`; [`SCHEMA_VERSION`] changes only
 //! when a field is removed or changes meaning (adding a field is compatible).
 
+use crate::db::{FileAnalysis, FnAnalysis};
 use crate::effects::summary::FunctionSummary;
-use crate::flow::cfg::Cfg;
-use crate::flow::dataflow::FnItems;
-use crate::flow::defuse::def_use_with;
-use crate::flow::liveness::liveness_with;
-use crate::flow::loops::{loop_infos_with, LoopKind, TripCount};
-use crate::flow::reaching::{reaching_definitions_with, DefKind};
+use crate::flow::loops::{LoopKind, TripCount};
+use crate::flow::reaching::DefKind;
 use crate::ir::*;
-use crate::opt::cse::cse_opportunities_with;
-use crate::opt::globalopt::{licm_opportunities, strength_reductions};
-use crate::ssa::build_ssa;
-use crate::ssa::constprop::{propagate_constants_with, Const, GlobalConsts};
-use crate::ssa::induction::induction_variables;
-use crate::ssa::invariant::loop_invariants;
+use crate::ssa::constprop::{Const, GlobalConsts};
 use crate::syntax::frontend::{parse_source, Frontend};
 use crate::syntax::preprocess::{PpOptions, SourceLoader};
 use rayon::prelude::*;
@@ -79,7 +71,7 @@ pub struct Range {
 pub struct DiagnosticReport {
     pub code: Code,
     pub severity: Severity,
-    pub message: String,
+    pub message: Message,
     #[serde(flatten)]
     pub range: Range,
 }
@@ -306,7 +298,7 @@ pub struct LoopExits {
 pub struct ReasonReport {
     /// Stable check code (`PPO1nn`, documented in `docs/checks/`).
     pub code: Code,
-    pub message: String,
+    pub message: Message,
     /// The message without the lines of a dependence's references (`Reason::brief`), for an
     /// editor that shows them as related locations; not in the JSON.
     #[serde(skip)]
@@ -501,14 +493,16 @@ pub fn analyze_source_incremental(
             || GlobalConsts::new(&fe.unit),
         );
         let summaries = crate::effects::summary::combine(&fe.unit, &locals);
+        let fa =
+            FileAnalysis::of_frontend(&fe, opts.thresholds).with_globals(gconsts).with_summaries(summaries);
         let functions: Vec<(FunctionReport, crate::opt::cxx::CxxFacts)> = fe
             .unit
             .functions
             .par_iter()
             .enumerate()
             .map(|(i, f)| {
-                let mut r = function_report(&fe, f, &gconsts, &summaries, &opts.thresholds);
-                r.summary = summaries.of(FuncId(i as u32)).clone();
+                let mut r = function_report(&fe, &fa.function(i));
+                r.summary = fa.summaries().of(FuncId(i as u32)).clone();
                 (r, crate::opt::cxx::function_facts(&fe.unit, &fe.text, f))
             })
             .collect();

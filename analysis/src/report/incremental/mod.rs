@@ -375,7 +375,6 @@ pub fn analyze_incremental(
     }
     let fe = &run.fe;
     let unit = &fe.unit;
-    let gconsts = crate::ssa::constprop::GlobalConsts::new(unit);
     let masked_ranges = sym_ranges(unit);
     // The symbol ids the full analysis gives each function's locals.
     let mut new_syms = Vec::with_capacity(n);
@@ -395,12 +394,14 @@ pub fn analyze_incremental(
     }
 
     let dirty_v: Vec<usize> = dirty.iter().copied().collect();
+    let fa = crate::db::FileAnalysis::of_frontend(fe, opts.thresholds).with_summaries(summaries);
+    let summaries = fa.summaries();
     let fresh: Vec<(usize, FunctionReport, CxxFacts)> = crate::pool().install(|| {
         dirty_v
             .par_iter()
             .map(|&i| {
                 let f = &unit.functions[i];
-                let mut r = function_report(fe, f, &gconsts, &summaries, &opts.thresholds);
+                let mut r = function_report(fe, &fa.function(i));
                 r.summary = summaries.of(FuncId(i as u32)).clone();
                 (i, r, crate::opt::cxx::function_facts(unit, &fe.text, f))
             })

@@ -1,5 +1,6 @@
 //! Reused reports moved to the new text: byte offsets and lines after the edit shift, symbol
-//! ids of later functions shift, messages that quote lines follow.
+//! ids of later functions shift, the lines messages name follow
+//! (typed in [`Message`], so moving them is arithmetic, not a search through text).
 
 use super::*;
 
@@ -101,33 +102,16 @@ impl Mover {
             }
         }
     }
-    /// `line N` references of dependence messages (`… between line 12 and line 14`).
-    fn msg(&self, m: &mut String) {
-        if self.pos.is_none() || !m.contains("line ") {
+    /// The line references of a message (a dependence's `between line 12 and line 14`).
+    fn msg(&self, m: &mut Message) {
+        if self.pos.is_none() {
             return;
         }
-        let mut out = String::with_capacity(m.len());
-        let mut rest = m.as_str();
-        while let Some(k) = rest.find("line ") {
-            let (head, tail) = rest.split_at(k + 5);
-            out.push_str(head);
-            let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
-            let word_start =
-                k == 0 || !rest.as_bytes()[k - 1].is_ascii_alphanumeric() && rest.as_bytes()[k - 1] != b'_';
-            if digits > 0 && word_start {
-                match tail[..digits].parse::<u32>() {
-                    Ok(l) => out.push_str(&self.line(l).to_string()),
-                    Err(_) => out.push_str(&tail[..digits]),
-                }
-            } else {
-                out.push_str(&tail[..digits]);
-            }
-            rest = &tail[digits..];
+        for l in m.lines_mut() {
+            *l = self.line(*l);
         }
-        out.push_str(rest);
-        *m = out;
     }
-    fn msg_res(&self, r: &mut Result<(), String>) {
+    fn msg_res(&self, r: &mut Result<(), Message>) {
         if let Err(m) = r {
             self.msg(m);
         }
@@ -266,8 +250,8 @@ impl Relocate for LoopReport {
             x.line = m.line(x.line);
         }
         for x in licm {
+            // The reason names no line.
             x.line = m.line(x.line);
-            m.msg(&mut x.reason);
         }
         for x in strength_reduction {
             x.line = m.line(x.line);
@@ -377,9 +361,8 @@ impl Relocate for LoopTx {
             decl_removal.relocate(m);
         }
         if let Some(ix) = interchange {
-            m.msg_res(&mut ix.rectangular);
+            // Only the dependences name lines.
             m.msg_res(&mut ix.dependences);
-            m.msg_res(&mut ix.effects);
         }
         for HoistTx {
             span,
@@ -389,13 +372,12 @@ impl Relocate for LoopTx {
             may_trap: _,
             every_iteration: _,
             cost: _,
-            editable,
-            reason,
+            // Neither names a line.
+            editable: _,
+            reason: _,
         } in hoists
         {
             span.relocate(m);
-            m.msg_res(editable);
-            m.msg(reason);
         }
         for StrengthTx {
             span,
@@ -406,24 +388,22 @@ impl Relocate for LoopTx {
             factor_prec: _,
             factor_literal: _,
             ty: _,
-            editable,
+            editable: _, // names no line
         } in strength
         {
             span.relocate(m);
-            m.msg_res(editable);
         }
     }
 }
 
 impl Relocate for CseTx {
     fn relocate(&mut self, m: &Mover) {
-        let CseTx { first, repeats, text: _, ty: _, anchor, place, safe, editable } = self;
+        // `safe` and `editable` name no line.
+        let CseTx { first, repeats, text: _, ty: _, anchor, place, safe: _, editable: _ } = self;
         first.relocate(m);
         repeats.relocate(m);
         anchor.relocate(m);
         place.relocate(m);
-        m.msg_res(safe);
-        m.msg_res(editable);
     }
 }
 

@@ -197,14 +197,9 @@ impl ConstProp {
     }
 }
 
-/// Sparse conditional constant propagation over `ssa` (builds [`GlobalConsts`] itself: use
-/// [`propagate_constants_with`] when analysing many functions of one unit).
-pub fn propagate_constants(unit: &TranslationUnit, f: &Function, cfg: &Cfg, ssa: &Ssa) -> ConstProp {
-    let g = GlobalConsts::new(unit);
-    propagate_constants_with(unit, f, cfg, ssa, &g)
-}
-
-pub fn propagate_constants_with(
+/// Sparse conditional constant propagation over `ssa`, knowing the unit's global constants
+/// (computed once per unit: `db::FileAnalysis::globals`).
+pub fn propagate_constants(
     unit: &TranslationUnit,
     f: &Function,
     cfg: &Cfg,

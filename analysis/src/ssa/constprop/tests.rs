@@ -7,7 +7,8 @@ use crate::ssa::tests::{setup, sym, var_uses};
 fn run(src: &str) -> (TranslationUnit, Cfg, Ssa, ConstProp) {
     let (u, cfg) = setup(src);
     let ssa = build_ssa(&u, &u.functions[0], &cfg);
-    let cp = propagate_constants(&u, &u.functions[0], &cfg, &ssa);
+    let cp =
+        propagate_constants(&u, &u.functions[0], &cfg, &ssa, &crate::ssa::constprop::GlobalConsts::new(&u));
     (u, cfg, ssa, cp)
 }
 

@@ -49,7 +49,8 @@ impl FnLower<'_> {
                 severity: Severity::Note,
                 message: format!(
                     "expression nested more than {MAX_NESTING} levels deep is treated as opaque"
-                ),
+                )
+                .into(),
                 span: sp,
             });
             return self.push_expr(ExprKind::Error, sp);
@@ -285,7 +286,7 @@ impl FnLower<'_> {
                 self.diags.push(Diagnostic {
                     code: Code::OpaqueConstruct,
                     severity: Severity::Note,
-                    message: format!("`{}` is treated as an opaque expression", n.kind()),
+                    message: format!("`{}` is treated as an opaque expression", n.kind()).into(),
                     span: sp,
                 });
                 ExprKind::Error
@@ -294,7 +295,7 @@ impl FnLower<'_> {
                 self.diags.push(Diagnostic {
                     code: Code::OpaqueConstruct,
                     severity: Severity::Note,
-                    message: format!("unsupported expression `{}` is treated as opaque", n.kind()),
+                    message: format!("unsupported expression `{}` is treated as opaque", n.kind()).into(),
                     span: sp,
                 });
                 ExprKind::Error

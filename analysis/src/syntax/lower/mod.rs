@@ -263,7 +263,7 @@ fn syntax_error(span: Span, what: &str) -> Diagnostic {
     Diagnostic {
         code: Code::SyntaxError,
         severity: Severity::Error,
-        message: format!("syntax error: {what}; this code is not analysed"),
+        message: format!("syntax error: {what}; this code is not analysed").into(),
         span,
     }
 }

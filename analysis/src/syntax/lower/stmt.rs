@@ -31,7 +31,7 @@ impl FnLower<'_> {
         self.diags.push(Diagnostic {
             code: Code::OpaqueConstruct,
             severity: Severity::Note,
-            message: format!("code nested more than {MAX_NESTING} levels deep is treated as opaque"),
+            message: format!("code nested more than {MAX_NESTING} levels deep is treated as opaque").into(),
             span: sp,
         });
         self.push_stmt(StmtKind::Error, sp)

@@ -208,7 +208,7 @@ impl<'o> Pp<'o> {
     }
 
     pub(super) fn diag(&mut self, code: Code, severity: Severity, span: Span, message: String) {
-        self.diagnostics.push(Diagnostic { code, severity, message, span });
+        self.diagnostics.push(Diagnostic { code, severity, message: message.into(), span });
     }
 
     pub(super) fn limit_reached(&mut self) {

@@ -74,12 +74,13 @@ impl LoopTransformation for Fusion {
     fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
         let mut out = Vec::new();
         let Some(fe) = cx.ir.get() else { return out };
+        let fa = analysis::db::FileAnalysis::new(&fe.unit);
         for (k, f) in fe.unit.functions.iter().enumerate() {
             let Some(fr) = cx.report.functions.get(k).filter(|r| r.name == f.name) else { continue };
             if !has_adjacent_fors(f) {
                 continue;
             }
-            let ir = FnIr::new(&fe.unit, f, cx.text, cx.lines, cx.report, fr);
+            let ir = FnIr::new(fa.function(k), cx.text, cx.lines, cx.report, fr);
             let mut fx = Fuser { ir: &ir, target: cx.ps.is_some(), out: &mut out, effects: HashMap::new() };
             fx.walk(f.body);
         }

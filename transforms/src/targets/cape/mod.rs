@@ -100,7 +100,7 @@ pub fn translate(
         .diagnostics
         .iter()
         .filter(|d| d.code == Code::Race)
-        .map(|d| (d.range.line, d.message.clone()))
+        .map(|d| (d.range.line, d.message.to_string()))
         .collect();
     let no_taint = HashMap::new();
     let mut refused_at: HashMap<String, u32> = HashMap::new();
