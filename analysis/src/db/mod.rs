@@ -38,6 +38,8 @@ pub struct FileAnalysis<'a> {
     pub thresholds: Thresholds,
     globals: OnceLock<GlobalConsts>,
     summaries: OnceLock<Summaries>,
+    /// The cell of summaries the caller keeps (shared by several analyses of one unit).
+    shared: Option<&'a OnceLock<Summaries>>,
 }
 
 impl<'a> FileAnalysis<'a> {
@@ -50,6 +52,7 @@ impl<'a> FileAnalysis<'a> {
             thresholds: Thresholds::default(),
             globals: OnceLock::new(),
             summaries: OnceLock::new(),
+            shared: None,
         }
     }
 
@@ -68,6 +71,13 @@ impl<'a> FileAnalysis<'a> {
         self
     }
 
+    /// With a cell of summaries the caller keeps and shares between analyses of the unit
+    /// (filled by the first that asks).
+    pub fn with_shared_summaries(mut self, summaries: &'a OnceLock<Summaries>) -> Self {
+        self.shared = Some(summaries);
+        self
+    }
+
     /// With the global constants computed by the caller (alongside the summaries).
     pub fn with_globals(self, globals: GlobalConsts) -> Self {
         let _ = self.globals.set(globals);
@@ -81,7 +91,8 @@ impl<'a> FileAnalysis<'a> {
 
     /// The side-effect summaries of the unit's functions.
     pub fn summaries(&self) -> &Summaries {
-        self.summaries.get_or_init(|| crate::effects::summary::summarize(self.unit))
+        let cell = self.shared.unwrap_or(&self.summaries);
+        cell.get_or_init(|| crate::effects::summary::summarize(self.unit))
     }
 
     /// The facts of function `i` of the unit.

@@ -60,7 +60,7 @@ impl LoopTransformation for Fission {
             return out;
         }
         let Some(fe) = cx.ir.get() else { return out };
-        let fa = analysis::db::FileAnalysis::new(&fe.unit);
+        let Some(fa) = cx.ir.analysis() else { return out };
         for (k, f) in fe.unit.functions.iter().enumerate() {
             let Some(fr) = cx.report.functions.get(k).filter(|r| r.name == f.name) else { continue };
             if !fr.loops.iter().any(|l| !l.parallel.legal) || !has_multi_stmt_for(f) {
@@ -439,7 +439,7 @@ impl LoopTransformation for IndexSplit {
     fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
         let mut out = Vec::new();
         let Some(fe) = cx.ir.get() else { return out };
-        let fa = analysis::db::FileAnalysis::new(&fe.unit);
+        let Some(fa) = cx.ir.analysis() else { return out };
         for (k, f) in fe.unit.functions.iter().enumerate() {
             let Some(fr) = cx.report.functions.get(k).filter(|r| r.name == f.name) else { continue };
             if fr.loops.is_empty() || !f.stmts.iter().any(|s| matches!(s.kind, StmtKind::If { .. })) {

@@ -37,6 +37,7 @@ pub struct SourceIr<'a> {
     loader: Option<&'a dyn SourceLoader>,
     thresholds: analysis::parallel::Thresholds,
     cell: OnceCell<Option<Frontend>>,
+    summaries: std::sync::OnceLock<analysis::effects::summary::Summaries>,
 }
 
 impl<'a> SourceIr<'a> {
@@ -55,6 +56,7 @@ impl<'a> SourceIr<'a> {
             loader: Some(loader),
             thresholds: Default::default(),
             cell: OnceCell::new(),
+            summaries: std::sync::OnceLock::new(),
         }
     }
 
@@ -79,7 +81,22 @@ impl<'a> SourceIr<'a> {
 
     /// No IR: transformations that need it propose nothing.
     pub fn none(path: &'a Path, text: &'a str) -> SourceIr<'a> {
-        SourceIr { path, text, pp: None, loader: None, thresholds: Default::default(), cell: OnceCell::new() }
+        SourceIr {
+            path,
+            text,
+            pp: None,
+            loader: None,
+            thresholds: Default::default(),
+            cell: OnceCell::new(),
+            summaries: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The analysis database of the file's IR; its summaries, computed when first asked,
+    /// are shared by every transformation.
+    pub fn analysis(&self) -> Option<analysis::db::FileAnalysis<'_>> {
+        let fe = self.get()?;
+        Some(analysis::db::FileAnalysis::new(&fe.unit).with_shared_summaries(&self.summaries))
     }
 
     pub fn get(&self) -> Option<&Frontend> {

@@ -74,7 +74,7 @@ impl LoopTransformation for Fusion {
     fn run(&self, cx: &OsContext<'_>) -> Vec<Outcome> {
         let mut out = Vec::new();
         let Some(fe) = cx.ir.get() else { return out };
-        let fa = analysis::db::FileAnalysis::new(&fe.unit);
+        let Some(fa) = cx.ir.analysis() else { return out };
         for (k, f) in fe.unit.functions.iter().enumerate() {
             let Some(fr) = cx.report.functions.get(k).filter(|r| r.name == f.name) else { continue };
             if !has_adjacent_fors(f) {
