@@ -82,9 +82,12 @@ pub fn param_must_writes(unit: &TranslationUnit, f: &Function) -> Vec<MustWrite>
 }
 
 /// The whole arrays of `f` passed as argument `k` of a call that makes up its statement
-/// (`exact(i, j, k, t);`, or offset by a constant: `vranlc(n, &s, a, x - 1)`), the callee
-/// writing parameter `k` in full over a constant range without reading it: each with the
-/// range of the array written, keyed by the argument and by the array variable in it. A
+/// (`exact(i, j, k, t);`, or offset by a constant: `vranlc(n, &s, a, x - 1)`), or the
+/// address of an element of a local array (`exact(x, &t[i][0][0])`: the row it starts), the
+/// callee writing parameter `k` in full over a constant range without reading it: each with
+/// the range written, of the array or, for an element's address, of the last dimension of
+/// its row (`&t[i][0][2]` with `[0, 4]` written: `t[i][0][2..6]`), keyed by the argument and
+/// by the array variable in it. A
 /// caller may treat such a call like stores. Built once per function, so that asking about
 /// an argument is a lookup.
 pub fn call_site_writes(
@@ -117,10 +120,30 @@ pub fn call_site_writes(
 }
 
 /// `x`, `x + c` or `x - c` with `x` an array variable and `c` a constant: (`x`'s expression, the
-/// offset).
+/// offset); or `&x[…][c]`, the address of an element of a local array `x` (every dimension
+/// subscripted, the last by a constant): (`x`'s expression, `c`).
 fn array_plus_constant(unit: &TranslationUnit, f: &Function, a: ExprId) -> Option<(ExprId, i64)> {
     let is_array = |e: ExprId| f.as_var(e).is_some_and(|s| unit.sym(s).ty.is_array());
     let constant = |e: ExprId| crate::flow::loops::affine(unit, f, e)?.as_const();
+    if let ExprKind::Unary(UnOp::AddrOf, el) = &f.expr(a).kind {
+        let ExprKind::Index { index, .. } = &f.expr(*el).kind else { return None };
+        let (mut base, mut depth) = (*el, 0usize);
+        while let ExprKind::Index { base: b, .. } = &f.expr(base).kind {
+            (base, depth) = (*b, depth + 1);
+        }
+        let s = f.as_var(base)?;
+        let sym = unit.sym(s);
+        let mut ty = &sym.ty;
+        for _ in 0..depth {
+            let Type::Array { elem, .. } = ty else { return None };
+            ty = elem;
+        }
+        let local = matches!(sym.kind, crate::ir::SymKind::Local) && !sym.is_static;
+        if !local || !ty.is_scalar() {
+            return None;
+        }
+        return Some((base, constant(*index)?));
+    }
     match &f.expr(a).kind {
         ExprKind::Var(_) if is_array(a) => Some((a, 0)),
         ExprKind::Binary(BinOp::Add, x, c) if is_array(*x) => Some((*x, constant(*c)?)),

@@ -180,7 +180,7 @@ fn privatizable(
     };
     if rank == 0
         || sy.is_volatile
-        || sy.address_taken
+        || (sy.address_taken && (global || !uses.addresses_only_written(t)))
         || crate::syntax::lower::size_of_basic(elem)
             .map_or(len > MAX_PRIVATE_ELEMS, |b| len.saturating_mul(b) > MAX_PRIVATE_BYTES)
         || !refs.iter().any(|r| r.write)
@@ -209,10 +209,12 @@ fn privatizable(
     let mut partial: Vec<Partial> = Vec::new();
     for r in refs {
         let path = path_to(f, *body, r.stmt)?;
-        // `exact(…, t)`: the callee writes a constant range of `t` in full, like a store.
-        let called = uses.call_must_write(r.expr).map(|(lo, hi)| Section {
-            dims: vec![Extent { lo: Affine::constant(lo), hi: Affine::constant(hi), stride: 1 }],
-        });
+        // `exact(…, t)`: the callee writes a constant range of `t` in full, like a store;
+        // `exact(…, &t[i][0][0])`, a range of the last dimension of the row at `t[i][0]`.
+        let called = match uses.call_must_write(r.expr) {
+            Some(range) => Some(called_section(infos, nest, r, &sy.ty, range)?),
+            None => None,
+        };
         let (sec, contiguous) = match called.clone() {
             Some(sec) if r.write => (sec, true),
             _ => section(infos, nest, r)?,
@@ -328,6 +330,20 @@ impl<'a> FnUses<'a> {
         self.writes().get(&e).copied()
     }
 
+    /// Every address taken of (an element of) the local array `t` is an argument a callee
+    /// only writes a constant range through ([`Self::call_must_write`]): no pointer to it
+    /// outlives the call.
+    fn addresses_only_written(&self, t: SymId) -> bool {
+        let f = self.f;
+        (0..f.exprs.len() as u32).map(ExprId).all(|e| {
+            let ExprKind::Unary(UnOp::AddrOf, mut x) = f.expr(e).kind else { return true };
+            while let ExprKind::Index { base, .. } = f.expr(x).kind {
+                x = base;
+            }
+            f.as_var(x) != Some(t) || self.call_must_write(e).is_some()
+        })
+    }
+
     /// Some occurrence of `t` is neither the base of a subscript nor an argument the callee
     /// only writes a constant range of ([`Self::call_must_write`]): a pointer to it may
     /// survive. Anywhere in the translation unit for a file-scope (`global`) array, in `f`
@@ -372,6 +388,37 @@ fn untouched_by_calls(
             }
             None => is_static,
         })
+}
+
+/// The elements a call writes through a reference whose last dimension is open (the row the
+/// argument starts), `range` of that dimension: the leading dimensions' sections over the
+/// inner loops, and `range`, inside the dimension's length.
+fn called_section(
+    infos: &[LoopInfo],
+    nest: &Nest,
+    r: &ArrayRef,
+    ty: &Type,
+    range: (i64, i64),
+) -> Option<Section> {
+    let (_, lead) = r.dims.split_last()?;
+    let mut dims = Vec::with_capacity(r.dims.len());
+    for d in lead {
+        let Subscript::Affine { coeffs, rest, .. } = d else { return None };
+        dims.push(extent(infos, nest, r, coeffs, rest)?.0);
+    }
+    let mut last = ty;
+    for _ in 0..lead.len() {
+        let Type::Array { elem, .. } = last else { return None };
+        last = elem;
+    }
+    if !lead.is_empty() {
+        let Type::Array { len: ArrayLen::Const(n), .. } = last else { return None };
+        if range.0 < 0 || range.1 >= i64::try_from(*n).ok()? {
+            return None;
+        }
+    }
+    dims.push(Extent { lo: Affine::constant(range.0), hi: Affine::constant(range.1), stride: 1 });
+    Some(Section { dims })
 }
 
 /// The elements of a reference over the inner loops of the nest, dimension by dimension,
@@ -944,5 +991,31 @@ mod tests {
             ));
             assert!(v.iter().all(|x| !x.1.contains("temp")), "{callee}: {v:?}");
         }
+    }
+
+    #[test]
+    fn a_row_handed_to_a_writing_call_by_an_element_address_is_a_store() {
+        // `exact(…, &t[ix][0][0])` writes t[ix][0][0..4]: over `ix`, both rows, before the
+        // reads; the address goes only to the call, so `t` is private.
+        let exact = "static double u[64][64][5];\nstatic void exact(double x, double d[5]) { int m; for (m = 0; m < 5; m++) d[m] = x * m; }\n";
+        let v = clauses(&format!(
+            "{exact}void f(int n) {{ int j, m, ix; double t[2][3][5];\n for (j = 0; j < n; j++) {{ for (ix = 0; ix < 2; ix++) exact(j + ix, &t[ix][0][0]); for (m = 0; m < 5; m++) u[j][0][m] = t[0][0][m] + t[1][0][m]; }} }}"
+        ));
+        assert_eq!(v[1].1, "private(ix, m, t)", "{v:?}");
+        // A read of a row no call writes (t[0][1]), an address also kept in a pointer, a
+        // file-scope table, a range past the end of the row: not private.
+        for body in [
+            "double t[2][3][5]; for (int m = 0; m < 5; m++) t[0][1][m] = m;\n for (j = 0; j < n; j++) { exact(j, &t[0][0][0]); for (m = 0; m < 5; m++) u[j][0][m] = t[0][0][m] + t[0][1][m]; t[0][1][0] = j; }",
+            "double t[2][3][5], *p = &t[1][0][0];\n for (j = 0; j < n; j++) { exact(j, &t[0][0][0]); for (m = 0; m < 5; m++) u[j][0][m] = t[0][0][m] + *p; *p = j; }",
+            "double t[2][3][7];\n for (j = 0; j < n; j++) { exact(j, &t[0][0][3]); for (m = 3; m < 7; m++) u[j][0][m - 3] = t[0][0][m]; }",
+        ] {
+            let v = clauses(&format!("{exact}void f(int n) {{ int j, m; {body} }}"));
+            let names_t = |c: &str| c.split(['(', ')', ',', ' ']).any(|w| w == "t");
+            assert!(v.iter().any(|x| !x.0) && !v.iter().any(|x| names_t(&x.1)), "{body}: {v:?}");
+        }
+        let v = clauses(&format!(
+            "{exact}static double g[2][5];\nvoid f(int n) {{ int j, m;\n for (j = 0; j < n; j++) {{ exact(j, &g[0][0]); for (m = 0; m < 5; m++) u[j][0][m] = g[0][m]; }} }}"
+        ));
+        assert!(!v[1].0, "{v:?}");
     }
 }
