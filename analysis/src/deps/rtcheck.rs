@@ -405,18 +405,9 @@ impl Ctx<'_> {
     }
 }
 
-/// The type of an lvalue / pointer expression of the shapes [`element_dims`] accepts.
+/// The type of an lvalue / pointer expression ([`crate::ir::exprtype`]).
 fn type_of(unit: &TranslationUnit, f: &Function, e: ExprId) -> Option<Type> {
-    match &f.expr(e).kind {
-        ExprKind::Var(s) => Some(unit.sym(*s).ty.clone()),
-        ExprKind::Index { base, .. } => type_of(unit, f, *base)?.element().cloned(),
-        ExprKind::Unary(UnOp::Deref, p) => type_of(unit, f, *p)?.element().cloned(),
-        ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
-            let ta = type_of(unit, f, *a).filter(|t| t.is_pointer() || t.is_array());
-            ta.or_else(|| type_of(unit, f, *b).filter(|t| t.is_pointer() || t.is_array()))
-        }
-        _ => None,
-    }
+    crate::ir::exprtype::expr_type(unit, f, e)
 }
 
 /// `base + e1 - e2 …` (no casts): the offsets with their signs.

@@ -113,18 +113,9 @@ impl Uses<'_> {
         }
     }
 
-    /// The type of a pointer value derived from a variable: `p`, `p + k`, `(T *)p`.
+    /// The type of a pointer value (`p`, `p + k`, `(T *)p`: [`crate::ir::exprtype`]).
     fn pointer_type(&self, e: ExprId) -> Option<Type> {
-        let f = self.f;
-        match &f.expr(e).kind {
-            ExprKind::Var(s) => Some(self.unit.sym(*s).ty.clone()),
-            ExprKind::Cast { ty, .. } => Some(ty.clone()),
-            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
-                let ta = self.pointer_type(*a).filter(|t| t.is_pointer() || t.is_array());
-                ta.or_else(|| self.pointer_type(*b).filter(|t| t.is_pointer() || t.is_array()))
-            }
-            _ => None,
-        }
+        crate::ir::exprtype::expr_type(self.unit, self.f, e)
     }
 
     /// The object `e` designates through the pointer (`p[i]`, `*p`, `p->f`) is only read or

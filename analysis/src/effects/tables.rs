@@ -126,7 +126,7 @@ fn stored_pointers(t: &Type) -> Option<&Type> {
 
 /// Compute the fact for `unit`.
 pub fn table_cells(unit: &TranslationUnit) -> TableCells {
-    let mut cx = Cx { unit, out: TableCells { shared: Vec::new(), opaque: false, used: false } };
+    let mut cx = Cx { unit, out: TableCells { shared: Vec::new(), opaque: false, used: false }, types: None };
     for s in &unit.structs {
         for (_, t) in &s.fields {
             if let Some(q) = stored_pointers(t) {
@@ -149,6 +149,8 @@ pub fn table_cells(unit: &TranslationUnit) -> TableCells {
         }
     }
     for f in unit.functions.iter().chain(unit.global_init.iter()) {
+        // Every expression of the function is typed at most once.
+        cx.types = Some(crate::ir::exprtype::ExprTypes::new(unit, f));
         cx.function(f);
         if cx.out.opaque {
             break;
@@ -177,6 +179,8 @@ fn escaping_functions(unit: &TranslationUnit) -> Vec<bool> {
 struct Cx<'a> {
     unit: &'a TranslationUnit,
     out: TableCells,
+    /// The types of the expressions of the function being read.
+    types: Option<crate::ir::exprtype::ExprTypes<'a>>,
 }
 
 impl Cx<'_> {
@@ -351,64 +355,12 @@ impl Cx<'_> {
         }
     }
 
-    /// The type of `e`, when the shapes below tell it.
+    /// The type of `e` of `f`, the function being read ([`crate::ir::exprtype`]).
     fn type_of(&self, f: &Function, e: ExprId) -> Option<Type> {
-        let unit = self.unit;
-        Some(match &f.expr(e).kind {
-            ExprKind::Int(_) | ExprKind::Char(_) | ExprKind::EnumConst(..) => Type::int(),
-            ExprKind::Float(_) => Type::Float(FloatKind::Double),
-            ExprKind::Str(_) => Type::Pointer {
-                pointee: Box::new(Type::Int { kind: IntKind::Char, signed: true }),
-                restrict: false,
-                is_const: false,
-            },
-            ExprKind::Var(s) => unit.sym(*s).ty.clone(),
-            ExprKind::Index { base, .. } | ExprKind::Unary(UnOp::Deref, base) => {
-                self.type_of(f, *base)?.element()?.clone()
-            }
-            ExprKind::Member { .. } => crate::effects::object_type(unit, f, e)?,
-            ExprKind::Unary(UnOp::AddrOf, x) => {
-                Type::Pointer { pointee: Box::new(self.type_of(f, *x)?), restrict: false, is_const: false }
-            }
-            ExprKind::Unary(..) => Type::int(),
-            ExprKind::Binary(op, a, b) => {
-                if op.is_comparison() || op.is_short_circuit() {
-                    return Some(Type::int());
-                }
-                let (ta, tb) = (self.type_of(f, *a)?, self.type_of(f, *b)?);
-                let ptr = |t: &Type| t.is_pointer() || t.is_array();
-                match op {
-                    BinOp::Add | BinOp::Sub if ptr(&ta) && !ptr(&tb) => norm(&ta),
-                    BinOp::Add if ptr(&tb) && !ptr(&ta) => norm(&tb),
-                    // Pointer differences and arithmetic: only pointer-ness matters here.
-                    _ => Type::int(),
-                }
-            }
-            ExprKind::Assign { lhs, .. } | ExprKind::IncDec { operand: lhs, .. } => self.type_of(f, *lhs)?,
-            ExprKind::Cond { then, els, .. } => {
-                let (a, b) = (self.type_of(f, *then)?, self.type_of(f, *els)?);
-                if norm(&a) != norm(&b) {
-                    return None;
-                }
-                a
-            }
-            ExprKind::Comma(_, b) => self.type_of(f, *b)?,
-            ExprKind::Cast { ty, .. } | ExprKind::CompoundLiteral { ty, .. } => ty.clone(),
-            ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) => {
-                Type::Int { kind: IntKind::Size, signed: false }
-            }
-            ExprKind::Call { .. } => {
-                let n = crate::effects::callee_name(f, e)?;
-                if let Some(id) = unit.func_by_name(n) {
-                    unit.func(id).ret.clone()
-                } else if ALLOCATORS.contains(&n) {
-                    Type::Pointer { pointee: Box::new(Type::Void), restrict: false, is_const: false }
-                } else {
-                    unit.prototypes.iter().find(|p| p.name == n)?.ret.clone()
-                }
-            }
-            _ => return None,
-        })
+        match &self.types {
+            Some(t) => t.of(e).cloned(),
+            None => crate::ir::exprtype::expr_type(self.unit, f, e),
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub mod aliasing;
 pub mod cprint;
+pub mod exprtype;
 pub mod hash;
 pub mod libc;
 pub mod lines;

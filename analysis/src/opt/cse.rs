@@ -88,12 +88,8 @@ impl<'a> Numbering<'a> {
         self.object_type(e).is_some_and(|t| t.is_array())
     }
 
-    fn object_type(&self, e: ExprId) -> Option<&'a Type> {
-        match &self.f.expr(e).kind {
-            ExprKind::Var(s) => Some(&self.unit.sym(*s).ty),
-            ExprKind::Index { base, .. } => self.object_type(*base)?.element(),
-            _ => None,
-        }
+    fn object_type(&self, e: ExprId) -> Option<Type> {
+        crate::effects::object_type(self.unit, self.f, e)
     }
 
     /// Value-number `e` (children first), pushing candidate occurrences in evaluation order.

@@ -165,9 +165,6 @@ pub fn cxx_type(t: &Type) -> Option<String> {
     })
 }
 
-const VOID_PTR_FUNCS: &[&str] =
-    &["aligned_alloc", "bsearch", "calloc", "malloc", "memchr", "memcpy", "memmove", "memset", "realloc"];
-
 struct Cx<'a> {
     unit: &'a TranslationUnit,
     text: &'a str,
@@ -191,53 +188,10 @@ impl<'a> Cx<'a> {
         self.out.unsupported.push(Unsupported { span, construct: construct.into() });
     }
 
-    /// The (approximate) type of an expression, enough to find `void*` and enum conversions.
+    /// The type of an expression ([`crate::ir::exprtype`]): `void *` and enumerations kept,
+    /// to find the conversions C++ wants written.
     fn expr_ty(&self, f: &Function, e: ExprId) -> Option<Type> {
-        match &f.expr(e).kind {
-            ExprKind::Var(s) => Some(self.unit.sym(*s).ty.clone()),
-            ExprKind::Str(_) => Some(Type::Pointer {
-                pointee: Box::new(Type::Int { kind: IntKind::Char, signed: true }),
-                restrict: false,
-                is_const: false,
-            }),
-            ExprKind::Call { callee, .. } => {
-                let ExprKind::FuncName(n) = &f.expr(*callee).kind else { return None };
-                if let Some(id) = self.unit.func_by_name(n) {
-                    return Some(self.unit.func(id).ret.clone());
-                }
-                if let Some(p) = self.unit.prototypes.iter().find(|p| &p.name == n) {
-                    return Some(p.ret.clone());
-                }
-                VOID_PTR_FUNCS.contains(&n.as_str()).then(|| Type::Pointer {
-                    pointee: Box::new(Type::Void),
-                    restrict: false,
-                    is_const: false,
-                })
-            }
-            ExprKind::Cast { ty, .. } => Some(ty.clone()),
-            ExprKind::Member { base, field, arrow } => {
-                let bt = self.expr_ty(f, *base)?;
-                let st = if *arrow { bt.element()?.clone() } else { bt };
-                let (Type::Struct(n) | Type::Union(n)) = st else { return None };
-                let def = self.unit.struct_def(&n)?;
-                def.fields.iter().find(|(fname, _)| fname == field).map(|(_, t)| t.clone())
-            }
-            ExprKind::Index { base, .. } => self.expr_ty(f, *base)?.element().cloned(),
-            ExprKind::Unary(UnOp::Deref, a) => self.expr_ty(f, *a)?.element().cloned(),
-            ExprKind::Cond { then, .. } => self.expr_ty(f, *then),
-            ExprKind::Assign { lhs, .. } => self.expr_ty(f, *lhs),
-            ExprKind::Comma(_, b) => self.expr_ty(f, *b),
-            ExprKind::Int(_) | ExprKind::Char(_) => Some(Type::int()),
-            ExprKind::Binary(op, ..) if !op.is_comparison() && !op.is_short_circuit() => {
-                // Only used to tell ints from enums (pointer arithmetic is never `void*`).
-                let ExprKind::Binary(_, a, b) = &f.expr(e).kind else { return None };
-                match (self.expr_ty(f, *a), self.expr_ty(f, *b)) {
-                    (Some(t), _) | (_, Some(t)) if t.is_pointer() => Some(t),
-                    _ => Some(Type::int()),
-                }
-            }
-            _ => None,
-        }
+        crate::ir::exprtype::expr_type(self.unit, f, e)
     }
 
     /// `value` flows into something of type `target` (`lvalue` names it, for `decltype`).

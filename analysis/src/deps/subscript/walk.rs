@@ -399,21 +399,7 @@ impl RefWalker<'_> {
     }
 
     fn type_of(&self, e: ExprId) -> Option<Type> {
-        match &self.f.expr(e).kind {
-            ExprKind::Var(s) => Some(self.unit.sym(*s).ty.clone()),
-            ExprKind::Index { base, .. } => self.type_of(*base)?.element().cloned(),
-            ExprKind::Unary(UnOp::Deref, p) => self.type_of(*p)?.element().cloned(),
-            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
-                let ta = self.type_of(*a);
-                if ta.as_ref().is_some_and(|t| t.is_pointer() || t.is_array()) {
-                    ta
-                } else {
-                    self.type_of(*b).filter(|t| t.is_pointer() || t.is_array())
-                }
-            }
-            ExprKind::Cast { ty, .. } => Some(ty.clone()),
-            _ => None,
-        }
+        crate::ir::exprtype::expr_type(self.unit, self.f, e)
     }
 
     fn root(&self, e: ExprId) -> Option<SymId> {
