@@ -144,6 +144,8 @@ registry! {
     Unverified = "PPO122", Note, "user directive the analysis cannot verify";
     /// Every thread of a user's `#pragma omp parallel` region writes one shared place.
     RegionRace = "PPO123", Warning, "every thread of a parallel region writes one shared place";
+    /// Two sections of a `sections` construct access one shared place, one writing it.
+    SectionsRace = "PPO124", Warning, "two sections access one shared place, one writing it";
     /// The language server's hint on a loop ppo would parallelize.
     Parallelizable = "PPO130", Hint, "loop can run in parallel";
     /// Tuning: a measured parallel version changed the program's output.

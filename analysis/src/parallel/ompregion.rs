@@ -1,5 +1,5 @@
-//! Races that every thread of the user's parallel code makes alike ([`Code::RegionRace`],
-//! PPO123): a statement of a `#pragma omp parallel` region that every thread runs and that
+//! Races the structure of the user's parallel code proves. Those every thread makes alike
+//! ([`Code::RegionRace`], PPO123): a statement of a `#pragma omp parallel` region that every thread runs and that
 //! writes one shared location — a shared scalar, what a shared pointer points to, an element
 //! of a shared array at a constant index, or, through a call, a global or what an argument
 //! points to. And a loop under `omp for` whose every iteration calls a function that writes a
@@ -418,6 +418,164 @@ pub fn loop_call_race(
     })
 }
 
+/// Whether `text` is `omp sections` or `omp parallel sections`, and whether it is combined.
+fn sections_directive(text: &str) -> Option<bool> {
+    let words: Vec<&str> =
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+    match words.as_slice() {
+        ["omp", "sections", ..] => Some(false),
+        ["omp", "parallel", "sections", ..] => Some(true),
+        _ => None,
+    }
+}
+
+/// The statements of each section of a `sections` construct's block: a `section` directive
+/// starts one (the first may go without).
+fn sections_of(f: &Function, block: StmtId) -> Vec<Vec<StmtId>> {
+    let StmtKind::Compound(items) = &f.stmt(block).kind else { return Vec::new() };
+    let mut out: Vec<Vec<StmtId>> = Vec::new();
+    let mut cur: Vec<StmtId> = Vec::new();
+    for &x in items {
+        match &f.stmt(x).kind {
+            StmtKind::Pragma(t) if construct(t) == Some("section") => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(x),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Directives other than `section`, or calls that may synchronize threads (locks, POSIX
+/// threads, semaphores), under `s`.
+fn synchronizes(f: &Function, s: StmtId) -> bool {
+    f.stmts_under(s).into_iter().any(|x| match &f.stmt(x).kind {
+        StmtKind::Pragma(t) => construct(t) != Some("section"),
+        _ => f.stmt_exprs(x).into_iter().flat_map(|e| f.exprs_under(e)).any(|e| {
+            crate::effects::callee_name(f, e)
+                .is_some_and(|n| n.starts_with("omp_") || n.starts_with("pthread_") || n.starts_with("sem_"))
+        }),
+    })
+}
+
+/// Shared places a section surely accesses, each with the statement that does.
+type Accesses = Vec<(String, StmtId)>;
+
+/// PPO124 for the `sections` constructs of `f` (see the module documentation).
+pub fn check_sections(unit: &TranslationUnit, f: &Function) -> Vec<Diagnostic> {
+    // Every (directive, governed statement) pair of the function.
+    let mut governed: Vec<(&str, StmtId)> = Vec::new();
+    for st in &f.stmts {
+        let StmtKind::Compound(items) = &st.kind else { continue };
+        for w in items.windows(2) {
+            if let StmtKind::Pragma(text) = &f.stmt(w[0]).kind {
+                governed.push((text.trim_start(), w[1]));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for &(text, block) in &governed {
+        let Some(combined) = sections_directive(text) else { continue };
+        let span = f.stmt(block).span;
+        // The region the sections run in: the combined directive's, or a plain `parallel`
+        // around them (an orphaned `sections` runs in a caller's region, where this
+        // function's locals are each thread's own: not checked).
+        let region = if combined {
+            Some((text, block))
+        } else {
+            governed
+                .iter()
+                .filter(|(t, s)| plain_region(t) && f.stmt(*s).span.contains(span))
+                .min_by_key(|(_, s)| f.stmt(*s).span.len())
+                .copied()
+        };
+        let Some((region_text, region_stmt)) = region else { continue };
+        let cl = clauses(region_text);
+        if !listed(&cl, &["if"]).is_empty() || listed(&cl, &["num_threads"]).iter().any(|n| n.trim() == "1") {
+            continue;
+        }
+        if synchronizes(f, block) {
+            continue;
+        }
+        let mut private = private_names(unit, region_text);
+        if !combined {
+            private.extend(private_names(unit, text));
+        }
+        let declared: HashSet<SymId> = f
+            .stmts_under(region_stmt)
+            .into_iter()
+            .filter_map(|x| match &f.stmt(x).kind {
+                StmtKind::Decl(ds) => Some(ds.iter().map(|d| d.sym).collect::<Vec<_>>()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let shared =
+            RegionSharing { unit, declared, private: &private, assigned: assigned_vars(f, region_stmt) };
+        // Per section: the shared places it surely writes, and the shared scalars it surely
+        // reads or writes, each with the statement.
+        let accesses: Vec<(Accesses, Accesses)> = sections_of(f, block)
+            .into_iter()
+            .map(|section| {
+                let mut stmts = Vec::new();
+                for s in section {
+                    unconditional(f, s, &mut stmts);
+                }
+                let (mut writes, mut touches) = (Vec::new(), Vec::new());
+                for s in stmts {
+                    let (mut w, mut calls) = (Vec::new(), Vec::new());
+                    for r in roots(f, s) {
+                        effects(f, r, &mut w, &mut calls);
+                        for e in f.exprs_under(r) {
+                            if let Some(p) = var(f, e).and_then(|_| same_place(unit, f, e, &shared)) {
+                                touches.push((p, s));
+                            }
+                        }
+                    }
+                    writes.extend(
+                        w.into_iter().filter_map(|x| same_place(unit, f, x, &shared)).map(|p| (p, s)),
+                    );
+                }
+                (writes, touches)
+            })
+            .collect();
+        let mut seen: HashSet<String> = HashSet::new();
+        for (a, (writes, _)) in accesses.iter().enumerate() {
+            for (b, (other_writes, touches)) in accesses.iter().enumerate() {
+                if a == b {
+                    continue;
+                }
+                for (place, _) in writes {
+                    let Some((_, at)) = other_writes.iter().chain(touches).find(|(p, _)| p == place) else {
+                        continue;
+                    };
+                    if !seen.insert(place.clone()) {
+                        continue;
+                    }
+                    let (first, second) = (a.min(b) + 1, a.max(b) + 1);
+                    out.push(Diagnostic {
+                        code: Code::SectionsRace,
+                        severity: Severity::Warning,
+                        message: format!(
+                            "sections {first} and {second} of the `#pragma {text}` construct both access {place}, \
+                             one writing it, without synchronization: a data race (they run on different threads \
+                             at once; make it private, or synchronize the accesses)"
+                        )
+                        .into(),
+                        span: f.stmt(*at).span,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,5 +613,21 @@ mod tests {
     fn private_guarded_or_synchronized_writes_are_not_races() {
         let src = "#include <omp.h>\nint g, t;\n#pragma omp threadprivate(t)\nint main(void) {\n  int x = 0, y = 0, s = 0, a[64];\n  #pragma omp parallel private(x) reduction(+:s)\n  {\n    int mine = omp_get_thread_num();\n    x = mine;\n    s += mine;\n    t = mine;\n    a[mine] = mine;\n    if (mine == 0)\n      y = 1;\n    #pragma omp single\n    g = 2;\n    #pragma omp critical\n    y += 1;\n    #pragma omp atomic\n    g += 1;\n  }\n  #pragma omp parallel if(0)\n  g = 3;\n  #pragma omp parallel num_threads(1)\n  g = 4;\n  return x + y + s + a[0];\n}\n";
         assert_eq!(races(src), Vec::<(u32, String)>::new());
+    }
+
+    #[test]
+    fn sections_accessing_one_shared_place_race() {
+        let src = "int main(void) {\n  int x = 0, y = 0, z = 0, p = 0, l = 0;\n  #pragma omp parallel sections\n  {\n    #pragma omp section\n    x = 1;\n    #pragma omp section\n    { x = 2; y = z; }\n    #pragma omp section\n    z = 3;\n  }\n  #pragma omp parallel sections firstprivate(p) lastprivate(l)\n  {\n    #pragma omp section\n    { p = 1; l = 1; }\n    #pragma omp section\n    { p = 2; l = 2; }\n  }\n  #pragma omp parallel sections\n  {\n    #pragma omp section\n    { if (x) y = 1; }\n    #pragma omp section\n    { #pragma omp atomic\n      y += 1; }\n  }\n  return x + y + z + p + l;\n}\n";
+        let fe = parse_source(Path::new("t.c"), src, &PpOptions::default(), &MemLoader::default());
+        let r: Vec<(u32, String)> = check_sections(&fe.unit, &fe.unit.functions[0])
+            .into_iter()
+            .map(|d| (fe.lines.line_col(d.span.start).0, d.message.to_string()))
+            .collect();
+        // x written by sections 1 and 2; z written by section 3 and read by section 2. The
+        // private copies, the guarded write and the construct with an `atomic` are not races.
+        assert_eq!(r.len(), 2, "{r:?}");
+        assert!(r[0].1.contains("sections 1 and 2") && r[0].1.contains("access x"), "{r:?}");
+        assert!(r[1].1.contains("sections 2 and 3") && r[1].1.contains("access z"), "{r:?}");
+        assert_eq!((r[0].0, r[1].0), (8, 8), "{r:?}");
     }
 }

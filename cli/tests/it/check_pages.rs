@@ -32,7 +32,7 @@ fn stage(code: Code) -> Option<Stage> {
         // Measured: the learning mode runs the program's parallel variants (gcc, several
         // cores); `check_page_of_ppo131` in tune.rs runs this page's examples that way.
         131 => return None,
-        0..=123 => Stage::Analyze,
+        0..=124 => Stage::Analyze,
         200..=233 => Stage::Batch(&["-optimize"]),
         240..=246 => Stage::Batch(&["-tbb"]),
         300..=309 => Stage::Batch(&["-mpi"]),

@@ -154,6 +154,15 @@ fn directives_are_placed_where_the_experts_place_them() {
     ] {
         assert!(r.stdout.contains(place), "{place}: {}", r.stdout);
     }
+    // Sections of one construct accessing one shared place: each pair reported once.
+    let r = ppo(&["analyze".as_ref(), root().join("corpus/races/section_races.c").as_os_str()]);
+    let lines: Vec<&str> = r.stdout.lines().filter(|l| l.contains("[PPO124]")).collect();
+    let at: Vec<&str> = lines.iter().filter_map(|l| l.split(':').nth(1)).collect();
+    assert_eq!(at, ["21", "27", "30"], "{}", r.stdout);
+    for place in ["access ready", "access hits[0]", "access limit"] {
+        assert!(r.stdout.contains(place), "{place}: {}", r.stdout);
+    }
+    assert!(!r.stdout.contains("[PPO123]"), "{}", r.stdout);
     // The user's directive under `#ifdef _OPENMP` is the only one on its loop.
     let sb = fs::read_to_string(out.join("static_bound.c")).unwrap();
     assert_eq!(sb.matches("#pragma omp parallel for reduction(+:s)").count(), 1, "{sb}");

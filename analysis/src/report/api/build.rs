@@ -375,6 +375,7 @@ pub(crate) fn function_report(fe: &Frontend, fa: &FnAnalysis) -> FunctionReport 
         &crate::parallel::ompcheck::Inactive { text: &fe.text, spans: &fe.pre.inactive },
     );
     directive_diagnostics.extend(crate::parallel::ompregion::check_parallel_regions(&fe.unit, f));
+    directive_diagnostics.extend(crate::parallel::ompregion::check_sections(&fe.unit, f));
     let links: usize = (0..du.uses.len() as u32).map(|u| du.defs_of_use(u).len()).sum();
     FunctionReport {
         name: f.name.clone(),
