@@ -192,6 +192,22 @@ struct RegionSharing<'a> {
     assigned: HashSet<SymId>,
 }
 
+impl<'a> RegionSharing<'a> {
+    /// The sharing in the region `region` of `f`, `private` its privatized names.
+    fn new(unit: &'a TranslationUnit, f: &Function, region: StmtId, private: &'a HashSet<String>) -> Self {
+        let declared = f
+            .stmts_under(region)
+            .into_iter()
+            .filter_map(|x| match &f.stmt(x).kind {
+                StmtKind::Decl(ds) => Some(ds.iter().map(|d| d.sym).collect::<Vec<_>>()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        RegionSharing { unit, declared, private, assigned: assigned_vars(f, region) }
+    }
+}
+
 impl Shared for RegionSharing<'_> {
     fn var(&self, s: SymId) -> bool {
         !self.declared.contains(&s) && !self.private.contains(&self.unit.sym(s).name)
@@ -351,17 +367,7 @@ pub fn check_parallel_regions(unit: &TranslationUnit, f: &Function) -> Vec<Diagn
             }
             let region = w[1];
             let private = private_names(unit, text);
-            let declared: HashSet<SymId> = f
-                .stmts_under(region)
-                .into_iter()
-                .filter_map(|x| match &f.stmt(x).kind {
-                    StmtKind::Decl(ds) => Some(ds.iter().map(|d| d.sym).collect::<Vec<_>>()),
-                    _ => None,
-                })
-                .flatten()
-                .collect();
-            let shared =
-                RegionSharing { unit, declared, private: &private, assigned: assigned_vars(f, region) };
+            let shared = RegionSharing::new(unit, f, region, &private);
             let mut stmts = Vec::new();
             unconditional(f, region, &mut stmts);
             let mut seen: HashSet<String> = HashSet::new();
@@ -506,17 +512,7 @@ pub fn check_sections(unit: &TranslationUnit, f: &Function) -> Vec<Diagnostic> {
         if !combined {
             private.extend(private_names(unit, text));
         }
-        let declared: HashSet<SymId> = f
-            .stmts_under(region_stmt)
-            .into_iter()
-            .filter_map(|x| match &f.stmt(x).kind {
-                StmtKind::Decl(ds) => Some(ds.iter().map(|d| d.sym).collect::<Vec<_>>()),
-                _ => None,
-            })
-            .flatten()
-            .collect();
-        let shared =
-            RegionSharing { unit, declared, private: &private, assigned: assigned_vars(f, region_stmt) };
+        let shared = RegionSharing::new(unit, f, region_stmt, &private);
         // Per section: the shared places it surely writes, and the shared scalars it surely
         // reads or writes, each with the statement.
         let accesses: Vec<(Accesses, Accesses)> = sections_of(f, block)
